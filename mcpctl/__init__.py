@@ -1,0 +1,91 @@
+"""mcpctl: manage the external MCP servers of AI agents (``external-mcps.json``).
+
+The library is what the CLI and the long-running daemon share::
+
+    from mcpctl import load_config, validate_config, ConfigStore, ServerEntry, resolve_entry
+
+Names are loaded on first use, so ``import mcpctl`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from mcpctl._version import __version__
+
+if TYPE_CHECKING:
+    from mcpctl.errors import (
+        ConfigError,
+        ConfigInvalidError,
+        ConfigSyntaxError,
+        McpctlError,
+        OutsideError,
+        PlaceholderError,
+        UsageError,
+    )
+    from mcpctl.loader import LoadResult, load_config
+    from mcpctl.model import Config, Problem, ServerEntry
+    from mcpctl.paths import Paths
+    from mcpctl.placeholders import ResolvedEntry, resolve_entry
+    from mcpctl.results import Result
+    from mcpctl.store import ConfigStore
+    from mcpctl.validate import ValidationReport, validate_config
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "ConfigInvalidError",
+    "ConfigStore",
+    "ConfigSyntaxError",
+    "LoadResult",
+    "McpctlError",
+    "OutsideError",
+    "Paths",
+    "PlaceholderError",
+    "Problem",
+    "ResolvedEntry",
+    "Result",
+    "ServerEntry",
+    "UsageError",
+    "ValidationReport",
+    "__version__",
+    "load_config",
+    "resolve_entry",
+    "validate_config",
+]
+
+_LAZY = {
+    "Config": "mcpctl.model",
+    "ConfigError": "mcpctl.errors",
+    "ConfigInvalidError": "mcpctl.errors",
+    "ConfigStore": "mcpctl.store",
+    "ConfigSyntaxError": "mcpctl.errors",
+    "LoadResult": "mcpctl.loader",
+    "McpctlError": "mcpctl.errors",
+    "OutsideError": "mcpctl.errors",
+    "Paths": "mcpctl.paths",
+    "PlaceholderError": "mcpctl.errors",
+    "Problem": "mcpctl.model",
+    "ResolvedEntry": "mcpctl.placeholders",
+    "Result": "mcpctl.results",
+    "ServerEntry": "mcpctl.model",
+    "UsageError": "mcpctl.errors",
+    "ValidationReport": "mcpctl.validate",
+    "load_config": "mcpctl.loader",
+    "resolve_entry": "mcpctl.placeholders",
+    "validate_config": "mcpctl.validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpctl' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

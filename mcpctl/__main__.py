@@ -1,0 +1,5 @@
+"""``python -m mcpctl``."""
+
+from mcpctl.cli.app import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The command-line interface: parses, calls the library, renders. No logic of its own."""

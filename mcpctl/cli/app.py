@@ -1,0 +1,176 @@
+"""The root command: global options, the command groups, and errors -> exit codes.
+
+This is the only place where exceptions become messages and exit codes (DESIGN.md
+section 5): McpctlError -> its code; a usage error -> 2; Ctrl-C -> 130; anything else
+-> 1 with a one-line message (``MCPCTL_DEBUG=1`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+from typer.core import TyperGroup, TyperOption
+
+# typer 0.28 vendors click; its exception classes are only reachable here.
+from typer._click.exceptions import ClickException, NoSuchOption
+from typer._click.exceptions import UsageError as ClickUsageError
+
+from mcpctl._version import __version__
+from mcpctl.cli import output, servers, validate
+from mcpctl.cli.output import STATE
+from mcpctl.errors import McpctlError
+from mcpctl.results import Result
+
+__all__ = ["app", "build_command", "main"]
+
+HELP = """Manage the external MCP servers of your AI agents (external-mcps.json).
+
+Config file: --config, else $MCPCTL_CONFIG, else the nearest external-mcps.json from
+the current directory upwards, else the one in your user config dir.
+
+Exit codes: 0 success, 1 the thing checked is not OK, 2 bad usage or input,
+3 an outside failure (file system, network, keyring).
+"""
+
+
+class McpctlGroup(TyperGroup):
+    """Records which command runs, so errors can name it in the JSON envelope."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None:
+            STATE.command = cmd.name or STATE.command
+        return name, cmd, rest
+
+
+app = typer.Typer(
+    name="mcpctl",
+    help=HELP,
+    cls=McpctlGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+app.add_typer(servers.app)
+app.add_typer(validate.app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"mcpctl {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Root callback: global options are attached by build_command."""
+
+
+def _remember(ctx: Any, param: Any, value: Any) -> Any:
+    if param.name == "config":
+        if value is not None:
+            STATE.config = value
+    elif param.name == "verbose":
+        STATE.verbose += value or 0
+    elif value:
+        setattr(STATE, param.name, True)
+    return value
+
+
+def _global_options() -> list[TyperOption]:
+    common: dict[str, Any] = {"expose_value": False, "callback": _remember, "is_eager": True}
+    return [
+        TyperOption(
+            param_decls=["--config", "config"], metavar="PATH", default=None,
+            help="Config file to use (default: $MCPCTL_CONFIG, then the nearest "
+            "external-mcps.json upwards, then the user config dir).", **common,
+        ),
+        TyperOption(
+            param_decls=["--json", "json"], is_flag=True, default=False,
+            help="Print one JSON document (the mcpctl envelope) on stdout.", **common,
+        ),
+        TyperOption(
+            param_decls=["-q", "--quiet", "quiet"], is_flag=True, default=False,
+            help="Print only data and errors.", **common,
+        ),
+        TyperOption(
+            param_decls=["-v", "--verbose", "verbose"], count=True, default=0,
+            help="Say more on stderr.", **common,
+        ),
+    ]  # fmt: skip
+
+
+def build_command() -> Any:
+    """The click command tree, with the global options on the root and on every command."""
+    root = typer.main.get_command(app)
+    root.params.extend(_global_options())
+    stack = list(getattr(root, "commands", {}).values())
+    while stack:
+        command = stack.pop()
+        command.params.extend(_global_options())
+        stack.extend(getattr(command, "commands", {}).values())
+    return root
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    head = list(args)[: list(args).index("--")] if "--" in args else list(args)
+    return "--json" in head
+
+
+def _fail(error: McpctlError) -> int:
+    if STATE.json:
+        output.print_json(Result.from_error(STATE.command, error).envelope())
+    else:
+        output.error(error)
+    return error.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run mcpctl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    STATE.reset()
+    STATE.json = _wants_json(args)
+    try:
+        rv = build_command().main(args, prog_name="mcpctl", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except McpctlError as exc:
+        return _fail(exc)
+    except ClickUsageError as exc:
+        hint = None
+        if isinstance(exc, NoSuchOption) and STATE.command == "add":
+            hint = "put '--' before the server's command: mcpctl add NAME [options] -- CMD ARGS..."
+        elif exc.ctx is not None:
+            hint = f"see '{exc.ctx.command_path} --help'"
+        err = McpctlError(exc.format_message(), hint=hint)
+        err.code, err.exit_code = "usage_error", 2
+        return _fail(err)
+    except ClickException as exc:
+        err = McpctlError(exc.format_message())
+        err.exit_code = exc.exit_code
+        return _fail(err)
+    except (KeyboardInterrupt, typer.Abort):
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (mcpctl list | head): not an error worth a message.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        if os.environ.get("MCPCTL_DEBUG"):
+            raise
+        err = McpctlError(
+            f"internal error: {type(exc).__name__}: {exc}",
+            hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
+        )
+        err.code = "internal_error"
+        return _fail(err)

@@ -1,0 +1,125 @@
+"""Checking the file: validate and schema."""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from mcpctl.cli import output
+from mcpctl.cli.output import STATE, Lines
+from mcpctl.model import Problem
+from mcpctl.paths import Paths
+from mcpctl.results import Result
+
+app = typer.Typer()
+
+
+class Format(str, Enum):
+    """Output formats of validate."""
+
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+def _shown_path(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
+def _gh_escape(text: str, *, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def github_annotation(problem: Problem, file: str) -> str:
+    """One GitHub Actions workflow command (``::error file=...,line=...::message``)."""
+    props = [f"file={_gh_escape(file, prop=True)}"]
+    if problem.line is not None:
+        props.append(f"line={problem.line}")
+        props.append(f"col={problem.column or 1}")
+    props.append(f"title={_gh_escape('mcpctl ' + problem.code, prop=True)}")
+    message = f"{problem.path}: {problem.message}"
+    if problem.hint:
+        message += f"\n{problem.hint}"
+    return f"::{problem.severity} {','.join(props)}::{_gh_escape(message)}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+@app.command("validate")
+def validate(
+    fmt: Format = typer.Option(Format.text, "--format", help="text, json, or github annotations."),
+    strict_commands: bool = typer.Option(
+        False, "--strict-commands", help="A command missing from PATH is an error, not a warning."
+    ),
+) -> int:
+    """Check the config strictly: every problem with its path and line:column.
+
+    Finds invalid JSON, duplicate keys, unknown fields (with suggestions), bad names,
+    non-http URLs, literal secrets, placeholders that will not expand and commands
+    that are not installed. Exit 1 when there is an error; warnings do not fail.
+
+    Examples:
+
+      mcpctl validate
+
+      mcpctl validate --config ci/external-mcps.json --format github --strict-commands
+    """
+    from mcpctl.validate import validate_config
+
+    path = Paths.from_env(STATE.config).config
+    report = validate_config(path, strict_commands=strict_commands)
+    shown = _shown_path(report.path)
+    exit_code = 0 if report.ok else 1
+    if STATE.json or fmt is Format.json:
+        STATE.json = True
+        return output.emit(Result("validate", report.to_dict(), exit_code=exit_code))
+    lines: list[str] = []
+    if fmt is Format.github:
+        lines = [github_annotation(p, shown) for p in report.problems]
+    else:
+        for p in report.problems:
+            lines.append(f"{p.location(shown)}: {p.severity}: {p.message} [{p.code}]")
+            if p.hint:
+                lines.append(f"  hint: {p.hint}")
+    if report.ok:
+        summary = f"{shown}: valid ({_count(report.servers, 'server')}"
+        summary += f", {_count(len(report.warnings), 'warning')})" if report.warnings else ")"
+    else:
+        summary = (
+            f"{shown}: {_count(len(report.errors), 'error')}, "
+            f"{_count(len(report.warnings), 'warning')} in {_count(report.servers, 'server')}"
+        )
+    if fmt is Format.text and not (STATE.quiet and report.ok):
+        lines.append(summary)
+    return output.emit(Result("validate", report.to_dict(), exit_code=exit_code), lambda _: Lines(lines))
+
+
+@app.command("schema")
+def schema() -> int:
+    """Print the JSON Schema of external-mcps.json, for editors and CI.
+
+    Point "$schema" at a saved copy to get completion and checking in your editor.
+
+    Examples:
+
+      mcpctl schema > external-mcps.schema.json
+    """
+    from mcpctl.config import config_json_schema
+
+    document = config_json_schema()
+    if STATE.json:
+        return output.emit(Result("schema", document))
+    output.print_json(document)
+    return 0

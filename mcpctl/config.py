@@ -1,0 +1,174 @@
+"""The pydantic models of ``external-mcps.json``: the schema of record. No I/O.
+
+Used by the strict validator (:func:`mcpctl.validate.validate_config`) and by
+``mcpctl schema``. The hot paths check entries with :mod:`mcpctl.model` instead, which
+accepts exactly what these models accept (``tests/test_model.py`` holds them together).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+from mcpctl.model import (
+    DEFAULT_TIMEOUT_MS,
+    ENV_NAME_RE,
+    HEADER_NAME_RE,
+    MAX_TIMEOUT_MS,
+    NAME_RE,
+    check_url,
+    transport_field_issues,
+)
+
+__all__ = ["SCHEMA_ID", "ServerEntryModel", "config_json_schema"]
+
+SCHEMA_ID = "https://mcpctl.dev/schema/external-mcps.json"
+
+
+def _nonblank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+# The check runs in Python (not as a schema regex) so it agrees with mcpctl.model's
+# notion of whitespace; the schema still tells editors.
+NonEmpty = Annotated[
+    StrictStr, AfterValidator(_nonblank), Field(json_schema_extra={"pattern": "\\S"})
+]
+EnvMap = dict[Annotated[str, Field(pattern=f"^{ENV_NAME_RE.pattern}$")], StrictStr]
+HeaderMap = dict[Annotated[str, Field(pattern=f"^{HEADER_NAME_RE.pattern}$")], StrictStr]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class NoAuth(_Strict):
+    """No authentication."""
+
+    type: Literal["none"]
+
+
+class BearerAuth(_Strict):
+    """``Authorization: Bearer <token>``; write the token as a ``${PLACEHOLDER}``."""
+
+    type: Literal["bearer"]
+    token: StrictStr = Field(description="The token, normally ${VAR} resolved from the keyring.")
+
+
+class HeaderAuth(_Strict):
+    """A credential sent in one header (``Authorization`` unless ``name`` says otherwise)."""
+
+    type: Literal["header"]
+    name: NonEmpty = "Authorization"
+    value: StrictStr
+
+
+class BasicAuth(_Strict):
+    """HTTP Basic authentication."""
+
+    type: Literal["basic"]
+    username: StrictStr
+    password: StrictStr
+
+
+class OAuthAuth(_Strict):
+    """OAuth 2.1 sign-in with ``mcpctl auth NAME``; tokens live in the keyring."""
+
+    type: Literal["oauth"]
+    scopes: list[StrictStr] = Field(default_factory=list)
+    client_id: StrictStr | None = None
+    client_secret: StrictStr | None = None
+    callback_port: Annotated[StrictInt, Field(ge=1, le=65535)] | None = None
+
+
+Auth = Annotated[
+    NoAuth | BearerAuth | HeaderAuth | BasicAuth | OAuthAuth, Field(discriminator="type")
+]
+
+
+class ToolsModel(_Strict):
+    """Which tools are exposed: glob patterns; ``deny`` wins over ``allow``."""
+
+    allow: list[StrictStr] | None = None
+    deny: list[StrictStr] = Field(default_factory=list)
+
+
+class SourceModel(_Strict):
+    """Where an entry added from a registry came from, and the pinned version."""
+
+    registry: NonEmpty
+    name: NonEmpty
+    version: NonEmpty
+
+
+class ServerEntryModel(_Strict):
+    """One external MCP server: a command to spawn (stdio) or a URL to connect to."""
+
+    command: NonEmpty | None = Field(None, description="Executable of a stdio server.")
+    args: list[StrictStr] = Field(default_factory=list, description="Arguments.")
+    env: EnvMap = Field(default_factory=dict, description="Environment of the child process.")
+    cwd: NonEmpty | None = Field(None, description="Working directory of the child process.")
+    url: NonEmpty | None = Field(None, description="Endpoint of a remote server (http/https).")
+    transport: Literal["stdio", "streamable-http", "sse"] | None = Field(
+        None, description="stdio if command is set, streamable-http if url is set."
+    )
+    headers: HeaderMap = Field(default_factory=dict, description="HTTP headers (remote only).")
+    auth: Auth | None = Field(None, description="How to authenticate a remote server.")
+    timeout: Annotated[StrictInt, Field(gt=0, le=MAX_TIMEOUT_MS)] = Field(
+        DEFAULT_TIMEOUT_MS, description="Connect + handshake timeout, in milliseconds."
+    )
+    sensitive: StrictBool = Field(False, description="Tool inputs must be screened by the host.")
+    description: StrictStr | None = Field(None, description="Human-readable description.")
+    enabled: StrictBool = Field(True, description="Disabled entries are kept but not loaded.")
+    tools: ToolsModel | None = None
+    source: SourceModel | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and (why := check_url(value)) is not None:
+            raise ValueError(why)
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _transport_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            issues = transport_field_issues(data)
+            if issues:
+                raise ValueError("; ".join(issue.message for issue in issues))
+        return data
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The JSON Schema of the whole file, for editors (``"$schema"``) and ``mcpctl schema``."""
+    entry = ServerEntryModel.model_json_schema(ref_template="#/$defs/{model}")
+    defs = entry.pop("$defs", {})
+    defs["ServerEntry"] = entry
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "external-mcps.json",
+        "description": (
+            "External MCP servers, keyed by logical name. Keys starting with '$' are "
+            "kept and ignored. Values may use ${VAR} and ${VAR:-default} placeholders."
+        ),
+        "type": "object",
+        "patternProperties": {"^\\$": {}},
+        "propertyNames": {"anyOf": [{"pattern": "^\\$"}, {"pattern": f"^{NAME_RE.pattern}$"}]},
+        "additionalProperties": {"$ref": "#/$defs/ServerEntry"},
+        "$defs": defs,
+    }

@@ -1,0 +1,489 @@
+"""The only writer of user files: lock, re-read, change, atomic replace, backups, undo.
+
+Every change to a config file goes through :meth:`ConfigStore.update`:
+
+1. take an exclusive lock (``filelock``) on ``.<file>.lock`` beside the file, so
+   concurrent ``mcpctl`` processes (and the daemon) queue instead of losing writes;
+2. re-read the file under the lock and refuse to touch it if it is not valid JSON
+   or has duplicate keys (rewriting would silently drop data);
+3. apply the change to the raw JSON object -- entries mcpctl did not touch, key order
+   and top-level ``$`` keys stay exactly as they were;
+4. keep the previous bytes under the state dir's ``backups/`` (the last 20), for undo;
+5. write a temporary file in the same directory, fsync it, give it the old file's
+   permissions, and ``os.replace`` it over the file: readers see the old or the new
+   content, never a mix, even if the process is killed mid-write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import secrets
+import stat
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcpctl.errors import (
+    ConfigInvalidError,
+    InvalidEntryError,
+    LockTimeoutError,
+    NothingToUndoError,
+    ReadOnlyError,
+    ServerExistsError,
+    ServerNotFoundError,
+    StorageError,
+    UndoConflictError,
+)
+from mcpctl.loader import Document, read_document
+from mcpctl.model import ServerEntry, check_name, entry_from_data, format_path
+from mcpctl.paths import Paths
+
+__all__ = ["AddOutcome", "Backup", "ConfigStore", "UndoOutcome", "atomic_write", "dump_config"]
+
+T = TypeVar("T")
+KEEP_BACKUPS = 20
+DEFAULT_LOCK_TIMEOUT = 15.0
+
+
+def dump_config(data: dict[str, Any]) -> bytes:
+    """The stable on-disk form: 2-space indent, key order kept, trailing newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _io_error(exc: OSError, path: Path, action: str) -> Exception:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ReadOnlyError(
+            f"cannot {action} {path}: {exc.strerror}",
+            hint="check the permissions of the file and its directory",
+        )
+    if exc.errno == errno.ENOSPC:
+        return StorageError(f"cannot {action} {path}: no space left on device")
+    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}")
+
+
+def atomic_write(path: Path, content: bytes, *, mode: int | None = None) -> None:
+    """Replace ``path`` with ``content`` atomically (same-directory temp file + fsync).
+
+    ``mode`` defaults to the existing file's permissions, or 0666 minus the umask.
+
+    Raises:
+        ReadOnlyError: the file or directory cannot be written.
+        StorageError: any other I/O failure (the original file is untouched).
+    """
+    target = Path(os.path.realpath(path))
+    directory = target.parent
+    existing: os.stat_result | None
+    try:
+        existing = target.stat()
+    except FileNotFoundError:
+        existing = None
+    tmp = directory / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise _io_error(exc, target, "write") from None
+    try:
+        try:
+            if mode is None and existing is not None:
+                mode = stat.S_IMODE(existing.st_mode)
+            if mode is not None:
+                os.fchmod(fd, mode)
+            if existing is not None and (existing.st_uid, existing.st_gid) != (
+                os.getuid(),
+                os.getgid(),
+            ):
+                # Not root: the new file is ours, as any editor would leave it.
+                with contextlib.suppress(PermissionError):
+                    os.fchown(fd, existing.st_uid, existing.st_gid)
+            view = memoryview(content)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _io_error(exc, target, "write") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory; the data itself is synced
+    finally:
+        os.close(dir_fd)
+
+
+@dataclass(frozen=True)
+class Backup:
+    """One saved version of a config file, from before a change mcpctl made."""
+
+    seq: int
+    action: str
+    time: float
+    existed: bool
+    after_sha256: str | None
+    path: Path
+
+
+@dataclass(frozen=True)
+class AddOutcome:
+    """What :meth:`ConfigStore.add` did."""
+
+    name: str
+    replaced: bool
+    created_file: bool
+
+
+@dataclass(frozen=True)
+class UndoOutcome:
+    """What :meth:`ConfigStore.undo` restored."""
+
+    action: str
+    time: float
+    removed_file: bool
+    remaining: int
+
+
+class ConfigStore:
+    """Safe, concurrent edits of one ``external-mcps.json``.
+
+    Args:
+        path: the config file (it may not exist yet; the first write creates it).
+        backups: the folder for this file's backups; ``None`` disables backups and undo.
+        lock_timeout: seconds to wait for another writer (``MCPCTL_LOCK_TIMEOUT``).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        backups: Path | None = None,
+        lock_timeout: float | None = None,
+        keep_backups: int = KEEP_BACKUPS,
+    ) -> None:
+        self.path = Path(path)
+        self.backups = backups
+        self.keep_backups = keep_backups
+        if lock_timeout is None:
+            lock_timeout = float(os.environ.get("MCPCTL_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT))
+        self.lock_timeout = lock_timeout
+
+    @classmethod
+    def from_paths(cls, paths: Paths) -> ConfigStore:
+        """The store of the config file ``paths`` resolves to, with its backups."""
+        config = paths.config
+        return cls(config, backups=paths.backups_for(config))
+
+    # --- reading ------------------------------------------------------------------
+
+    def read(self) -> Document:
+        """The file's JSON object as written (empty when the file does not exist).
+
+        Raises:
+            ConfigSyntaxError: not valid JSON (with line and column).
+            StorageError: cannot be read.
+        """
+        return read_document(self.path)
+
+    # --- the one write path -----------------------------------------------------------
+
+    def _real(self) -> Path:
+        return Path(os.path.realpath(self.path))
+
+    def _check_writable(self, target: Path) -> None:
+        directory = target.parent
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _io_error(exc, directory, "create") from None
+        # A read-only mode is a statement of intent; honour it even for root.
+        try:
+            st = target.stat()
+        except FileNotFoundError:
+            pass
+        else:
+            if not st.st_mode & 0o222:
+                raise ReadOnlyError(
+                    f"{target} is read-only (mode {stat.S_IMODE(st.st_mode):04o})",
+                    hint=f"make it writable first: chmod u+w {target}",
+                )
+        dst = directory.stat()
+        if not dst.st_mode & 0o222 or not os.access(directory, os.W_OK | os.X_OK):
+            raise ReadOnlyError(
+                f"cannot write in {directory}: the directory is read-only",
+                hint="mcpctl replaces the file atomically, so its directory must be writable",
+            )
+
+    def _lock(self, target: Path) -> Any:
+        from filelock import FileLock
+
+        return FileLock(target.parent / f".{target.name}.lock", timeout=self.lock_timeout)
+
+    def update(self, change: Callable[[dict[str, Any]], T], *, action: str) -> T:
+        """Apply ``change`` to the file's JSON object under the lock and save it.
+
+        ``change`` gets a copy of the object (entries are copies too) and edits it in
+        place; if the object is unchanged afterwards nothing is written.
+
+        Raises:
+            ConfigSyntaxError: the current file is not valid JSON; it is left alone.
+            ConfigInvalidError: the file has duplicate keys; it is left alone.
+            ReadOnlyError: the file or its directory cannot be written.
+            LockTimeoutError: another writer held the lock too long.
+            StorageError: any other I/O failure; the file is unchanged.
+        """
+        target = self._real()
+        self._check_writable(target)
+        from filelock import Timeout
+
+        lock = self._lock(target)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise LockTimeoutError(
+                f"another process has been changing {self.path} for {self.lock_timeout:g} s",
+                hint="retry, or raise MCPCTL_LOCK_TIMEOUT",
+            ) from None
+        except OSError as exc:
+            raise _io_error(exc, target, "lock") from None
+        try:
+            self._remove_stale_temps(target)
+            doc = read_document(target)
+            if doc.duplicates:
+                raise ConfigInvalidError(
+                    f"{self.path} defines {doc.duplicates[0]!r} more than once; "
+                    "mcpctl will not rewrite it and drop one of them",
+                    hint="remove the duplicate by hand (mcpctl validate shows where)",
+                )
+            data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in doc.data.items()}
+            result = change(data)
+            if data == doc.data:
+                return result  # nothing to do: no write, no backup, no new file
+            content = dump_config(data)
+            self._save_backup(doc, content, action)
+            atomic_write(target, content)
+            return result
+        finally:
+            lock.release()
+
+    def _remove_stale_temps(self, target: Path) -> None:
+        # Under the lock no other writer is mid-write: any temp file is a leftover
+        # of a killed process.
+        for leftover in target.parent.glob(f".{target.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+
+    # --- backups --------------------------------------------------------------------------
+
+    def _backup_files(self) -> list[tuple[int, Path]]:
+        if self.backups is None or not self.backups.is_dir():
+            return []
+        found = []
+        for meta in self.backups.glob("*.meta.json"):
+            stem = meta.name.split(".", 1)[0]
+            if stem.isdigit():
+                found.append((int(stem), meta))
+        return sorted(found)
+
+    def _save_backup(self, doc: Document, content: bytes, action: str) -> None:
+        if self.backups is None:
+            return
+        try:
+            self.backups.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _io_error(exc, self.backups, "create") from None
+        existing = self._backup_files()
+        seq = existing[-1][0] + 1 if existing else 1
+        base = self.backups / f"{seq:06d}"
+        meta = {
+            "action": action,
+            "time": time.time(),
+            "config": str(self.path.absolute()),
+            "existed": doc.exists,
+            "after_sha256": hashlib.sha256(content).hexdigest(),
+        }
+        if doc.exists:
+            atomic_write(base.with_suffix(".json"), doc.raw, mode=0o600)
+        atomic_write(base.with_suffix(".meta.json"), dump_config(meta), mode=0o600)
+        for old_seq, _ in existing[: max(0, len(existing) + 1 - self.keep_backups)]:
+            self._drop_backup(old_seq)
+
+    def _drop_backup(self, seq: int) -> None:
+        if self.backups is None:
+            return
+        for suffix in (".meta.json", ".json"):
+            (self.backups / f"{seq:06d}{suffix}").unlink(missing_ok=True)
+
+    def history(self) -> list[Backup]:
+        """The saved versions, oldest first (at most 20)."""
+        out = []
+        for seq, meta_path in self._backup_files():
+            try:
+                meta = json.loads(meta_path.read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            out.append(
+                Backup(
+                    seq=seq,
+                    action=str(meta.get("action", "")),
+                    time=float(meta.get("time", 0)),
+                    existed=bool(meta.get("existed", True)),
+                    after_sha256=meta.get("after_sha256"),
+                    path=meta_path.with_name(f"{seq:06d}.json"),
+                )
+            )
+        return out
+
+    def undo(self, *, force: bool = False) -> UndoOutcome:
+        """Restore the file as it was before mcpctl's last change (repeat to go further).
+
+        Raises:
+            NothingToUndoError: no backup is left.
+            UndoConflictError: the file was edited after that change (``force`` overrides).
+            ReadOnlyError, LockTimeoutError, StorageError: as for :meth:`update`.
+        """
+        target = self._real()
+        self._check_writable(target)
+        from filelock import Timeout
+
+        lock = self._lock(target)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise LockTimeoutError(
+                f"another process has been changing {self.path} for {self.lock_timeout:g} s"
+            ) from None
+        try:
+            history = self.history()
+            if not history:
+                raise NothingToUndoError(
+                    f"no earlier version of {self.path} is saved",
+                    hint="mcpctl keeps the last 20 versions of files it changed itself",
+                )
+            last = history[-1]
+            try:
+                current = target.read_bytes()
+            except FileNotFoundError:
+                current = None
+            current_hash = hashlib.sha256(current).hexdigest() if current is not None else None
+            if not force and current_hash != last.after_sha256:
+                raise UndoConflictError(
+                    f"{self.path} was changed after mcpctl's last change ({last.action}); "
+                    "undoing would lose those edits",
+                    hint="run 'mcpctl undo --force' to restore the saved version anyway",
+                )
+            if last.existed:
+                try:
+                    content = last.path.read_bytes()
+                except OSError as exc:
+                    raise _io_error(exc, last.path, "read") from None
+                atomic_write(target, content)
+            else:
+                target.unlink(missing_ok=True)
+            self._drop_backup(last.seq)
+            return UndoOutcome(last.action, last.time, not last.existed, len(history) - 1)
+        finally:
+            lock.release()
+
+    # --- the changes the CLI and the daemon make ----------------------------------------
+
+    def add(self, name: str, entry: ServerEntry, *, force: bool = False) -> AddOutcome:
+        """Add (or with ``force`` replace) one server.
+
+        Raises:
+            InvalidEntryError: the name or the entry breaks the model.
+            ServerExistsError: the name is taken and ``force`` is false.
+            and the errors of :meth:`update`.
+        """
+        if (why := check_name(name)) is not None:
+            raise InvalidEntryError(why)
+        data = entry.to_data()
+        _, issues = entry_from_data(name, data)
+        if issues:
+            first = issues[0]
+            raise InvalidEntryError(f"{format_path(first.path)}: {first.message}", hint=first.hint)
+        existed_before = self.path.exists()
+
+        def change(doc: dict[str, Any]) -> bool:
+            replaced = name in doc
+            if replaced and not force:
+                raise ServerExistsError(
+                    f"server {name!r} already exists in {self.path}",
+                    hint=f"use --force to replace it, or 'mcpctl remove {name}' first",
+                )
+            doc[name] = data
+            return replaced
+
+        replaced = self.update(change, action=f"add {name}")
+        return AddOutcome(name, replaced, not existed_before)
+
+    def remove(self, names: Iterable[str], *, missing_ok: bool = False) -> list[str]:
+        """Remove servers by name, all or none; returns the names removed.
+
+        Raises:
+            ServerNotFoundError: a name is not in the file (unless ``missing_ok``).
+            and the errors of :meth:`update`.
+        """
+        wanted = list(dict.fromkeys(names))
+
+        def change(doc: dict[str, Any]) -> list[str]:
+            missing = [n for n in wanted if n not in doc or n.startswith("$")]
+            if missing and not missing_ok:
+                raise _not_found(missing, doc, self.path)
+            removed = [n for n in wanted if n not in missing]
+            for n in removed:
+                del doc[n]
+            return removed
+
+        return self.update(change, action="remove " + " ".join(wanted))
+
+    def set_enabled(self, name: str, enabled: bool) -> bool:
+        """Enable or disable a server; returns whether anything changed.
+
+        Raises:
+            ServerNotFoundError: no server of that name.
+            ConfigInvalidError: the entry is not a JSON object.
+            and the errors of :meth:`update`.
+        """
+
+        def change(doc: dict[str, Any]) -> bool:
+            if name not in doc or name.startswith("$"):
+                raise _not_found([name], doc, self.path)
+            entry = doc[name]
+            if not isinstance(entry, dict):
+                raise ConfigInvalidError(f"server {name!r} is not a JSON object")
+            was = entry.get("enabled", True) is not False
+            if was == enabled:
+                return False
+            if enabled:
+                entry.pop("enabled", None)  # true is the default: keep the file minimal
+            else:
+                entry["enabled"] = False
+            return True
+
+        verb = "enable" if enabled else "disable"
+        return self.update(change, action=f"{verb} {name}")
+
+
+def _not_found(missing: list[str], doc: dict[str, Any], path: Path) -> ServerNotFoundError:
+    from mcpctl.model import suggest
+
+    names = [k for k in doc if not k.startswith("$")]
+    guess = suggest(missing[0], names) if names else None
+    hint = f"did you mean {guess!r}?" if guess else "run 'mcpctl list' to see the servers"
+    listed = ", ".join(repr(n) for n in missing)
+    noun = "server" if len(missing) == 1 else "servers"
+    return ServerNotFoundError(f"no {noun} {listed} in {path}", hint=hint)
