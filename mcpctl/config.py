@@ -89,9 +89,9 @@ class OAuthAuth(_Strict):
 
     type: Literal["oauth"]
     scopes: list[StrictStr] = Field(default_factory=list)
-    client_id: StrictStr | None = None
-    client_secret: StrictStr | None = None
-    callback_port: Annotated[StrictInt, Field(ge=1, le=65535)] | None = None
+    client_id: StrictStr = Field(None)
+    client_secret: StrictStr = Field(None)
+    callback_port: Annotated[StrictInt, Field(ge=1, le=65535)] = Field(None)
 
 
 Auth = Annotated[
@@ -102,7 +102,7 @@ Auth = Annotated[
 class ToolsModel(_Strict):
     """Which tools are exposed: glob patterns; ``deny`` wins over ``allow``."""
 
-    allow: list[StrictStr] | None = None
+    allow: list[StrictStr] = Field(None, description="Only these (all when left out).")
     deny: list[StrictStr] = Field(default_factory=list)
 
 
@@ -115,42 +115,44 @@ class SourceModel(_Strict):
 
 
 class ServerEntryModel(_Strict):
-    """One external MCP server: a command to spawn (stdio) or a URL to connect to."""
+    """One external MCP server: a command to spawn (stdio) or a URL to connect to.
 
-    command: NonEmpty | None = Field(None, description="Executable of a stdio server.")
+    Optional fields are left out rather than written as ``null`` (the seeds' loader
+    rejects ``null`` too), so their types are not ``Optional``.
+    """
+
+    command: NonEmpty = Field(None, description="Executable of a stdio server.")
     args: list[StrictStr] = Field(default_factory=list, description="Arguments.")
     env: EnvMap = Field(default_factory=dict, description="Environment of the child process.")
-    cwd: NonEmpty | None = Field(None, description="Working directory of the child process.")
-    url: NonEmpty | None = Field(None, description="Endpoint of a remote server (http/https).")
-    transport: Literal["stdio", "streamable-http", "sse"] | None = Field(
+    cwd: NonEmpty = Field(None, description="Working directory of the child process.")
+    url: NonEmpty = Field(None, description="Endpoint of a remote server (http/https).")
+    transport: Literal["stdio", "streamable-http", "sse"] = Field(
         None, description="stdio if command is set, streamable-http if url is set."
     )
     headers: HeaderMap = Field(default_factory=dict, description="HTTP headers (remote only).")
-    auth: Auth | None = Field(None, description="How to authenticate a remote server.")
+    auth: Auth = Field(None, description="How to authenticate a remote server.")
     timeout: Annotated[StrictInt, Field(gt=0, le=MAX_TIMEOUT_MS)] = Field(
         DEFAULT_TIMEOUT_MS, description="Connect + handshake timeout, in milliseconds."
     )
     sensitive: StrictBool = Field(False, description="Tool inputs must be screened by the host.")
-    description: StrictStr | None = Field(None, description="Human-readable description.")
+    description: StrictStr = Field(None, description="Human-readable description.")
     enabled: StrictBool = Field(True, description="Disabled entries are kept but not loaded.")
-    tools: ToolsModel | None = None
-    source: SourceModel | None = None
+    tools: ToolsModel = Field(None, description="Which tools are exposed.")
+    source: SourceModel = Field(None, description="Registry provenance and pinned version.")
 
     @field_validator("url")
     @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and (why := check_url(value)) is not None:
+    def _http_url(cls, value: str) -> str:
+        if (why := check_url(value)) is not None:
             raise ValueError(why)
         return value
 
-    @model_validator(mode="before")
-    @classmethod
-    def _transport_fields(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            issues = transport_field_issues(data)
-            if issues:
-                raise ValueError("; ".join(issue.message for issue in issues))
-        return data
+    @model_validator(mode="after")
+    def _transport_fields(self) -> ServerEntryModel:
+        issues = transport_field_issues({k: getattr(self, k) for k in self.model_fields_set})
+        if issues:
+            raise ValueError("; ".join(issue.message for issue in issues))
+        return self
 
 
 def config_json_schema() -> dict[str, Any]:

@@ -106,6 +106,13 @@ class _Parser:
         else:
             parent[key] = value
 
+    def _forget(self, path: tuple[PathPart, ...]) -> None:
+        # The earlier value of a duplicate key is replaced: its children's positions go.
+        n = len(path)
+        for table in (self.doc.values, self.doc.keys):
+            for known in [p for p in table if len(p) > n and p[:n] == path]:
+                del table[known]
+
     def _get(self, path: tuple[PathPart, ...]) -> Any:
         node = self.doc.value
         for part in path:
@@ -129,6 +136,7 @@ class _Parser:
             child = (*path, key)
             if child in self.doc.keys:
                 self.doc.duplicates.append((child, key_pos, self.doc.keys[child]))
+                self._forget(child)
             self.doc.keys[child] = key_pos
             i = self.skip(i)
             if i >= len(self.text) or self.text[i] != ":":

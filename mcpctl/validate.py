@@ -27,6 +27,7 @@ from mcpctl.model import (
     check_name,
     format_path,
     suggest,
+    transport_field_issues,
 )
 from mcpctl.placeholders import find_placeholders, looks_like_secret, near_misses
 
@@ -113,6 +114,8 @@ def _model_problems(col: _Collector, name: str, value: Any) -> None:
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             loc: PathT = tuple(err["loc"])
+            if not loc and err["type"] == "value_error":
+                continue  # cross-field rules: reported from the raw object by the caller
             # Discriminated unions put the tag in the location: auth.bearer.token.
             if len(loc) >= 2 and loc[0] == "auth" and loc[1] in AUTH_FIELDS:
                 shown: PathT = ("auth", *loc[2:])
@@ -127,7 +130,7 @@ def _model_problems(col: _Collector, name: str, value: Any) -> None:
                 col.add(
                     "error", "unknown_field", path,
                     f"unknown field {key!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
-                    hint=f"did you mean {guess!r}?" if guess else None, at_key=True,
+                    at_key=True,
                 )  # fmt: skip
             elif kind == "missing":
                 col.add("error", "missing_field", path, f"missing field {str(loc[-1])!r}")
@@ -292,6 +295,8 @@ def validate_text(
             col.add("error", "wrong_type", (name,), "a server entry must be a JSON object")
             continue
         _model_problems(col, name, value)
+        for issue in transport_field_issues(value):
+            col.add("error", issue.code, (name, *issue.path), issue.message)
         _extra_checks(col, name, value, base, strict_commands)
     report.problems = sorted(col.problems, key=lambda p: (p.line or 0, p.column or 0))
     return report

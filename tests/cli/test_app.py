@@ -1,0 +1,155 @@
+"""The root command: global options, help, version, the error contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpctl import __version__
+from mcpctl.cli.app import build_command
+from tests.conftest import MCPCTL, Cli, write_config
+
+
+def all_commands() -> list[tuple[str, object]]:
+    root = build_command()
+    out = []
+    stack = [("", root)]
+    while stack:
+        prefix, cmd = stack.pop()
+        for name, sub in getattr(cmd, "commands", {}).items():
+            out.append((f"{prefix}{name}", sub))
+            stack.append((f"{prefix}{name} ", sub))
+    return sorted(out)
+
+
+def test_every_command_has_help_with_an_example(cli: Cli) -> None:
+    commands = all_commands()
+    assert {name for name, _ in commands} >= {
+        "add", "remove", "list", "get", "enable", "disable", "undo", "validate", "schema",
+    }  # fmt: skip
+    for name, cmd in commands:
+        assert cmd.help and cmd.help.strip(), f"{name} has no help"  # type: ignore[attr-defined]
+        assert "Examples:" in cmd.help, f"{name} has no examples"  # type: ignore[attr-defined]
+        for param in cmd.params:  # type: ignore[attr-defined]
+            if getattr(param, "param_type_name", "") == "option":
+                assert param.help, f"{name} {param.opts} has no help"
+        r = cli(*name.split(), "--help")
+        assert r.exit_code == 0
+        assert "Usage:" in r.stdout
+
+
+def test_help_and_no_args(cli: Cli) -> None:
+    r = cli("--help")
+    assert r.exit_code == 0 and "external-mcps.json" in r.stdout
+    assert cli().exit_code in (0, 2)
+
+
+def test_version(cli: Cli) -> None:
+    r = cli("--version")
+    assert r.exit_code == 0 and r.stdout.strip() == f"mcpctl {__version__}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--config", "{cfg}", "list", "--json"],
+        ["list", "--config", "{cfg}", "--json"],
+        ["--json", "list", "--config", "{cfg}"],
+        ["--json", "--config", "{cfg}", "list"],
+        ["-q", "list", "--json", "--config={cfg}"],
+    ],
+)
+def test_global_options_before_and_after_the_command(cli: Cli, tmp_path: Path, args: list[str]) -> None:
+    cfg = write_config(tmp_path / "elsewhere.json", {"only": {"command": "x"}})
+    r = cli(*[a.replace("{cfg}", str(cfg)) for a in args])
+    assert r.exit_code == 0, r.stderr
+    assert [s["name"] for s in r.json["data"]["servers"]] == ["only"]
+
+
+def test_mcpctl_config_env(cli: Cli, tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / "env.json", {"fromenv": {"command": "x"}})
+    r = cli("list", "--json", env={"MCPCTL_CONFIG": str(cfg)})
+    assert [s["name"] for s in r.json["data"]["servers"]] == ["fromenv"]
+
+
+def test_config_is_found_upwards(cli: Cli, isolated: Path) -> None:
+    write_config(isolated / "external-mcps.json", {"up": {"command": "x"}})
+    deep = isolated / "a" / "b"
+    deep.mkdir(parents=True)
+    os.chdir(deep)
+    r = cli("list", "--json")
+    assert r.json["data"]["config"] == str(isolated / "external-mcps.json")
+
+
+def test_usage_error_in_json_mode_is_an_envelope(cli: Cli) -> None:
+    r = cli("list", "--json", "--bogus")
+    assert r.exit_code == 2
+    doc = r.json
+    assert doc["mcpctl"] == 1 and doc["command"] == "list" and doc["ok"] is False
+    assert doc["errors"][0]["code"] == "usage_error"
+    assert "--bogus" in doc["errors"][0]["message"]
+
+
+def test_unknown_command(cli: Cli) -> None:
+    r = cli("frobnicate")
+    assert r.exit_code == 2 and "frobnicate" in r.stderr
+
+
+def test_envelope_shape_on_success(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {})
+    doc = cli("list", "--json").json
+    assert set(doc) == {"mcpctl", "command", "ok", "data", "warnings", "errors"}
+    assert doc["ok"] is True and doc["errors"] == []
+
+
+def test_subprocess_no_traceback_and_debug_shows_it(tmp_path: Path) -> None:
+    cfg = tmp_path / "dir.json"
+    cfg.mkdir()
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    r = subprocess.run([*MCPCTL, "--config", str(cfg), "list"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2
+    assert "is a directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_internal_error_is_one_line_unless_debug(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcpctl.cli.servers as servers
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(servers, "build_config", boom)
+    r = cli("list")
+    assert r.exit_code == 1
+    assert "internal error: RuntimeError: kaboom" in r.stderr and "MCPCTL_DEBUG" in r.stderr
+    monkeypatch.setenv("MCPCTL_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        cli("list")
+
+
+def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    r = subprocess.run([*MCPCTL, "--version"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.stdout.strip() == f"mcpctl {__version__}"
+    script = Path(sys.executable).parent / "mcpctl"
+    if script.exists():
+        r2 = subprocess.run([str(script), "--version"], capture_output=True, text=True, env=env, timeout=60)
+        assert r2.stdout == r.stdout
+
+
+def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
+    cfg = tmp_path / "big.json"
+    cfg.write_text(json.dumps({f"s{i}": {"command": "x" * 200} for i in range(2000)}))
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    proc = subprocess.Popen([*MCPCTL, "--config", str(cfg), "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err

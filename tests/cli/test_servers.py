@@ -1,0 +1,321 @@
+"""add / remove / list / get / enable / disable / undo through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli, write_config
+
+SEEDS_FILE = {
+    "posthog": {
+        "command": "npx",
+        "args": ["-y", "@anthropic/posthog-mcp"],
+        "env": {"POSTHOG_HOST": "https://us.posthog.com", "POSTHOG_API_KEY": "${POSTHOG_API_KEY}"},
+        "timeout": 15000,
+        "sensitive": False,
+        "description": "Product analytics and feature flags",
+    }
+}
+
+
+def read(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def test_add_stdio_creates_file_with_seeds_fields(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "time", "--description", "Clock", "--timeout", "5000", "--", "uvx", "mcp-server-time", "--local-timezone=UTC")
+    assert r.exit_code == 0, r.stderr
+    assert read(config_path) == {
+        "time": {
+            "command": "uvx",
+            "args": ["mcp-server-time", "--local-timezone=UTC"],
+            "timeout": 5000,
+            "description": "Clock",
+        }
+    }
+    assert "Added stdio server 'time'" in r.stderr
+    assert r.stdout == ""
+
+
+def test_add_without_any_file_creates_one_in_user_config_dir(cli: Cli, isolated: Path, tmp_path: Path) -> None:
+    r = cli("add", "a", "--", "echo")
+    assert r.exit_code == 0, r.stderr
+    created = tmp_path / "mcpctl-home" / "config" / "external-mcps.json"
+    assert read(created) == {"a": {"command": "echo"}}
+    assert f"Created {created}" in r.stderr
+
+
+def test_add_remote_with_headers_and_transport(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}")
+    r = cli("add", "docs", "--url", "https://example.com/sse", "--transport", "sse",
+            "-H", "Authorization: Bearer ${DOCS_TOKEN}", "-H", "X-Team: core", "--json")  # fmt: skip
+    assert r.exit_code == 0, r.stdout
+    assert r.json["data"]["server"]["transport"] == "sse"
+    assert read(config_path)["docs"] == {
+        "url": "https://example.com/sse",
+        "transport": "sse",
+        "headers": {"Authorization": "Bearer ${DOCS_TOKEN}", "X-Team": "core"},
+    }
+
+
+def test_add_existing_fails_without_force(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"a": {"command": "echo"}})
+    before = config_path.read_bytes()
+    r = cli("add", "a", "--", "cat")
+    assert r.exit_code == 2
+    assert "already exists" in r.stderr and "--force" in r.stderr
+    assert config_path.read_bytes() == before
+    r = cli("add", "a", "--force", "--", "cat")
+    assert r.exit_code == 0
+    assert read(config_path) == {"a": {"command": "cat"}}
+    assert "Replaced" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["add", "bad name", "--", "x"], "may only contain"),
+        (["add", "x" * 65, "--", "x"], "limit is 64"),
+        (["add", "a"], "nothing to add"),
+        (["add", "a", "--url", "https://x", "--", "cmd"], "not both"),
+        (["add", "a", "--url", "ftp://x"], "http"),
+        (["add", "a", "-H", "X: y", "--", "cmd"], "only applies to remote"),
+        (["add", "a", "--url", "https://x", "-e", "A=b"], "only applies to stdio"),
+        (["add", "a", "-e", "NOEQUALS", "--", "cmd"], "KEY=VALUE"),
+        (["add", "a", "--url", "https://x", "-H", "NoColon"], "Name: value"),
+        (["add", "a", "--timeout", "0", "--", "cmd"], "0"),
+        (["add", "a", "--transport", "carrier-pigeon", "--url", "https://x"], "carrier-pigeon"),
+    ],
+)
+def test_add_bad_input_exits_2_and_writes_nothing(
+    cli: Cli, config_path: Path, args: list[str], needle: str
+) -> None:
+    config_path.write_text("{}\n")
+    r = cli(*args)
+    assert r.exit_code == 2, (r.stdout, r.stderr)
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+    assert config_path.read_text() == "{}\n"
+
+
+def test_add_option_after_command_without_dashdash_hints(cli: Cli, config_path: Path) -> None:
+    r = cli("add", "a", "npx", "-y", "pkg")
+    assert r.exit_code == 2
+    assert "put '--' before" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-e", "GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "--", "npx", "x"],
+        ["--", "server", "--api-key", "sk-proj-4f9aA8c1B2d3E4f5G6h7J8k9L0"],
+        ["--url", "https://x.example/mcp", "-H", "Authorization: Bearer abcDEF1234567890ghijKLMN"],
+    ],
+)
+def test_add_refuses_literal_secrets_and_never_echoes_them(cli: Cli, config_path: Path, args: list[str]) -> None:
+    config_path.write_text("{}\n")
+    r = cli("--json", "add", "s", *args)
+    assert r.exit_code == 2
+    assert r.json["errors"][0]["code"] == "plaintext_secret"
+    secret = [a for a in args if any(p in a for p in ("ghp_", "sk-", "abcDEF"))][0].split()[-1].split("=")[-1]
+    assert secret not in r.stdout + r.stderr
+    assert config_path.read_text() == "{}\n"
+
+
+def test_list_and_get_show_placeholders_and_redact_secrets(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {
+        "$schema": "./schema.json",
+        "gh": {"command": "npx", "args": ["-y", "server-github", "--token=ghp_16C7e42F292c6912E7710c838347Ae178B4a"],
+               "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "DB_PASSWORD": "hunter2", "HOST": "https://api.github.com"}},
+        "remote": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer xoxb-123456789012-abcdefABCDEF"}},
+    })  # fmt: skip
+    r = cli("list", "--json")
+    assert r.exit_code == 0
+    servers = {s["name"]: s for s in r.json["data"]["servers"]}
+    assert list(servers) == ["gh", "remote"]
+    gh = servers["gh"]
+    assert gh["env"] == {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "DB_PASSWORD": "****", "HOST": "https://api.github.com"}
+    assert gh["args"][-1] == "--token=****"
+    assert servers["remote"]["headers"]["Authorization"] == "****"
+    for out in (r.stdout, cli("list").stdout, cli("get", "gh").stdout, cli("get", "remote", "--json").stdout):
+        assert "ghp_16C7" not in out and "hunter2" not in out and "xoxb-1234" not in out
+
+
+def test_list_piped_is_tab_separated_without_header(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"a": {"command": "echo", "args": ["hi there"], "description": "A"},
+                               "b": {"url": "https://b.example/mcp", "enabled": False}})  # fmt: skip
+    r = cli("list")
+    assert r.stdout.splitlines() == [
+        "a\tstdio\tyes\techo 'hi there'\tA",
+        "b\tstreamable-http\tno\thttps://b.example/mcp\t",
+    ]
+    assert cli("list", "--enabled").stdout.splitlines() == ["a\tstdio\tyes\techo 'hi there'\tA"]
+
+
+def test_list_empty_and_missing_file(cli: Cli, config_path: Path) -> None:
+    r = cli("list", "--json")
+    assert r.exit_code == 0
+    assert r.json["data"]["servers"] == [] and r.json["data"]["exists"] is False
+    assert cli("list").stdout == ""
+
+
+def test_list_skips_bad_entries_with_warnings(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"good": {"command": "echo"}, "bad": {"comand": "echo"}})
+    r = cli("list", "--json")
+    assert r.exit_code == 0
+    assert [s["name"] for s in r.json["data"]["servers"]] == ["good"]
+    assert any("did you mean 'command'" in w for w in r.json["warnings"])
+    r = cli("list")
+    assert "warning:" in r.stderr and r.stdout.startswith("good\t")
+    assert cli("-q", "list").stderr == ""
+
+
+@pytest.mark.parametrize("command", [["list"], ["get", "a"], ["add", "b", "--", "x"], ["remove", "a"], ["disable", "a"]])
+def test_invalid_json_file_exits_2_with_line_and_column(cli: Cli, config_path: Path, command: list[str]) -> None:
+    config_path.write_text('{\n  "a": {"command": "echo",}\n}\n')
+    before = config_path.read_bytes()
+    r = cli(*command)
+    assert r.exit_code == 2
+    assert f"{config_path}:2:" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert config_path.read_bytes() == before
+    rj = cli("--json", *command)
+    assert rj.json["errors"][0]["code"] == "config_syntax"
+    assert rj.json["ok"] is False
+
+
+def test_get_unknown_suggests(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"github": {"command": "npx"}})
+    r = cli("get", "githb", "--json")
+    assert r.exit_code == 2
+    assert r.json["errors"][0] == {"code": "server_not_found", "message": r.json["errors"][0]["message"], "hint": "did you mean 'github'?"}
+
+
+def test_get_invalid_entry_is_exit_2(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"x": {"command": 5}})
+    r = cli("get", "x")
+    assert r.exit_code == 2 and "invalid" in r.stderr and "mcpctl validate" in r.stderr
+
+
+def test_get_human_detail(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"t": {"command": "uvx", "args": ["mcp-server-time"], "tools": {"deny": ["convert_*"]},
+                                     "source": {"registry": "official", "name": "io.x/time", "version": "1.0.0"}}})  # fmt: skip
+    out = cli("get", "t").stdout
+    assert "command:" in out and "uvx mcp-server-time" in out
+    assert "deny convert_*" in out and "io.x/time@1.0.0 (official)" in out
+    assert "timeout:" in out and "30000 ms" in out
+
+
+def test_remove_is_all_or_nothing(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"a": {"command": "x"}, "b": {"command": "y"}, "c": {"command": "z"}})
+    r = cli("remove", "a", "nope")
+    assert r.exit_code == 2 and "nope" in r.stderr
+    assert list(read(config_path)) == ["a", "b", "c"]
+    r = cli("remove", "a", "c", "--json")
+    assert r.exit_code == 0 and r.json["data"]["removed"] == ["a", "c"]
+    assert list(read(config_path)) == ["b"]
+    r = cli("remove", "b", "zzz", "--ignore-missing", "--json")
+    assert r.json["data"]["removed"] == ["b"]
+    assert read(config_path) == {}
+
+
+def test_enable_disable_keep_file_minimal(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, SEEDS_FILE)
+    r = cli("disable", "posthog", "--json")
+    assert r.json["data"] == {"config": str(config_path), "name": "posthog", "enabled": False, "changed": True}
+    assert read(config_path)["posthog"]["enabled"] is False
+    assert cli("disable", "posthog", "--json").json["data"]["changed"] is False
+    cli("enable", "posthog")
+    assert read(config_path) == SEEDS_FILE
+    assert cli("enable", "nope").exit_code == 2
+
+
+def test_writes_preserve_order_dollar_keys_and_unknown_content(cli: Cli, config_path: Path) -> None:
+    original = {"$schema": "https://example.com/s.json", "z": {"command": "z"},
+                "weird": {"command": "w", "x-extension": {"keep": [1, 2]}}, "a": {"command": "a"}}  # fmt: skip
+    write_config(config_path, original)
+    cli("add", "m", "--", "m")
+    data = read(config_path)
+    assert list(data) == ["$schema", "z", "weird", "a", "m"]
+    assert data["weird"] == original["weird"]
+    text = config_path.read_text()
+    assert text.endswith("}\n") and '\n  "z": {\n    "command": "z"\n  },' in text
+
+
+def test_file_permissions_are_kept(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {})
+    config_path.chmod(0o640)
+    cli("add", "a", "--", "x")
+    assert config_path.stat().st_mode & 0o777 == 0o640
+
+
+def test_symlinked_config_updates_the_target(cli: Cli, isolated: Path) -> None:
+    real = isolated / "real.json"
+    write_config(real, {})
+    (isolated / "external-mcps.json").symlink_to(real)
+    assert cli("add", "a", "--", "x").exit_code == 0
+    assert (isolated / "external-mcps.json").is_symlink()
+    assert read(real) == {"a": {"command": "x"}}
+
+
+def test_undo_walks_back_and_refuses_over_hand_edits(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {})
+    cli("add", "a", "--", "x")
+    cli("add", "b", "--", "y")
+    r = cli("undo", "--list", "--json")
+    assert [v["action"] for v in r.json["data"]["versions"]] == ["add b", "add a"]
+    r = cli("undo", "--json")
+    assert r.exit_code == 0 and r.json["data"]["undone"] == "add b"
+    assert read(config_path) == {"a": {"command": "x"}}
+    # A hand edit after mcpctl's last change is not thrown away silently.
+    cli("add", "c", "--", "z")
+    write_config(config_path, {"hand": {"command": "edited"}})
+    r = cli("undo")
+    assert r.exit_code == 2 and "--force" in r.stderr
+    assert read(config_path) == {"hand": {"command": "edited"}}
+    assert cli("undo", "--force").exit_code == 0
+    assert read(config_path) == {"a": {"command": "x"}}
+    assert cli("undo").exit_code == 0
+    assert read(config_path) == {}
+    r = cli("undo", "--json")
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "nothing_to_undo"
+
+
+def test_undo_of_file_creation_removes_the_file(cli: Cli, config_path: Path) -> None:
+    r = cli("--config", str(config_path), "add", "a", "--", "x")
+    assert r.exit_code == 0 and config_path.exists()
+    r = cli("--config", str(config_path), "undo")
+    assert r.exit_code == 0 and not config_path.exists()
+
+
+def test_backups_keep_only_the_last_20(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {})
+    for i in range(23):
+        cli("add", f"s{i}", "--", "x")
+    history = cli("undo", "--list", "--json").json["data"]["versions"]
+    assert len(history) == 20
+    assert history[0]["action"] == "add s22" and history[-1]["action"] == "add s3"
+
+
+@pytest.mark.parametrize("target", ["file", "dir"])
+def test_read_only_file_or_directory_exits_3_and_changes_nothing(cli: Cli, config_path: Path, target: str) -> None:
+    write_config(config_path, {"a": {"command": "x"}})
+    before = config_path.read_bytes()
+    victim = config_path if target == "file" else config_path.parent
+    mode = victim.stat().st_mode
+    victim.chmod(0o444 if target == "file" else 0o555)
+    try:
+        for args in (["add", "b", "--", "y"], ["remove", "a"], ["disable", "a"]):
+            r = cli("--json", *args)
+            assert r.exit_code == 3, r.stdout
+            assert r.json["errors"][0]["code"] == "read_only"
+            assert "read-only" in r.json["errors"][0]["message"]
+        assert config_path.read_bytes() == before
+        leftovers = [p.name for p in config_path.parent.iterdir() if p.name.endswith(".tmp")]
+        assert leftovers == []
+    finally:
+        victim.chmod(mode)

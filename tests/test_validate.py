@@ -1,0 +1,208 @@
+"""The strict validator, and the validate / schema commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcpctl import validate_config
+from mcpctl.validate import validate_text
+from tests.conftest import Cli, write_config
+
+
+def problems(text: str, **kw: object) -> list[tuple[str, str, str, int | None, int | None]]:
+    report = validate_text(text, path=Path("external-mcps.json"), **kw)  # type: ignore[arg-type]
+    return [(p.severity, p.code, p.path, p.line, p.column) for p in report.problems]
+
+
+def test_valid_file_has_no_problems() -> None:
+    text = json.dumps({"$schema": "x", "time": {"command": "sh", "args": ["-c", "true"]},
+                       "r": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}})  # fmt: skip
+    report = validate_text(text, path=Path("f.json"))
+    assert report.ok and report.problems == [] and report.servers == 2
+
+
+def test_duplicate_keys_are_found_with_both_positions() -> None:
+    text = '{\n  "a": {"command": "sh"},\n  "a": {"command": "sh", "args": [], "args": ["x"]}\n}\n'
+    found = problems(text)
+    assert ("error", "duplicate_key", "a", 3, 3) in found
+    assert ("error", "duplicate_key", "a.args", 3, 38) in found
+    report = validate_text(text, path=Path("f"))
+    assert "first at line 2" in report.errors[0].message
+
+
+def test_unknown_field_suggests_and_points_at_the_key() -> None:
+    text = '{\n  "a": {\n    "comand": "sh"\n  }\n}'
+    report = validate_text(text, path=Path("f"))
+    unknown = [p for p in report.problems if p.code == "unknown_field"]
+    assert unknown[0].path == "a.comand" and (unknown[0].line, unknown[0].column) == (3, 5)
+    assert "did you mean 'command'" in unknown[0].message
+    assert any(p.code == "missing_field" or "needs 'command'" in p.message for p in report.errors)
+
+
+@pytest.mark.parametrize(
+    ("entry", "code", "path"),
+    [
+        ({"command": 5}, "wrong_type", "x.command"),
+        ({"command": "sh", "args": "a b"}, "wrong_type", "x.args"),
+        ({"command": "sh", "args": ["a", 1]}, "wrong_type", "x.args[1]"),
+        ({"command": "sh", "env": {"A": 1}}, "wrong_type", "x.env.A"),
+        ({"command": "sh", "timeout": "5000"}, "wrong_type", "x.timeout"),
+        ({"command": "sh", "timeout": -1}, "invalid_value", "x.timeout"),
+        ({"command": "sh", "sensitive": "yes"}, "wrong_type", "x.sensitive"),
+        ({"url": "ftp://host/x"}, "invalid_value", "x.url"),
+        ({"url": "https://h", "transport": "websocket"}, "invalid_value", "x.transport"),
+        ({"url": "https://h", "auth": {"type": "bearer"}}, "missing_field", "x.auth.token"),
+        ({"url": "https://h", "auth": {"type": "magic"}}, "invalid_value", "x.auth.type"),
+        ({"url": "https://h", "auth": {"type": "bearer", "token": "${T}", "tokn": 1}}, "unknown_field", "x.auth.tokn"),
+        ({"command": "sh", "tools": {"alow": ["a"]}}, "unknown_field", "x.tools.alow"),
+        ({"command": "sh", "source": {"registry": "r", "name": "n"}}, "missing_field", "x.source.version"),
+    ],
+)
+def test_model_errors_have_paths(entry: dict, code: str, path: str) -> None:
+    report = validate_text(json.dumps({"x": entry}, indent=2), path=Path("f"))
+    assert not report.ok
+    assert (code, path) in [(p.code, p.path) for p in report.errors], report.problems
+    assert all(p.line is not None for p in report.errors)
+
+
+def test_cross_field_rules() -> None:
+    assert not validate_text('{"x": {"command": "sh", "url": "https://h"}}', path=Path("f")).ok
+    assert not validate_text('{"x": {"transport": "sse"}}', path=Path("f")).ok
+    assert not validate_text('{"x": {"url": "https://h", "env": {"A": "b"}}}', path=Path("f")).ok
+    assert not validate_text('{"x": {"command": "sh", "headers": {"A": "b"}}}', path=Path("f")).ok
+
+
+def test_bad_names() -> None:
+    found = problems('{"has space": {"command": "sh"}, "' + "x" * 65 + '": {"command": "sh"}}')
+    assert [c for _, c, *_ in found].count("invalid_name") == 2
+
+
+@pytest.mark.parametrize(
+    ("section", "value"),
+    [
+        ("env", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+        ("env", "sk-proj-abcdefghijklmnop1234"),
+        ("env", "phx_abcdefghijklmnopqrstuv12"),
+        ("headers", "Bearer abcdefghijklmnopqrstuvwxyz012345"),
+        ("headers", "xoxb-123456789012-1234567890123-abcdefghijklmnop"),
+        ("env", "a8Kd93jf0QpZ7mX2vB5nL1cR4tY6wE9u"),
+    ],
+)
+def test_literal_secrets_are_flagged_with_the_keyring_command(section: str, value: str) -> None:
+    entry = {"command": "sh", "env": {"API_KEY": value}} if section == "env" else {
+        "url": "https://h", "headers": {"Authorization": value}}  # fmt: skip
+    report = validate_text(json.dumps({"x": entry}), path=Path("f"))
+    secret = [p for p in report.errors if p.code == "plaintext_secret"]
+    assert secret, report.problems
+    assert "mcpctl secret set" in (secret[0].hint or "")
+    assert value not in secret[0].message and value not in (secret[0].hint or "")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["${GITHUB_TOKEN}", "Bearer ${TOKEN}", "https://us.posthog.com", "/usr/local/share/some-long-path-1234",
+     "production", "us-east-1", "12345678901234567890", "--read-only"],
+)  # fmt: skip
+def test_ordinary_values_are_not_secrets(value: str) -> None:
+    report = validate_text(json.dumps({"x": {"command": "sh", "env": {"V": value}}}), path=Path("f"))
+    assert not [p for p in report.problems if p.code == "plaintext_secret"]
+
+
+def test_plain_http_warns_except_loopback() -> None:
+    assert ("warning", "insecure_url") in [
+        (s, c) for s, c, *_ in problems('{"x": {"url": "http://example.com/mcp"}}')
+    ]
+    for host in ("127.0.0.1:8000", "localhost", "[::1]:9"):
+        assert problems(f'{{"x": {{"url": "http://{host}/mcp"}}}}') == []
+
+
+def test_placeholders_that_will_not_expand_warn() -> None:
+    found = problems('{"x": {"command": "sh", "env": {"A": "$HOME/x", "B": "${lower}"}}}')
+    assert [c for _, c, *_ in found].count("unexpanded_placeholder") == 2
+
+
+def test_missing_command_is_a_warning_unless_strict() -> None:
+    text = '{"x": {"command": "definitely-not-installed-mcp"}}'
+    assert problems(text) == [("warning", "command_not_found", "x.command", 1, 19)]
+    assert problems(text, strict_commands=True)[0][0] == "error"
+    assert problems('{"x": {"command": "${BIN}"}}') == []
+
+
+def test_invalid_json_reports_line_and_column() -> None:
+    found = problems('{\n  "a": {"command": "sh",}\n}')
+    assert found == [("error", "config_syntax", "$", 2, 25)]
+
+
+@pytest.mark.parametrize("text", ["[]", '"x"', "", "{", "nul"])
+def test_not_an_object(text: str) -> None:
+    report = validate_text(text, path=Path("f"))
+    assert not report.ok and report.errors[0].code == "config_syntax"
+
+
+def test_validate_config_missing_file(tmp_path: Path) -> None:
+    report = validate_config(tmp_path / "nope.json")
+    assert not report.ok and report.errors[0].code == "not_found"
+
+
+def test_seeds_file_validates(tmp_path: Path) -> None:
+    from tests.cli.test_servers import SEEDS_FILE
+
+    path = write_config(tmp_path / "external-mcps.json", SEEDS_FILE)
+    report = validate_config(path)
+    assert report.ok and [p.code for p in report.problems] in ([], ["command_not_found"])
+
+
+# --- CLI -------------------------------------------------------------------------------
+
+
+def test_cli_validate_text_and_exit_codes(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"ok": {"command": "sh"}})
+    r = cli("validate")
+    assert r.exit_code == 0 and "valid (1 server)" in r.stdout
+    config_path.write_text('{\n  "a": {"comand": "sh"}\n}\n')
+    r = cli("validate")
+    assert r.exit_code == 1
+    assert "external-mcps.json:2:9: error: unknown field 'comand'" in r.stdout
+    assert "error" in r.stdout.splitlines()[-1]
+
+
+def test_cli_validate_github_annotations(cli: Cli, config_path: Path) -> None:
+    config_path.write_text('{\n  "a": {"comand": "sh"},\n  "b": {"url": "http://example.com"}\n}\n')
+    r = cli("validate", "--format", "github")
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("::error file=external-mcps.json,line=2,col=9,title=mcpctl unknown_field::a.comand") for line in lines)
+    assert any(line.startswith("::warning file=external-mcps.json,line=3,") for line in lines)
+
+
+def test_cli_validate_json(cli: Cli, config_path: Path) -> None:
+    config_path.write_text('{"a": {"command": 1}}')
+    for args in (["validate", "--format", "json"], ["validate", "--json"]):
+        r = cli(*args)
+        assert r.exit_code == 1
+        doc = r.json
+        assert doc["command"] == "validate" and doc["ok"] is False
+        assert doc["data"]["valid"] is False and doc["data"]["problems"][0]["path"] == "a.command"
+
+
+def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> None:
+    r = cli("schema")
+    assert r.exit_code == 0
+    schema = json.loads(r.stdout)
+    assert schema["$schema"].startswith("https://json-schema.org/")
+    entry = schema["$defs"]["ServerEntry"]
+    assert set(entry["properties"]) == {
+        "command", "args", "env", "cwd", "url", "transport", "headers", "auth", "timeout",
+        "sensitive", "description", "enabled", "tools", "source",
+    }  # fmt: skip
+    assert entry["additionalProperties"] is False
+    assert cli("schema", "--json").json["data"] == schema
+    jsonschema = pytest.importorskip("jsonschema")
+    from tests.cli.test_servers import SEEDS_FILE
+
+    jsonschema.validate({"$schema": "x", **SEEDS_FILE}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"x": {"comand": "sh"}}, schema)
