@@ -51,8 +51,24 @@ EnvMap = dict[Annotated[str, Field(pattern=f"^{ENV_NAME_RE.pattern}$")], StrictS
 HeaderMap = dict[Annotated[str, Field(pattern=f"^{HEADER_NAME_RE.pattern}$")], StrictStr]
 
 
+def _absent() -> Any:
+    """Default of an optional field: left out of the file, ``None`` in the model."""
+    return None
+
+
+def _no_null(value: Any) -> Any:
+    # Optional fields are left out, never null: the seeds' loader rejects null too.
+    if value is None:
+        raise ValueError("null is not allowed here; leave the field out instead")
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _NoNulls(_Strict):
+    _check_nulls = field_validator("*", mode="before")(_no_null)
 
 
 class NoAuth(_Strict):
@@ -75,6 +91,8 @@ class HeaderAuth(_Strict):
     name: NonEmpty = "Authorization"
     value: StrictStr
 
+    _check_nulls = field_validator("name", mode="before")(_no_null)
+
 
 class BasicAuth(_Strict):
     """HTTP Basic authentication."""
@@ -89,9 +107,13 @@ class OAuthAuth(_Strict):
 
     type: Literal["oauth"]
     scopes: list[StrictStr] = Field(default_factory=list)
-    client_id: StrictStr = Field(None)
-    client_secret: StrictStr = Field(None)
-    callback_port: Annotated[StrictInt, Field(ge=1, le=65535)] = Field(None)
+    client_id: StrictStr = Field(default_factory=_absent)
+    client_secret: StrictStr = Field(default_factory=_absent)
+    callback_port: Annotated[StrictInt, Field(ge=1, le=65535)] = Field(default_factory=_absent)
+
+    _check_nulls = field_validator(
+        "scopes", "client_id", "client_secret", "callback_port", mode="before"
+    )(_no_null)
 
 
 Auth = Annotated[
@@ -99,14 +121,16 @@ Auth = Annotated[
 ]
 
 
-class ToolsModel(_Strict):
+class ToolsModel(_NoNulls):
     """Which tools are exposed: glob patterns; ``deny`` wins over ``allow``."""
 
-    allow: list[StrictStr] = Field(None, description="Only these (all when left out).")
+    allow: list[StrictStr] = Field(
+        default_factory=_absent, description="Only these (all when left out)."
+    )
     deny: list[StrictStr] = Field(default_factory=list)
 
 
-class SourceModel(_Strict):
+class SourceModel(_NoNulls):
     """Where an entry added from a registry came from, and the pinned version."""
 
     registry: NonEmpty
@@ -114,36 +138,45 @@ class SourceModel(_Strict):
     version: NonEmpty
 
 
-class ServerEntryModel(_Strict):
+class ServerEntryModel(_NoNulls):
     """One external MCP server: a command to spawn (stdio) or a URL to connect to.
 
     Optional fields are left out rather than written as ``null`` (the seeds' loader
-    rejects ``null`` too), so their types are not ``Optional``.
+    rejects ``null`` too), so the schema does not offer ``null``.
     """
 
-    command: NonEmpty = Field(None, description="Executable of a stdio server.")
+    command: NonEmpty = Field(default_factory=_absent, description="Executable of a stdio server.")
     args: list[StrictStr] = Field(default_factory=list, description="Arguments.")
     env: EnvMap = Field(default_factory=dict, description="Environment of the child process.")
-    cwd: NonEmpty = Field(None, description="Working directory of the child process.")
-    url: NonEmpty = Field(None, description="Endpoint of a remote server (http/https).")
+    cwd: NonEmpty = Field(
+        default_factory=_absent, description="Working directory of the child process."
+    )
+    url: NonEmpty = Field(
+        default_factory=_absent, description="Endpoint of a remote server (http/https)."
+    )
     transport: Literal["stdio", "streamable-http", "sse"] = Field(
-        None, description="stdio if command is set, streamable-http if url is set."
+        default_factory=_absent,
+        description="stdio if command is set, streamable-http if url is set.",
     )
     headers: HeaderMap = Field(default_factory=dict, description="HTTP headers (remote only).")
-    auth: Auth = Field(None, description="How to authenticate a remote server.")
+    auth: Auth = Field(default_factory=_absent, description="How to authenticate a remote server.")
     timeout: Annotated[StrictInt, Field(gt=0, le=MAX_TIMEOUT_MS)] = Field(
         DEFAULT_TIMEOUT_MS, description="Connect + handshake timeout, in milliseconds."
     )
     sensitive: StrictBool = Field(False, description="Tool inputs must be screened by the host.")
-    description: StrictStr = Field(None, description="Human-readable description.")
+    description: StrictStr = Field(
+        default_factory=_absent, description="Human-readable description."
+    )
     enabled: StrictBool = Field(True, description="Disabled entries are kept but not loaded.")
-    tools: ToolsModel = Field(None, description="Which tools are exposed.")
-    source: SourceModel = Field(None, description="Registry provenance and pinned version.")
+    tools: ToolsModel = Field(default_factory=_absent, description="Which tools are exposed.")
+    source: SourceModel = Field(
+        default_factory=_absent, description="Registry provenance and pinned version."
+    )
 
     @field_validator("url")
     @classmethod
-    def _http_url(cls, value: str) -> str:
-        if (why := check_url(value)) is not None:
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and (why := check_url(value)) is not None:
             raise ValueError(why)
         return value
 

@@ -19,7 +19,7 @@ Pos = tuple[int, int]
 
 _WS = " \t\n\r"
 _decoder = json.JSONDecoder()
-MAX_DEPTH = 500
+MAX_DEPTH = 200
 
 
 def line_col(text: str, index: int) -> Pos:
@@ -172,7 +172,7 @@ def parse_with_positions(text: str) -> PositionedJson:
     """Parse ``text`` as one JSON document, recording positions and duplicate keys.
 
     Raises:
-        JsonPosError: the text is not valid JSON (or nests deeper than 500 levels).
+        JsonPosError: the text is not valid JSON (or nests deeper than 200 levels).
     """
     parser = _Parser(text)
     end = parser.value(0, (), 0)

@@ -72,7 +72,9 @@ class Cli:
     def __init__(self) -> None:
         self.runner = CliRunner()
 
-    def __call__(self, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> Run:
+    def __call__(
+        self, *args: str, input: str | None = None, env: dict[str, str] | None = None
+    ) -> Run:
         with self.runner.isolation(input=input, env=env) as (out, err, _):
             code = main(list(args))
             sys.stdout.flush()

@@ -56,9 +56,17 @@ def test_unknown_field_suggests_and_points_at_the_key() -> None:
         ({"url": "https://h", "transport": "websocket"}, "invalid_value", "x.transport"),
         ({"url": "https://h", "auth": {"type": "bearer"}}, "missing_field", "x.auth.token"),
         ({"url": "https://h", "auth": {"type": "magic"}}, "invalid_value", "x.auth.type"),
-        ({"url": "https://h", "auth": {"type": "bearer", "token": "${T}", "tokn": 1}}, "unknown_field", "x.auth.tokn"),
+        (
+            {"url": "https://h", "auth": {"type": "bearer", "token": "${T}", "tokn": 1}},
+            "unknown_field",
+            "x.auth.tokn",
+        ),
         ({"command": "sh", "tools": {"alow": ["a"]}}, "unknown_field", "x.tools.alow"),
-        ({"command": "sh", "source": {"registry": "r", "name": "n"}}, "missing_field", "x.source.version"),
+        (
+            {"command": "sh", "source": {"registry": "r", "name": "n"}},
+            "missing_field",
+            "x.source.version",
+        ),
     ],
 )
 def test_model_errors_have_paths(entry: dict, code: str, path: str) -> None:
@@ -107,7 +115,9 @@ def test_literal_secrets_are_flagged_with_the_keyring_command(section: str, valu
      "production", "us-east-1", "12345678901234567890", "--read-only"],
 )  # fmt: skip
 def test_ordinary_values_are_not_secrets(value: str) -> None:
-    report = validate_text(json.dumps({"x": {"command": "sh", "env": {"V": value}}}), path=Path("f"))
+    report = validate_text(
+        json.dumps({"x": {"command": "sh", "env": {"V": value}}}), path=Path("f")
+    )
     assert not [p for p in report.problems if p.code == "plaintext_secret"]
 
 
@@ -174,7 +184,12 @@ def test_cli_validate_github_annotations(cli: Cli, config_path: Path) -> None:
     r = cli("validate", "--format", "github")
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
-    assert any(line.startswith("::error file=external-mcps.json,line=2,col=9,title=mcpctl unknown_field::a.comand") for line in lines)
+    assert any(
+        line.startswith(
+            "::error file=external-mcps.json,line=2,col=9,title=mcpctl unknown_field::a.comand"
+        )
+        for line in lines
+    )
     assert any(line.startswith("::warning file=external-mcps.json,line=3,") for line in lines)
 
 

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import typer
-from typer.core import TyperGroup, TyperOption
 
 # typer 0.28 vendors click; its exception classes are only reachable here.
 from typer._click.exceptions import ClickException, NoSuchOption
 from typer._click.exceptions import UsageError as ClickUsageError
+from typer.core import TyperGroup, TyperOption
 
 from mcpctl._version import __version__
 from mcpctl.cli import output, servers, validate

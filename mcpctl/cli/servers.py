@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-class RemoteTransport(str, Enum):
+class RemoteTransport(StrEnum):
     """Transports of remote servers."""
 
     streamable_http = "streamable-http"
@@ -117,7 +117,10 @@ def add(
         [], "--header", "-H", metavar="'NAME: VALUE'", help="HTTP header (repeatable)."
     ),
     bearer: str | None = typer.Option(
-        None, "--bearer", metavar="'${VAR}'", help="Bearer token of a remote server (a placeholder)."
+        None,
+        "--bearer",
+        metavar="'${VAR}'",
+        help="Bearer token of a remote server (a placeholder).",
     ),
     description: str | None = typer.Option(None, "--description", "-d", help="Description."),
     timeout: int | None = typer.Option(
@@ -145,9 +148,9 @@ def add(
 
       mcpctl add time -- uvx mcp-server-time
 
-      mcpctl add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
+      mcpctl add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @mcp/server-github
 
-      mcpctl add linear --url https://mcp.linear.app/mcp --header 'Authorization: Bearer ${LINEAR_TOKEN}'
+      mcpctl add linear --url https://mcp.linear.app/mcp -H 'Authorization: Bearer ${TOKEN}'
 
       mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --json
     """
@@ -159,7 +162,7 @@ def add(
         )
     if url is None and not argv:
         raise UsageError(
-            f"nothing to add: give the server's command after '--', or --url",
+            "nothing to add: give the server's command after '--', or --url",
             hint=f"mcpctl add {name} -- npx -y some-mcp-server   or   mcpctl add {name} --url https://...",
         )
     remote_only = [flag for flag, v in (("--header", header), ("--bearer", bearer),
@@ -175,7 +178,7 @@ def add(
         env=_parse_pairs(env, "=", "--env", "KEY=VALUE"),
         cwd=cwd,
         url=url,
-        transport=transport.value if transport else None,  # type: ignore[arg-type]
+        transport=transport.value if transport else None,
         headers=_parse_pairs(header, ":", "--header", "'Name: value'"),
         auth=AuthConfig(type="bearer", token=bearer) if bearer else None,
         timeout=timeout,
@@ -266,7 +269,7 @@ def list_(
 
       mcpctl list --json | jq -r '.data.servers[].name'
     """
-    path, (doc, config), warnings, exists = _load()
+    path, (_doc, config), warnings, exists = _load()
     servers = [
         _summary(name, entry)
         for name, entry in config.entries.items()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -17,7 +17,7 @@ from mcpctl.results import Result
 app = typer.Typer()
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     """Output formats of validate."""
 
     text = "text"
@@ -103,7 +103,9 @@ def validate(
         )
     if fmt is Format.text and not (STATE.quiet and report.ok):
         lines.append(summary)
-    return output.emit(Result("validate", report.to_dict(), exit_code=exit_code), lambda _: Lines(lines))
+    return output.emit(
+        Result("validate", report.to_dict(), exit_code=exit_code), lambda _: Lines(lines)
+    )
 
 
 @app.command("schema")

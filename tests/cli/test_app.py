@@ -64,7 +64,9 @@ def test_version(cli: Cli) -> None:
         ["-q", "list", "--json", "--config={cfg}"],
     ],
 )
-def test_global_options_before_and_after_the_command(cli: Cli, tmp_path: Path, args: list[str]) -> None:
+def test_global_options_before_and_after_the_command(
+    cli: Cli, tmp_path: Path, args: list[str]
+) -> None:
     cfg = write_config(tmp_path / "elsewhere.json", {"only": {"command": "x"}})
     r = cli(*[a.replace("{cfg}", str(cfg)) for a in args])
     assert r.exit_code == 0, r.stderr
@@ -111,13 +113,15 @@ def test_subprocess_no_traceback_and_debug_shows_it(tmp_path: Path) -> None:
     cfg = tmp_path / "dir.json"
     cfg.mkdir()
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
-    r = subprocess.run([*MCPCTL, "--config", str(cfg), "list"], capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run(
+        [*MCPCTL, "--config", str(cfg), "list"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert r.returncode == 2
     assert "is a directory" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_internal_error_is_one_line_unless_debug(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcpctl.cli.servers as servers
+    from mcpctl.cli import servers
 
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("kaboom")
@@ -137,7 +141,9 @@ def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
     assert r.stdout.strip() == f"mcpctl {__version__}"
     script = Path(sys.executable).parent / "mcpctl"
     if script.exists():
-        r2 = subprocess.run([str(script), "--version"], capture_output=True, text=True, env=env, timeout=60)
+        r2 = subprocess.run(
+            [str(script), "--version"], capture_output=True, text=True, env=env, timeout=60
+        )
         assert r2.stdout == r.stdout
 
 

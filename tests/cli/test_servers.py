@@ -27,7 +27,18 @@ def read(path: Path) -> dict:
 
 def test_add_stdio_creates_file_with_seeds_fields(cli: Cli, config_path: Path) -> None:
     config_path.write_text("{}\n")
-    r = cli("add", "time", "--description", "Clock", "--timeout", "5000", "--", "uvx", "mcp-server-time", "--local-timezone=UTC")
+    r = cli(
+        "add",
+        "time",
+        "--description",
+        "Clock",
+        "--timeout",
+        "5000",
+        "--",
+        "uvx",
+        "mcp-server-time",
+        "--local-timezone=UTC",
+    )
     assert r.exit_code == 0, r.stderr
     assert read(config_path) == {
         "time": {
@@ -41,7 +52,9 @@ def test_add_stdio_creates_file_with_seeds_fields(cli: Cli, config_path: Path) -
     assert r.stdout == ""
 
 
-def test_add_without_any_file_creates_one_in_user_config_dir(cli: Cli, isolated: Path, tmp_path: Path) -> None:
+def test_add_without_any_file_creates_one_in_user_config_dir(
+    cli: Cli, isolated: Path, tmp_path: Path
+) -> None:
     r = cli("add", "a", "--", "echo")
     assert r.exit_code == 0, r.stderr
     created = tmp_path / "mcpctl-home" / "config" / "external-mcps.json"
@@ -116,12 +129,18 @@ def test_add_option_after_command_without_dashdash_hints(cli: Cli, config_path: 
         ["--url", "https://x.example/mcp", "-H", "Authorization: Bearer abcDEF1234567890ghijKLMN"],
     ],
 )
-def test_add_refuses_literal_secrets_and_never_echoes_them(cli: Cli, config_path: Path, args: list[str]) -> None:
+def test_add_refuses_literal_secrets_and_never_echoes_them(
+    cli: Cli, config_path: Path, args: list[str]
+) -> None:
     config_path.write_text("{}\n")
     r = cli("--json", "add", "s", *args)
     assert r.exit_code == 2
     assert r.json["errors"][0]["code"] == "plaintext_secret"
-    secret = [a for a in args if any(p in a for p in ("ghp_", "sk-", "abcDEF"))][0].split()[-1].split("=")[-1]
+    secret = (
+        next(a for a in args if any(p in a for p in ("ghp_", "sk-", "abcDEF")))
+        .split()[-1]
+        .split("=")[-1]
+    )
     assert secret not in r.stdout + r.stderr
     assert config_path.read_text() == "{}\n"
 
@@ -138,10 +157,19 @@ def test_list_and_get_show_placeholders_and_redact_secrets(cli: Cli, config_path
     servers = {s["name"]: s for s in r.json["data"]["servers"]}
     assert list(servers) == ["gh", "remote"]
     gh = servers["gh"]
-    assert gh["env"] == {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "DB_PASSWORD": "****", "HOST": "https://api.github.com"}
+    assert gh["env"] == {
+        "GITHUB_TOKEN": "${GITHUB_TOKEN}",
+        "DB_PASSWORD": "****",
+        "HOST": "https://api.github.com",
+    }
     assert gh["args"][-1] == "--token=****"
     assert servers["remote"]["headers"]["Authorization"] == "****"
-    for out in (r.stdout, cli("list").stdout, cli("get", "gh").stdout, cli("get", "remote", "--json").stdout):
+    for out in (
+        r.stdout,
+        cli("list").stdout,
+        cli("get", "gh").stdout,
+        cli("get", "remote", "--json").stdout,
+    ):
         assert "ghp_16C7" not in out and "hunter2" not in out and "xoxb-1234" not in out
 
 
@@ -174,8 +202,12 @@ def test_list_skips_bad_entries_with_warnings(cli: Cli, config_path: Path) -> No
     assert cli("-q", "list").stderr == ""
 
 
-@pytest.mark.parametrize("command", [["list"], ["get", "a"], ["add", "b", "--", "x"], ["remove", "a"], ["disable", "a"]])
-def test_invalid_json_file_exits_2_with_line_and_column(cli: Cli, config_path: Path, command: list[str]) -> None:
+@pytest.mark.parametrize(
+    "command", [["list"], ["get", "a"], ["add", "b", "--", "x"], ["remove", "a"], ["disable", "a"]]
+)
+def test_invalid_json_file_exits_2_with_line_and_column(
+    cli: Cli, config_path: Path, command: list[str]
+) -> None:
     config_path.write_text('{\n  "a": {"command": "echo",}\n}\n')
     before = config_path.read_bytes()
     r = cli(*command)
@@ -192,7 +224,11 @@ def test_get_unknown_suggests(cli: Cli, config_path: Path) -> None:
     write_config(config_path, {"github": {"command": "npx"}})
     r = cli("get", "githb", "--json")
     assert r.exit_code == 2
-    assert r.json["errors"][0] == {"code": "server_not_found", "message": r.json["errors"][0]["message"], "hint": "did you mean 'github'?"}
+    assert r.json["errors"][0] == {
+        "code": "server_not_found",
+        "message": r.json["errors"][0]["message"],
+        "hint": "did you mean 'github'?",
+    }
 
 
 def test_get_invalid_entry_is_exit_2(cli: Cli, config_path: Path) -> None:
@@ -226,7 +262,12 @@ def test_remove_is_all_or_nothing(cli: Cli, config_path: Path) -> None:
 def test_enable_disable_keep_file_minimal(cli: Cli, config_path: Path) -> None:
     write_config(config_path, SEEDS_FILE)
     r = cli("disable", "posthog", "--json")
-    assert r.json["data"] == {"config": str(config_path), "name": "posthog", "enabled": False, "changed": True}
+    assert r.json["data"] == {
+        "config": str(config_path),
+        "name": "posthog",
+        "enabled": False,
+        "changed": True,
+    }
     assert read(config_path)["posthog"]["enabled"] is False
     assert cli("disable", "posthog", "--json").json["data"]["changed"] is False
     cli("enable", "posthog")
@@ -302,7 +343,9 @@ def test_backups_keep_only_the_last_20(cli: Cli, config_path: Path) -> None:
 
 
 @pytest.mark.parametrize("target", ["file", "dir"])
-def test_read_only_file_or_directory_exits_3_and_changes_nothing(cli: Cli, config_path: Path, target: str) -> None:
+def test_read_only_file_or_directory_exits_3_and_changes_nothing(
+    cli: Cli, config_path: Path, target: str
+) -> None:
     write_config(config_path, {"a": {"command": "x"}})
     before = config_path.read_bytes()
     victim = config_path if target == "file" else config_path.parent

@@ -1,0 +1,53 @@
+"""What the fast paths must not import (bench/README.md explains the budgets)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ["mcp", "httpx", "httpx2", "keyring", "rich", "filelock", "pydantic", "anyio"]
+
+PROBE = """
+import json, sys
+from mcpctl.cli.app import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps(sorted(m for m in sys.modules)), file=sys.stderr)
+"""
+
+
+def loaded(args: list[str], tmp_path: Path) -> set[str]:
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    cfg = tmp_path / "external-mcps.json"
+    if not cfg.exists():
+        cfg.write_text(
+            json.dumps({f"s{i}": {"command": "echo", "env": {"T": "${T}"}} for i in range(50)})
+        )
+    r = subprocess.run([sys.executable, "-c", PROBE, "--config", str(cfg), *args],
+                       capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return set(json.loads(r.stderr.strip().splitlines()[-1]))
+
+
+def tops(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+@pytest.mark.parametrize(
+    "args", [["list", "--json"], ["list"], ["get", "s1"], ["get", "s1", "--json"]]
+)
+def test_read_paths_import_nothing_heavy(args: list[str], tmp_path: Path) -> None:
+    mods = loaded(args, tmp_path)
+    assert not (tops(mods) & set(HEAVY)), sorted(tops(mods) & set(HEAVY))
+    assert "rich.table" not in mods
+
+
+def test_add_path_imports_no_pydantic_or_network(tmp_path: Path) -> None:
+    mods = loaded(["add", "new", "--", "echo"], tmp_path)
+    assert not (tops(mods) & {"mcp", "httpx", "httpx2", "keyring", "pydantic", "rich"})
+    assert "filelock" in tops(mods)  # the lock is real

@@ -1,0 +1,166 @@
+"""The store under concurrency, crashes and odd files."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpctl import ConfigStore, ServerEntry
+from mcpctl.errors import (
+    ConfigInvalidError,
+    ConfigSyntaxError,
+    InvalidEntryError,
+    LockTimeoutError,
+    ReadOnlyError,
+    ServerExistsError,
+)
+from mcpctl.store import atomic_write, dump_config
+from tests.conftest import MCPCTL
+
+
+def test_add_remove_enable_round_trip(tmp_path: Path) -> None:
+    store = ConfigStore(tmp_path / "c.json", backups=tmp_path / "b")
+    assert store.add("a", ServerEntry(command="x")).created_file
+    with pytest.raises(ServerExistsError):
+        store.add("a", ServerEntry(command="y"))
+    assert store.add("a", ServerEntry(command="y"), force=True).replaced
+    assert store.set_enabled("a", False) and not store.set_enabled("a", False)
+    assert store.remove(["a"]) == ["a"]
+    assert json.loads((tmp_path / "c.json").read_text()) == {}
+    assert [b.action for b in store.history()] == ["add a", "add a", "disable a", "remove a"]
+
+
+def test_invalid_entries_are_refused_before_locking(tmp_path: Path) -> None:
+    store = ConfigStore(tmp_path / "c.json")
+    with pytest.raises(InvalidEntryError):
+        store.add("a", ServerEntry(command="x", url="https://h"))
+    with pytest.raises(InvalidEntryError):
+        store.add("bad name", ServerEntry(command="x"))
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_refuses_to_rewrite_unreadable_or_ambiguous_files(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    store = ConfigStore(path)
+    path.write_text("{not json")
+    with pytest.raises(ConfigSyntaxError):
+        store.add("a", ServerEntry(command="x"))
+    assert path.read_text() == "{not json"
+    path.write_text('{"a": {"command": "x"}, "a": {"command": "y"}}')
+    with pytest.raises(ConfigInvalidError):
+        store.add("b", ServerEntry(command="x"))
+
+
+def test_no_change_writes_nothing(tmp_path: Path) -> None:
+    store = ConfigStore(tmp_path / "c.json", backups=tmp_path / "b")
+    assert store.remove(["x"], missing_ok=True) == []
+    assert not (tmp_path / "c.json").exists() and store.history() == []
+
+
+def test_lock_timeout(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    store = ConfigStore(path, lock_timeout=0.2)
+    with FileLock(tmp_path / ".c.json.lock"):
+        start = time.monotonic()
+        with pytest.raises(LockTimeoutError):
+            store.add("a", ServerEntry(command="x"))
+        assert time.monotonic() - start < 5
+
+
+def test_atomic_write_failure_leaves_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "c.json"
+    path.write_text("old")
+
+    def no_space(fd: int, data: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", no_space)
+    with pytest.raises(Exception, match="no space left"):
+        atomic_write(path, b"new")
+    monkeypatch.undo()
+    assert path.read_text() == "old"
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_read_only_mode_is_honoured(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    path.chmod(0o444)
+    with pytest.raises(ReadOnlyError):
+        ConfigStore(path).add("a", ServerEntry(command="x"))
+
+
+@pytest.mark.slow
+def test_fifty_concurrent_adds_all_land(tmp_path: Path) -> None:
+    path = tmp_path / "external-mcps.json"
+    path.write_text("{}\n")
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "home"), "MCPCTL_LOCK_TIMEOUT": "120"}
+    procs = [
+        subprocess.Popen(
+            [*MCPCTL, "--config", str(path), "add", f"s{i}", "--", "echo", str(i)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(50)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, err.decode()
+    data = json.loads(path.read_text())
+    assert sorted(data) == sorted(f"s{i}" for i in range(50))
+    assert all(data[f"s{i}"] == {"command": "echo", "args": [str(i)]} for i in range(50))
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def _writer(path: str, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
+    store = ConfigStore(path, backups=Path(path).parent / "backups")
+    big = {f"s{i}": {"command": "echo", "args": ["x" * 200] * 20} for i in range(150)}
+    ready.set()
+    flip = 0
+    while True:
+        flip ^= 1
+        content = big if flip else {"small": {"command": "x"}}
+        store.update(lambda doc, c=content: (doc.clear(), doc.update(c)), action="flip")
+
+
+@pytest.mark.slow
+def test_sigkill_during_writes_never_corrupts(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    big = {f"s{i}": {"command": "echo", "args": ["x" * 200] * 20} for i in range(150)}
+    allowed = {dump_config({}), dump_config(big), dump_config({"small": {"command": "x"}})}
+    path.write_bytes(dump_config({}))
+    ctx = multiprocessing.get_context("fork")
+    rng = random.Random(1234)
+    mid_write = 0
+    for _ in range(100):
+        ready = ctx.Event()
+        proc = ctx.Process(target=_writer, args=(str(path), ready), daemon=True)
+        proc.start()
+        try:
+            assert ready.wait(10)
+            time.sleep(rng.uniform(0, 0.05))
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.join(10)
+        mid_write += any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+        content = path.read_bytes()
+        assert content in allowed
+        json.loads(content)
+    assert mid_write > 0, "no kill landed during a write: the test proves nothing"
+    # The next writer cleans the leftovers of killed ones, and the lock is free.
+    ConfigStore(path).add("after", ServerEntry(command="x"), force=True)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
