@@ -57,11 +57,13 @@ def parse_document(raw: bytes, path: Path) -> Document:
     duplicates: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
-        for key, value in items:
-            if key in obj:
-                duplicates.append(key)
-            obj[key] = value
+        obj = dict(items)  # in C; the slow path below runs only when keys repeat
+        if len(obj) != len(items):
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
         return obj
 
     if not text.strip():

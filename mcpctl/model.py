@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -84,8 +84,7 @@ def format_path(parts: tuple[PathPart, ...]) -> str:
     return out or "$"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One finding about a config file.
 
     ``path`` is where in the document (``github.env.TOKEN``); ``line``/``column`` are
@@ -119,8 +118,7 @@ class Problem:
         return f"{file}:{self.line}:{self.column or 1}"
 
 
-@dataclass(frozen=True)
-class EntryIssue:
+class EntryIssue(NamedTuple):
     """A reason an entry breaks the model (path relative to the document root)."""
 
     path: tuple[PathPart, ...]

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mcpctl.errors import PlaceholderError
 
@@ -53,8 +53,7 @@ PLACEHOLDER_RE = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}
 NEAR_MISS_RE = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True)
-class Placeholder:
+class Placeholder(NamedTuple):
     """One ``${NAME}`` or ``${NAME:-default}`` occurrence."""
 
     name: str
@@ -85,14 +84,20 @@ class SkipServer(Exception):
         self.variable = variable
 
 
-@dataclass
 class _Resolution:
-    policy: MissingPolicy
-    environ: Mapping[str, str]
-    secrets: SecretSource | None
-    context: str
-    warnings: list[str] = field(default_factory=list)
-    secret_values: set[str] = field(default_factory=set)
+    def __init__(
+        self,
+        policy: MissingPolicy,
+        environ: Mapping[str, str],
+        secrets: SecretSource | None,
+        context: str,
+    ) -> None:
+        self.policy = policy
+        self.environ = environ
+        self.secrets = secrets
+        self.context = context
+        self.warnings: list[str] = []
+        self.secret_values: set[str] = set()
 
     def lookup(self, ph: Placeholder) -> str:
         value = self.environ.get(ph.name)

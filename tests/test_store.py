@@ -164,3 +164,30 @@ def test_sigkill_during_writes_never_corrupts(tmp_path: Path) -> None:
     # The next writer cleans the leftovers of killed ones, and the lock is free.
     ConfigStore(path).add("after", ServerEntry(command="x"), force=True)
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_dump_config_is_byte_identical_to_json_dumps() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+        max_leaves=25,
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.dictionaries(st.text(max_size=6), values, max_size=4))
+    def check(data: dict) -> None:  # type: ignore[type-arg]
+        expected = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        assert dump_config(data) == expected.encode("utf-8", "surrogatepass")
+
+    check()
+
+
+def test_lone_surrogates_survive_a_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{"a": {"command": "x", "description": "\\ud800"}}')
+    ConfigStore(path).add("b", ServerEntry(command="y"))
+    data = json.loads(path.read_text())
+    assert data["a"]["description"] == "\ud800" and "b" in data

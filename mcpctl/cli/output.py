@@ -11,8 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
@@ -20,26 +19,25 @@ from mcpctl.results import Result
 __all__ = ["STATE", "Detail", "Lines", "State", "Table", "emit", "error", "info", "warn"]
 
 
-@dataclass
 class State:
     """Global options of one invocation (set before or after the command name)."""
 
-    json: bool = False
-    quiet: bool = False
-    verbose: int = 0
-    config: str | None = None
-    command: str = "mcpctl"
+    def __init__(self) -> None:
+        self.reset()
 
     def reset(self) -> None:
         """Back to defaults (the CLI may run several times in one process, as in tests)."""
-        self.__init__()  # type: ignore[misc]
+        self.json = False
+        self.quiet = False
+        self.verbose = 0
+        self.config: str | None = None
+        self.command = "mcpctl"
 
 
 STATE = State()
 
 
-@dataclass
-class Table:
+class Table(NamedTuple):
     """Rows for a table; piped output is tab-separated without a header (like ``gh``)."""
 
     columns: Sequence[str]
@@ -48,19 +46,17 @@ class Table:
     title: str | None = None
 
 
-@dataclass
-class Detail:
+class Detail(NamedTuple):
     """``key: value`` pairs for one object."""
 
     pairs: Sequence[tuple[str, str]]
     title: str | None = None
 
 
-@dataclass
-class Lines:
+class Lines(NamedTuple):
     """Plain lines of text for stdout."""
 
-    lines: Sequence[str] = field(default_factory=list)
+    lines: Sequence[str] = ()
 
 
 Human = Table | Detail | Lines | None

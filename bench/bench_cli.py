@@ -1,0 +1,121 @@
+"""Start-up benchmark of the everyday commands, as ratios to ``python -c pass``.
+
+Builds a 50-entry and a 1,000-entry config in a temporary MCPCTL_HOME, then times,
+interleaved and in one run: ``python -c pass`` (same interpreter), ``mcpctl list --json``
+(50 entries), ``mcpctl get NAME`` (50), and ``mcpctl add`` / ``mcpctl remove`` on the
+1,000-entry file. Reports medians and ratios; ``--check`` exits 1 when a budget is blown.
+
+    python bench/bench_cli.py [--runs 25] [--json] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Budgets of issue 2 (DESIGN.md section 8 has the long-term ones).
+BUDGETS = {"list --json (50)": 10.0, "add (1000)": 12.0, "remove (1000)": 12.0}
+
+
+def mcpctl_argv() -> list[str]:
+    script = Path(sys.executable).parent / "mcpctl"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mcpctl"]
+
+
+def make_config(path: Path, n: int) -> None:
+    data = {
+        f"server-{i:04d}": {
+            "command": "npx",
+            "args": ["-y", f"@example/mcp-server-{i}", "--port", str(3000 + i)],
+            "env": {"API_TOKEN": f"${{API_TOKEN_{i}}}", "REGION": "eu-west-1"},
+            "timeout": 15000,
+            "description": f"Example server number {i}",
+        }
+        for i in range(n)
+    }
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(
+        argv, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60
+    )
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=25)
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--check", action="store_true", help="exit 1 if over budget")
+    opts = parser.parse_args()
+
+    # Users get bytecode from pip install; an editable checkout may not have it yet.
+    compileall.compile_dir(str(ROOT / "mcpctl"), quiet=1)
+    tmp = Path(tempfile.mkdtemp(prefix="mcpctl-bench-"))
+    try:
+        small, big = tmp / "small.json", tmp / "big.json"
+        make_config(small, 50)
+        make_config(big, 1000)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MCPCTL_")}
+        env["MCPCTL_HOME"] = str(tmp / "home")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        cli = mcpctl_argv()
+        cases = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "list --json (50)": [*cli, "--config", str(small), "list", "--json"],
+            "get NAME (50)": [*cli, "--config", str(small), "get", "server-0025"],
+            "add (1000)": [*cli, "--config", str(big), "add", "bench-new", "--", "echo", "hi"],
+            "remove (1000)": [*cli, "--config", str(big), "remove", "bench-new"],
+        }
+        samples: dict[str, list[float]] = {name: [] for name in cases}
+        for argv in cases.values():  # warm-up: page cache, bytecode
+            timed(argv, env)
+        for _ in range(opts.runs):
+            for name, argv in cases.items():  # interleaved, so drift hits all alike
+                samples[name].append(timed(argv, env))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    floor = statistics.median(samples["python -c pass"])
+    rows = []
+    over = False
+    for name, values in samples.items():
+        med = statistics.median(values)
+        ratio = med / floor
+        budget = BUDGETS.get(name)
+        ok = budget is None or ratio <= budget
+        over |= not ok
+        rows.append({"case": name, "median_ms": round(med * 1000, 1), "ratio": round(ratio, 2),
+                     "budget": budget, "ok": ok})  # fmt: skip
+    if opts.json:
+        print(
+            json.dumps(
+                {"runs": opts.runs, "python": sys.version.split()[0], "results": rows}, indent=2
+            )
+        )
+    else:
+        print(f"{'case':<20} {'median':>9} {'ratio':>7} {'budget':>7}")
+        for r in rows:
+            budget = f"{r['budget']:g}x" if r["budget"] else "-"
+            flag = "" if r["ok"] else "  OVER"
+            print(f"{r['case']:<20} {r['median_ms']:>7.1f}ms {r['ratio']:>6.2f}x {budget:>7}{flag}")
+    return 1 if (opts.check and over) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
