@@ -21,6 +21,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import stat
 import time
 from collections.abc import Callable, Iterable
@@ -43,7 +44,15 @@ from mcpctl.loader import Document, read_document
 from mcpctl.model import ServerEntry, check_name, entry_from_data, format_path
 from mcpctl.paths import Paths
 
-__all__ = ["AddOutcome", "Backup", "ConfigStore", "UndoOutcome", "atomic_write", "dump_config"]
+__all__ = [
+    "AddOutcome",
+    "Backup",
+    "ConfigStore",
+    "UndoOutcome",
+    "atomic_write",
+    "dump_config",
+    "splice_canonical",
+]
 
 T = TypeVar("T")
 KEEP_BACKUPS = 20
@@ -66,6 +75,43 @@ def dump_config(data: dict[str, Any]) -> bytes:
         # A lone surrogate (valid as a \\udXXX escape in JSON, not as UTF-8): keep it
         # escaped rather than fail or write bytes no JSON reader accepts.
         return (json.dumps(data, indent=2, ensure_ascii=True) + "\n").encode("ascii")
+
+
+_TOP_KEY_RE = re.compile(rb'^  "', re.MULTILINE)
+
+
+def splice_canonical(raw: bytes, old: dict[str, Any], new: dict[str, Any]) -> bytes | None:
+    """``dump_config(new)``, reusing the text of entries unchanged since ``old``.
+
+    ``raw`` must be ``dump_config(old)``; in that form a line starting with exactly two
+    spaces and a quote starts a top-level key, so the file splits into entries without
+    parsing it. Returns ``None`` when ``raw`` does not split as expected.
+    """
+    if not new:
+        return b"{}\n"
+    if not old or not raw.startswith(b"{\n") or not raw.endswith(b"\n}\n"):
+        return None
+    starts = [m.start() for m in _TOP_KEY_RE.finditer(raw)]
+    if len(starts) != len(old):
+        return None
+    chunks: dict[str, bytes] = {}
+    ends = [s - 2 for s in starts[1:]] + [len(raw) - 3]  # drop ",\n" and "\n}\n"
+    for key, start, end in zip(old, starts, ends, strict=True):
+        if not raw.startswith(encode_basestring(key).encode("utf-8"), start + 2):
+            return None
+        chunks[key] = raw[start:end]
+    parts: list[bytes] = []
+    for key, value in new.items():
+        if key in chunks and value == old[key]:
+            parts.append(chunks[key])
+        else:
+            out = ["  ", encode_basestring(key), ": "]
+            _encode(value, "  ", out)
+            try:
+                parts.append("".join(out).encode("utf-8"))
+            except UnicodeEncodeError:
+                return None
+    return b"{\n" + b",\n".join(parts) + b"\n}\n"
 
 
 _CONSTANTS = {True: "true", False: "false", None: "null"}
@@ -328,7 +374,7 @@ class ConfigStore:
             result = change(data)
             if data == doc.data:
                 return result  # nothing to do: no write, no backup, no new file
-            content = dump_config(data)
+            content = self._render(doc, data)
             seq = self._save_backup(target, doc, content, action)
             try:
                 atomic_write(target, content)
@@ -339,6 +385,21 @@ class ConfigStore:
             return result
         finally:
             lock.release()
+
+    def _render(self, doc: Document, data: dict[str, Any]) -> bytes:
+        # When the file is byte for byte what mcpctl last wrote, it is canonical, and the
+        # entries a change did not touch can be copied instead of encoded again.
+        existing = self._backup_files()
+        if doc.raw and existing:
+            try:
+                meta = json.loads(existing[-1][1].read_bytes())
+            except (OSError, ValueError):
+                meta = {}
+            if meta.get("after_sha256") == hashlib.sha256(doc.raw).hexdigest():
+                spliced = splice_canonical(doc.raw, doc.data, data)
+                if spliced is not None:
+                    return spliced
+        return dump_config(data)
 
     def _remove_stale_temps(self, target: Path) -> None:
         # Under the lock no other writer is mid-write: any temp file is a leftover

@@ -191,3 +191,41 @@ def test_lone_surrogates_survive_a_rewrite(tmp_path: Path) -> None:
     ConfigStore(path).add("b", ServerEntry(command="y"))
     data = json.loads(path.read_text())
     assert data["a"]["description"] == "\ud800" and "b" in data
+
+
+def test_splice_canonical_equals_a_full_dump() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mcpctl.store import splice_canonical
+
+    entry = st.fixed_dictionaries(
+        {"command": st.text(max_size=5)},
+        optional={"args": st.lists(st.text(max_size=4), max_size=3), "timeout": st.integers()},
+    )
+    docs = st.dictionaries(st.text(max_size=5), entry, max_size=5)
+
+    @settings(max_examples=300, deadline=None)
+    @given(docs, docs, st.randoms())
+    def check(old: dict, extra: dict, rnd) -> None:  # type: ignore[type-arg, no-untyped-def]
+        new = {k: v for k, v in old.items() if rnd.random() < 0.7}
+        for k in list(new)[:1]:
+            new[k] = {"command": "changed"}
+        new.update(extra)
+        spliced = splice_canonical(dump_config(old), old, new)
+        assert spliced is None or spliced == dump_config(new)
+        if old and all(not k.startswith(" ") for k in old):
+            assert spliced == dump_config(new)
+
+    check()
+
+
+def test_hand_edited_file_is_rewritten_canonically(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    store = ConfigStore(path, backups=tmp_path / "b")
+    store.add("a", ServerEntry(command="x"))
+    path.write_text('{"a": {"command": "x"},\n  "b":{"command":"y"}}')  # a hand edit
+    store.add("c", ServerEntry(command="z"))
+    assert path.read_bytes() == dump_config(
+        {"a": {"command": "x"}, "b": {"command": "y"}, "c": {"command": "z"}}
+    )
