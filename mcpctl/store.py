@@ -24,7 +24,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -329,10 +329,26 @@ class ConfigStore:
                 hint="mcpctl replaces the file atomically, so its directory must be writable",
             )
 
-    def _lock(self, target: Path) -> Any:
-        from filelock import FileLock
+    @contextlib.contextmanager
+    def _locked(self, target: Path) -> Iterator[None]:
+        """Hold the file's exclusive lock (after checking it can be written at all)."""
+        self._check_writable(target)
+        from filelock import FileLock, Timeout  # ~40 ms of imports: only on the write paths
 
-        return FileLock(target.parent / f".{target.name}.lock", timeout=self.lock_timeout)
+        lock = FileLock(target.parent / f".{target.name}.lock", timeout=self.lock_timeout)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise LockTimeoutError(
+                f"another process has been changing {self.path} for {self.lock_timeout:g} s",
+                hint="retry, or raise MCPCTL_LOCK_TIMEOUT",
+            ) from None
+        except OSError as exc:
+            raise _io_error(exc, target, "lock") from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def update(self, change: Callable[[dict[str, Any]], T], *, action: str) -> T:
         """Apply ``change`` to the file's JSON object under the lock and save it.
@@ -348,20 +364,7 @@ class ConfigStore:
             StorageError: any other I/O failure; the file is unchanged.
         """
         target = self._real()
-        self._check_writable(target)
-        from filelock import Timeout
-
-        lock = self._lock(target)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise LockTimeoutError(
-                f"another process has been changing {self.path} for {self.lock_timeout:g} s",
-                hint="retry, or raise MCPCTL_LOCK_TIMEOUT",
-            ) from None
-        except OSError as exc:
-            raise _io_error(exc, target, "lock") from None
-        try:
+        with self._locked(target):
             self._remove_stale_temps(target)
             doc = read_document(target)
             if doc.duplicates:
@@ -383,8 +386,6 @@ class ConfigStore:
                     self._drop_backup(seq)  # the change did not happen
                 raise
             return result
-        finally:
-            lock.release()
 
     def _render(self, doc: Document, data: dict[str, Any]) -> bytes:
         # When the file is byte for byte what mcpctl last wrote, it is canonical, and the
@@ -486,17 +487,7 @@ class ConfigStore:
             ReadOnlyError, LockTimeoutError, StorageError: as for :meth:`update`.
         """
         target = self._real()
-        self._check_writable(target)
-        from filelock import Timeout
-
-        lock = self._lock(target)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise LockTimeoutError(
-                f"another process has been changing {self.path} for {self.lock_timeout:g} s"
-            ) from None
-        try:
+        with self._locked(target):
             history = self.history()
             if not history:
                 raise NothingToUndoError(
@@ -525,8 +516,6 @@ class ConfigStore:
                 target.unlink(missing_ok=True)
             self._drop_backup(last.seq)
             return UndoOutcome(last.action, last.time, not last.existed, len(history) - 1)
-        finally:
-            lock.release()
 
     # --- the changes the CLI and the daemon make ----------------------------------------
 
