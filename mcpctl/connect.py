@@ -1,0 +1,422 @@
+"""Open an MCP client session to a configured server: the only importer of the MCP SDK.
+
+Importing this module costs over a second (the SDK), so commands import it only once they
+know they will connect. Three transports:
+
+* **stdio** -- mcpctl spawns the server itself (in its own process group) rather than through
+  the SDK's ``stdio_client``, to keep what a health checker needs: the tail of the server's
+  stderr (read continuously, so a flooding server never blocks), a count of non-JSON lines on
+  stdout, and a fast shutdown -- stdin closed and SIGTERM to the whole group at once, SIGKILL
+  half a second later -- instead of the SDK's two-second grace period per server.
+* **streamable-http** and **sse** -- the SDK's clients over an ``httpx2`` client carrying the
+  entry's headers and auth. With a ``url`` and no ``transport``, streamable HTTP is tried
+  first and SSE second; :attr:`Connection.transport` says which one answered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections import deque
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from anyio.abc import Process
+from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from mcpctl._version import __version__
+from mcpctl.model import ServerEntry, Transport
+from mcpctl.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry
+
+if TYPE_CHECKING:
+    from mcpctl.probe import ProbeError
+
+__all__ = [
+    "Connection",
+    "MCPError",
+    "StdioDiagnostics",
+    "TransportFailure",
+    "connect",
+    "open_session",
+]
+
+CLIENT_INFO = types.Implementation(name="mcpctl", version=__version__)
+STDERR_KEEP_LINES = 20
+STDERR_LINE_MAX = 400
+STDOUT_LINE_MAX = 16 * 1024 * 1024  # a line longer than this is not a message
+KILL_GRACE = 0.5
+
+
+@dataclass
+class StdioDiagnostics:
+    """What a spawned server said besides protocol messages."""
+
+    stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_KEEP_LINES))
+    stderr_bytes: int = 0
+    garbage_lines: int = 0
+    first_garbage: str | None = None
+    returncode: int | None = None
+    pid: int | None = None
+    stdout_closed: bool = False
+    exited_by_itself: bool = False
+
+    def tail(self) -> list[str]:
+        """The last lines of stderr (each capped)."""
+        return list(self.stderr)
+
+
+class TransportFailure(Exception):
+    """The transport could not be set up; ``error`` says why for humans and scripts."""
+
+    def __init__(self, error: ProbeError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@dataclass
+class Connection:
+    """An initialized session and how it was reached."""
+
+    name: str
+    session: ClientSession
+    transport: Transport
+    initialize_result: types.InitializeResult
+    resolved: ResolvedEntry
+    diagnostics: StdioDiagnostics | None = None
+    connect_ms: float = 0.0
+    initialize_ms: float = 0.0
+
+
+# --- stdio ----------------------------------------------------------------------------
+
+
+def _child_env(entry: ServerEntry) -> dict[str, str]:
+    # Like the hosts people use (Claude Code, Cursor): the server inherits the
+    # environment, with the entry's variables on top.
+    return {**os.environ, **entry.env}
+
+
+def _kill_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _stop(process: Process, diag: StdioDiagnostics) -> None:
+    """Close stdin, SIGTERM the process group, SIGKILL it if it lingers."""
+    with anyio.CancelScope(shield=True):
+        if diag.stdout_closed:
+            # Its stdout ended: it may be exiting on its own; let the exit be seen.
+            with anyio.move_on_after(0.2):
+                while process.returncode is None:
+                    await anyio.sleep(0.005)
+        diag.exited_by_itself = process.returncode is not None
+        if process.stdin is not None:
+            with contextlib.suppress(Exception):
+                await process.stdin.aclose()
+        _kill_group(process.pid, signal.SIGTERM)
+        with anyio.move_on_after(KILL_GRACE):
+            while process.returncode is None:
+                await anyio.sleep(0.01)
+        # Children of the server live in its group: end them too, even if it is gone.
+        _kill_group(process.pid, signal.SIGKILL)
+        with anyio.move_on_after(1.0):
+            while process.returncode is None:
+                await anyio.sleep(0.01)
+        diag.returncode = process.returncode
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    await stream.aclose()
+        with contextlib.suppress(Exception):
+            await process.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _stdio(resolved: ResolvedEntry, diag: StdioDiagnostics) -> AsyncIterator[tuple[Any, Any]]:
+    entry = resolved.entry
+    assert entry.command is not None
+    try:
+        process = await anyio.open_process(
+            [entry.command, *entry.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=entry.cwd,
+            env=_child_env(entry),
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        from mcpctl.probe import command_not_found
+
+        missing = exc.filename if isinstance(exc.filename, str) else entry.command
+        raise TransportFailure(command_not_found(str(missing), cwd=entry.cwd)) from None
+    except OSError as exc:
+        from mcpctl.probe import ProbeError
+
+        raise TransportFailure(
+            ProbeError(
+                "spawn_failed",
+                f"cannot start {entry.command!r}: {exc.strerror or exc}",
+                "check that the command is executable",
+            )
+        ) from None
+    diag.pid = process.pid
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        buffer = b""
+        async with read_writer:
+            try:
+                async for chunk in process.stdout:
+                    buffer += chunk
+                    if len(buffer) > STDOUT_LINE_MAX and b"\n" not in buffer:
+                        note_garbage(buffer[:200])
+                        buffer = b""
+                    *lines, buffer = buffer.split(b"\n")
+                    for raw in lines:
+                        if not raw.strip():
+                            continue
+                        try:
+                            message = types.jsonrpc_message_adapter.validate_json(
+                                raw, by_name=False
+                            )
+                        except ValueError:
+                            note_garbage(raw)
+                            continue
+                        await read_writer.send(SessionMessage(message))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                pass
+            diag.stdout_closed = True
+
+    def note_garbage(raw: bytes) -> None:
+        diag.garbage_lines += 1
+        if diag.first_garbage is None:
+            diag.first_garbage = raw[:STDERR_LINE_MAX].decode("utf-8", "replace")
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        pending = b""
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in process.stderr:
+                diag.stderr_bytes += len(chunk)
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for raw in lines:
+                    diag.stderr.append(
+                        resolved.redact(raw[:STDERR_LINE_MAX].decode("utf-8", "replace"))
+                    )
+                if len(pending) > STDERR_LINE_MAX:
+                    diag.stderr.append(
+                        resolved.redact(pending[:STDERR_LINE_MAX].decode("utf-8", "replace"))
+                    )
+                    pending = b""
+            if pending.strip():
+                diag.stderr.append(
+                    resolved.redact(pending[:STDERR_LINE_MAX].decode("utf-8", "replace"))
+                )
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with write_reader:
+                async for message in write_reader:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((data + "\n").encode())
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stdout)
+            tg.start_soon(read_stderr)
+            tg.start_soon(write_stdin)
+            try:
+                yield read_stream, write_stream
+            finally:
+                await _stop(process, diag)
+                tg.cancel_scope.cancel()
+    finally:
+        for stream in (read_stream, write_stream):
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+
+
+# --- remote ----------------------------------------------------------------------------
+
+
+def _auth_headers(entry: ServerEntry) -> tuple[dict[str, str], httpx2.Auth | None]:
+    headers = dict(entry.headers)
+    auth = entry.auth
+    if auth is None or auth.type in ("none", "oauth"):
+        return headers, None
+    if auth.type == "bearer" and auth.token is not None:
+        headers["Authorization"] = f"Bearer {auth.token}"
+    elif auth.type == "header" and auth.value is not None:
+        headers[auth.name or "Authorization"] = auth.value
+    elif auth.type == "basic":
+        return headers, httpx2.BasicAuth(auth.username or "", auth.password or "")
+    return headers, None
+
+
+@contextlib.asynccontextmanager
+async def _remote(
+    resolved: ResolvedEntry, transport: Transport, timeout: float
+) -> AsyncIterator[tuple[Any, Any]]:
+    entry = resolved.entry
+    assert entry.url is not None
+    headers, auth = _auth_headers(entry)
+    http_timeout = httpx2.Timeout(timeout, read=max(timeout, 30.0))
+    if transport == "sse":
+        async with sse_client(
+            entry.url,
+            headers=headers,
+            timeout=timeout,
+            sse_read_timeout=max(timeout, 30.0),
+            auth=auth,
+        ) as streams:
+            yield streams[0], streams[1]
+        return
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=http_timeout, auth=auth) as client,
+        streamable_http_client(entry.url, http_client=client) as streams,
+    ):
+        yield streams[0], streams[1]
+
+
+# --- sessions --------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _session(
+    name: str,
+    resolved: ResolvedEntry,
+    transport: Transport,
+    timeout: float,
+    diag: StdioDiagnostics | None,
+) -> AsyncIterator[Connection]:
+    started = anyio.current_time()
+    streams_cm = (
+        _stdio(resolved, diag if diag is not None else StdioDiagnostics())
+        if transport == "stdio"
+        else _remote(resolved, transport, timeout)
+    )
+    async with streams_cm as (read_stream, write_stream):
+        connected = anyio.current_time()
+        async with ClientSession(
+            read_stream, write_stream, read_timeout_seconds=timeout, client_info=CLIENT_INFO
+        ) as session:
+            result = await session.initialize()
+            done = anyio.current_time()
+            yield Connection(
+                name=name,
+                session=session,
+                transport=transport,
+                initialize_result=result,
+                resolved=resolved,
+                diagnostics=diag,
+                connect_ms=(connected - started) * 1000,
+                initialize_ms=(done - connected) * 1000,
+            )
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    name: str,
+    entry: ServerEntry,
+    *,
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+    environ: Mapping[str, str] | None = None,
+    secrets: SecretSource | None = None,
+    diagnostics: StdioDiagnostics | None = None,
+) -> AsyncIterator[Connection]:
+    """Connect to a server and complete the MCP handshake.
+
+    ``timeout`` (seconds) bounds every request; it defaults to the entry's ``timeout``.
+    The caller bounds the whole connection with a cancel scope if it needs a deadline.
+
+    Raises:
+        PlaceholderError: a placeholder has no value (``policy="error"``).
+        TransportFailure: the server could not be started or reached (with a ProbeError).
+        MCPError: the server answered the handshake with an error.
+        OSError, httpx2.HTTPError: other failures of the connection.
+    """
+    seconds = timeout if timeout is not None else entry.timeout_ms / 1000
+    resolved = resolve_entry(name, entry, policy=policy, environ=environ, secrets=secrets)
+    if resolved is None:  # policy "skip": resolve_entry already knows which variable
+        from mcpctl.errors import PlaceholderError
+
+        raise PlaceholderError(f"server {name!r} skipped: a variable is not set", variable="")
+    transport = entry.effective_transport
+    if transport == "stdio":
+        diag = diagnostics if diagnostics is not None else StdioDiagnostics()
+        async with _session(name, resolved, "stdio", seconds, diag) as conn:
+            yield conn
+        return
+    if entry.transport is not None:
+        async with _session(name, resolved, transport, seconds, None) as conn:
+            yield conn
+        return
+    # No transport named: streamable HTTP first, then the older SSE transport.
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            conn = await stack.enter_async_context(
+                _session(name, resolved, "streamable-http", seconds, None)
+            )
+        except Exception as first:
+            if not _worth_sse_fallback(first):
+                raise
+            conn = await stack.enter_async_context(_session(name, resolved, "sse", seconds, None))
+        yield conn
+
+
+def _worth_sse_fallback(exc: BaseException) -> bool:
+    """Whether a failed streamable-HTTP attempt may mean "this server speaks SSE"."""
+    for inner in _leaves(exc):
+        if isinstance(inner, httpx2.HTTPStatusError) and inner.response.status_code in (
+            400, 404, 405, 406, 415,
+        ):  # fmt: skip
+            return True
+        if isinstance(inner, MCPError) and "401" not in inner.message:
+            return True
+    return False
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[BaseException] = []
+        for sub in exc.exceptions:
+            out.extend(_leaves(sub))
+        return out
+    return [exc]
+
+
+@contextlib.asynccontextmanager
+async def open_session(
+    entry: ServerEntry,
+    *,
+    name: str = "server",
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+    secrets: SecretSource | None = None,
+) -> AsyncIterator[ClientSession]:
+    """An initialized :class:`mcp.ClientSession` to ``entry``, closed (and the server
+    stopped) when the block ends.
+
+    Raises:
+        PlaceholderError: a placeholder has no value (``policy="error"``).
+        TransportFailure: the server could not be started or reached.
+        MCPError: the server answered the handshake with an error.
+    """
+    async with connect(name, entry, timeout=timeout, policy=policy, secrets=secrets) as conn:
+        yield conn.session

@@ -1,0 +1,528 @@
+"""Health probes, tool listing and tool calls, built on :mod:`mcpctl.connect`.
+
+A probe is: connect (spawn or HTTP), ``initialize``, ``tools/list`` through every page, and
+``ping``, all inside the server's timeout. Failures become a :class:`ProbeError` with a stable
+code and a hint, never an exception: one bad server never breaks the report of the others.
+
+This module imports the MCP SDK only inside the functions that connect, so that a missing
+command is reported in milliseconds, before the SDK's second of imports.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcpctl.errors import McpctlError, PlaceholderError
+from mcpctl.model import ServerEntry
+from mcpctl.placeholders import MissingPolicy, SecretSource, find_placeholders
+
+if TYPE_CHECKING:
+    from mcpctl.connect import Connection, StdioDiagnostics
+
+__all__ = [
+    "ProbeError",
+    "ProbeFailed",
+    "ProbeResult",
+    "ServerKind",
+    "ToolCallResult",
+    "ToolInfo",
+    "ToolNotFound",
+    "call_tool",
+    "default_concurrency",
+    "list_tools",
+    "probe",
+    "probe_all",
+]
+
+ServerKind = Literal["internal", "external"]
+MAX_TOOL_PAGES = 100
+
+
+@dataclass(frozen=True)
+class ProbeError:
+    """Why a server failed, with a stable ``code`` and a ``hint`` for humans."""
+
+    code: str
+    message: str
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        """JSON form."""
+        return {"code": self.code, "message": self.message, "hint": self.hint}
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool of a server."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    title: str | None = None
+
+    def params_summary(self, limit: int = 6) -> str:
+        """``city*: string, days: integer`` (``*`` = required)."""
+        props = self.input_schema.get("properties") or {}
+        required = set(self.input_schema.get("required") or [])
+        parts = []
+        for pname, spec in list(props.items())[:limit]:
+            kind = spec.get("type", "any") if isinstance(spec, dict) else "any"
+            if isinstance(kind, list):
+                kind = "|".join(str(k) for k in kind)
+            parts.append(f"{pname}{'*' if pname in required else ''}: {kind}")
+        if len(props) > limit:
+            parts.append(f"+{len(props) - limit} more")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+
+@dataclass
+class ProbeResult:
+    """The health of one server (the shape the seeds' orchestrator reports, and more)."""
+
+    name: str
+    type: ServerKind = "external"
+    transport: str = "stdio"
+    available: bool = False
+    healthy: bool = False
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    server_name: str | None = None
+    server_version: str | None = None
+    protocol_version: str | None = None
+    capabilities: list[str] = field(default_factory=list)
+    tool_count: int | None = None
+    tools: list[ToolInfo] = field(default_factory=list)
+    error: ProbeError | None = None
+    stderr: list[str] = field(default_factory=list)
+
+    def to_dict(self, *, with_tools: bool = False) -> dict[str, Any]:
+        """JSON form: ``name, available, healthy, type`` first, as the seeds report."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "available": self.available,
+            "healthy": self.healthy,
+            "type": self.type,
+            "transport": self.transport,
+            "latency_ms": {k: round(v, 1) for k, v in self.latency_ms.items()},
+            "server": {"name": self.server_name, "version": self.server_version},
+            "protocol_version": self.protocol_version,
+            "capabilities": self.capabilities,
+            "tool_count": self.tool_count,
+            "error": self.error.to_dict() if self.error else None,
+        }
+        if self.stderr:
+            data["stderr"] = self.stderr
+        if with_tools:
+            data["tools"] = [t.to_dict() for t in self.tools]
+        return data
+
+
+@dataclass(frozen=True)
+class ToolCallResult:
+    """What a tool call returned."""
+
+    is_error: bool
+    text: str
+    structured: Any = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+
+
+def default_concurrency() -> int:
+    """How many servers to probe at once: 4 per CPU (probes mostly wait), 4 to 32."""
+    return max(4, min(32, 4 * (os.cpu_count() or 1)))
+
+
+# --- failures before any connection -----------------------------------------------------
+
+_INSTALL_HINTS = {
+    "npx": "install Node.js (it provides npx)",
+    "node": "install Node.js",
+    "uvx": "install uv (it provides uvx): pip install uv",
+    "uv": "install uv: pip install uv",
+    "docker": "install Docker, or use the server's npm/PyPI package",
+    "python": "install Python 3",
+    "python3": "install Python 3",
+}
+
+
+def command_not_found(command: str, *, cwd: str | None = None) -> ProbeError:
+    """The error for an executable that is not there."""
+    hint = _INSTALL_HINTS.get(Path(command).name, f"install {command!r} or fix the path")
+    where = "on PATH" if os.sep not in command else f"at {command}"
+    return ProbeError("command_not_found", f"command {command!r} not found {where}", hint)
+
+
+def _precheck(entry: ServerEntry) -> ProbeError | None:
+    """Cheap checks that spare a doomed probe the SDK import and the spawn."""
+    if entry.effective_transport != "stdio" or entry.command is None:
+        return None
+    command = entry.command
+    if find_placeholders(command):
+        return None
+    if os.sep in command:
+        base = Path(entry.cwd) if entry.cwd and not find_placeholders(entry.cwd) else Path()
+        path = base / Path(command).expanduser()
+        if not path.exists():
+            return command_not_found(command)
+        if not os.access(path, os.X_OK):
+            return ProbeError("spawn_failed", f"{command!r} is not executable",
+                              f"chmod +x {command}")  # fmt: skip
+        return None
+    if shutil.which(command) is None:
+        return command_not_found(command)
+    return None
+
+
+# --- classification ---------------------------------------------------------------------
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[BaseException] = []
+        for sub in exc.exceptions:
+            out.extend(_leaves(sub))
+        return out
+    return [exc]
+
+
+def _classify(
+    exc: BaseException, entry: ServerEntry, diag: StdioDiagnostics | None, name: str
+) -> ProbeError:
+    import httpx2
+
+    from mcpctl.connect import MCPError, TransportFailure
+
+    leaves = _leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, TransportFailure):
+            return leaf.error
+        if isinstance(leaf, PlaceholderError):
+            return ProbeError("missing_variable", leaf.message, leaf.hint)
+    if diag is not None:
+        if diag.exited_by_itself:
+            code = diag.returncode
+            how = (
+                f"with code {code}"
+                if code is not None and code >= 0
+                else f"on signal {-(code or 0)}"
+            )
+            return ProbeError(
+                "server_exited",
+                f"the server exited {how} before the handshake finished",
+                "its last lines of stderr are shown; run the command by hand to see more",
+            )
+        if diag.garbage_lines:
+            return ProbeError(
+                "protocol_error",
+                f"the server wrote {diag.garbage_lines} line(s) that are not JSON-RPC on stdout, "
+                f"first: {diag.first_garbage!r}",
+                "a stdio server must write only protocol messages on stdout; logs go to stderr",
+            )
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.HTTPStatusError):
+            return _http_error(leaf.response.status_code, name, leaf.response)
+        if isinstance(leaf, httpx2.ConnectError | ConnectionRefusedError):
+            return ProbeError("connection_refused", f"cannot connect to {entry.url}: {leaf}",
+                              "is the server running, and is the URL right?")  # fmt: skip
+        if isinstance(leaf, httpx2.TimeoutException | TimeoutError):
+            return _timeout(entry)
+        if isinstance(leaf, MCPError):
+            return _mcp_error(leaf, name)
+        if isinstance(leaf, httpx2.HTTPError):
+            return ProbeError("network_error", f"{type(leaf).__name__}: {leaf}")
+    leaf = leaves[0]
+    return ProbeError("probe_failed", f"{type(leaf).__name__}: {leaf}")
+
+
+def _http_error(status: int, name: str, response: Any = None) -> ProbeError:
+    if status == 401:
+        return ProbeError("auth_required", "the server answered 401 Unauthorized",
+                          f"sign in with 'mcpctl auth {name}', or set its token")  # fmt: skip
+    if status == 403:
+        return ProbeError("forbidden", "the server answered 403 Forbidden",
+                          "the credentials lack the needed permissions")  # fmt: skip
+    ctype = ""
+    if response is not None:
+        ctype = response.headers.get("content-type", "")
+    if "html" in ctype:
+        return ProbeError("not_mcp", f"HTTP {status} with an HTML page: not an MCP endpoint",
+                          "check the URL's path (often /mcp or /sse)")  # fmt: skip
+    return ProbeError("http_error", f"the server answered HTTP {status}")
+
+
+def _mcp_error(exc: Any, name: str) -> ProbeError:
+    message = str(getattr(exc, "message", exc))
+    lowered = message.lower()
+    if "401" in lowered or "unauthorized" in lowered:
+        return _http_error(401, name)
+    if "html" in lowered:
+        return ProbeError("not_mcp", message, "check the URL's path (often /mcp or /sse)")
+    if "connection closed" in lowered:
+        return ProbeError("connection_closed", message, "the server closed the connection")
+    import re
+
+    status = re.search(r"\b([45]\d\d)\b", message)
+    if status:
+        return _http_error(int(status.group(1)), name)
+    return ProbeError("mcp_error", message)
+
+
+def _timeout(entry: ServerEntry) -> ProbeError:
+    return ProbeError(
+        "timeout",
+        f"no answer within {entry.timeout_ms / 1000:g} s",
+        "the server may be slow to start (raise its timeout) or waiting for input it never gets",
+    )
+
+
+# --- probing -------------------------------------------------------------------------------
+
+
+async def _list_all_tools(conn: Connection) -> list[ToolInfo]:
+    import mcp_types as types
+
+    tools: list[ToolInfo] = []
+    cursor: str | None = None
+    for _ in range(MAX_TOOL_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await conn.session.list_tools(params=params)
+        for tool in page.tools:
+            tools.append(
+                ToolInfo(
+                    tool.name,
+                    tool.description or "",
+                    dict(tool.input_schema or {}),
+                    getattr(tool, "title", None),
+                )
+            )
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+def _capabilities(result: Any) -> list[str]:
+    caps = result.capabilities
+    names = ("tools", "resources", "prompts", "logging", "completions", "experimental")
+    return [n for n in names if getattr(caps, n, None) is not None]
+
+
+async def probe(
+    name: str,
+    entry: ServerEntry,
+    *,
+    kind: ServerKind = "external",
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+    secrets: SecretSource | None = None,
+) -> ProbeResult:
+    """Probe one server: connect, initialize, list every page of tools, ping.
+
+    Never raises for a failing server: the result says what failed. The whole probe,
+    server shutdown included, ends within ``timeout`` (default: the entry's) plus a second.
+    """
+    result = ProbeResult(name=name, type=kind, transport=entry.effective_transport)
+    started = time.perf_counter()
+    early = _precheck(entry)
+    if early is not None:
+        result.error = early
+        result.latency_ms["total"] = (time.perf_counter() - started) * 1000
+        return result
+    import anyio
+
+    from mcpctl.connect import StdioDiagnostics, connect
+
+    seconds = timeout if timeout is not None else entry.timeout_ms / 1000
+    diag = StdioDiagnostics() if entry.effective_transport == "stdio" else None
+    try:
+        with anyio.fail_after(seconds):
+            async with connect(
+                name, entry, timeout=seconds, policy=policy, secrets=secrets, diagnostics=diag
+            ) as conn:
+                result.transport = conn.transport
+                result.available = True
+                result.latency_ms["connect"] = conn.connect_ms
+                result.latency_ms["initialize"] = conn.initialize_ms
+                info = conn.initialize_result
+                result.server_name = info.server_info.name
+                result.server_version = info.server_info.version
+                result.protocol_version = str(info.protocol_version)
+                result.capabilities = _capabilities(info)
+                t0 = time.perf_counter()
+                if "tools" in result.capabilities:
+                    result.tools = await _list_all_tools(conn)
+                result.tool_count = len(result.tools)
+                t1 = time.perf_counter()
+                await conn.session.send_ping()
+                t2 = time.perf_counter()
+                result.latency_ms["list_tools"] = (t1 - t0) * 1000
+                result.latency_ms["ping"] = (t2 - t1) * 1000
+                result.healthy = True
+    except TimeoutError:
+        result.error = _timeout_error(entry, diag, seconds)
+    except Exception as exc:  # classified below: one server's failure is data, not a crash
+        result.error = _classify(exc, entry, diag, name)
+    if diag is not None and (result.error is not None or not result.healthy):
+        result.stderr = diag.tail()
+    if result.error is not None:
+        result.healthy = False
+    result.latency_ms["total"] = (time.perf_counter() - started) * 1000
+    return result
+
+
+def _timeout_error(entry: ServerEntry, diag: StdioDiagnostics | None, seconds: float) -> ProbeError:
+    if diag is not None and diag.garbage_lines:
+        return ProbeError(
+            "protocol_error",
+            f"no valid answer within {seconds:g} s; the server wrote {diag.garbage_lines} "
+            f"line(s) that are not JSON-RPC on stdout, first: {diag.first_garbage!r}",
+            "a stdio server must write only protocol messages on stdout; logs go to stderr",
+        )
+    return ProbeError(
+        "timeout",
+        f"no answer within {seconds:g} s",
+        "the server may be slow to start (raise its timeout) or be waiting for input",
+    )
+
+
+async def probe_all(
+    entries: Mapping[str, ServerEntry] | Iterable[tuple[str, ServerEntry, ServerKind]],
+    *,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+    secrets: SecretSource | None = None,
+) -> list[ProbeResult]:
+    """Probe many servers at once (at most ``concurrency`` at a time), in input order.
+
+    ``entries`` is a name -> entry mapping (all external) or (name, entry, kind) triples.
+    """
+    import anyio
+
+    items: list[tuple[str, ServerEntry, ServerKind]] = (
+        [(n, e, "external") for n, e in entries.items()]
+        if isinstance(entries, Mapping)
+        else list(entries)
+    )
+    results: list[ProbeResult | None] = [None] * len(items)
+    limiter = anyio.CapacityLimiter(concurrency or default_concurrency())
+
+    async def one(i: int, name: str, entry: ServerEntry, kind: ServerKind) -> None:
+        async with limiter:
+            results[i] = await probe(
+                name, entry, kind=kind, timeout=timeout, policy=policy, secrets=secrets
+            )
+
+    async with anyio.create_task_group() as tg:
+        for i, (name, entry, kind) in enumerate(items):
+            tg.start_soon(one, i, name, entry, kind)
+    return [r for r in results if r is not None]
+
+
+async def list_tools(
+    name: str, entry: ServerEntry, *, timeout: float | None = None, policy: MissingPolicy = "error"
+) -> list[ToolInfo]:
+    """Every tool of one server (all pages).
+
+    Raises:
+        ProbeFailed: the server could not be reached or listed.
+    """
+    result = await probe(name, entry, timeout=timeout, policy=policy)
+    if result.error is not None:
+        raise ProbeFailed(name, result.error, result.stderr)
+    return result.tools
+
+
+class ProbeFailed(Exception):
+    """A server could not be used; ``error`` says why."""
+
+    def __init__(self, name: str, error: ProbeError, stderr: list[str] | None = None) -> None:
+        super().__init__(f"{name}: {error.message}")
+        self.name = name
+        self.error = error
+        self.stderr = stderr or []
+
+
+class ToolNotFound(Exception):
+    """The server has no tool of that name; ``available`` lists the ones it has."""
+
+    def __init__(self, server: str, tool: str, available: list[str]) -> None:
+        super().__init__(f"server {server!r} has no tool {tool!r}")
+        self.server = server
+        self.tool = tool
+        self.available = available
+
+
+async def call_tool(
+    name: str,
+    entry: ServerEntry,
+    tool: str,
+    arguments: dict[str, Any] | Callable[[ToolInfo], dict[str, Any]] | None = None,
+    *,
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+) -> ToolCallResult:
+    """Call one tool over one connection and return its result.
+
+    ``arguments`` may be a function of the tool's :class:`ToolInfo` (its input schema), to
+    build typed arguments from strings. A tool that reports an error returns
+    ``is_error=True``; it does not raise.
+
+    Raises:
+        ToolNotFound: the server has no such tool.
+        ProbeFailed: the server could not be reached, or the call failed at the protocol level.
+    """
+    early = _precheck(entry)
+    if early is not None:
+        raise ProbeFailed(name, early)
+    import anyio
+
+    from mcpctl.connect import StdioDiagnostics, connect
+
+    seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, 60.0)
+    diag = StdioDiagnostics() if entry.effective_transport == "stdio" else None
+    try:
+        with anyio.fail_after(seconds):
+            async with connect(
+                name, entry, timeout=seconds, policy=policy, diagnostics=diag
+            ) as conn:
+                if callable(arguments):
+                    found = {t.name: t for t in await _list_all_tools(conn)}
+                    if tool not in found:
+                        raise ToolNotFound(name, tool, sorted(found))
+                    arguments = arguments(found[tool])
+                res = await conn.session.call_tool(tool, arguments or {})
+                texts: list[str] = []
+                content: list[dict[str, Any]] = []
+                for block in res.content:
+                    data = block.model_dump(mode="json", exclude_none=True)
+                    content.append(data)
+                    if data.get("type") == "text":
+                        texts.append(str(data.get("text", "")))
+                text = conn.resolved.redact("\n".join(texts))
+                return ToolCallResult(bool(res.is_error), text, res.structured_content, content)
+    except TimeoutError:
+        raise ProbeFailed(name, _timeout_error(entry, diag, seconds)) from None
+    except ToolNotFound:
+        raise
+    except Exception as exc:
+        tool_missing = [e for e in _leaves(exc) if isinstance(e, ToolNotFound | McpctlError)]
+        if tool_missing:
+            raise tool_missing[0] from None
+        raise ProbeFailed(
+            name, _classify(exc, entry, diag, name), diag.tail() if diag else None
+        ) from None
