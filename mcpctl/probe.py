@@ -242,6 +242,9 @@ def _classify(
             return _timeout(entry)
         if isinstance(leaf, MCPError):
             return _mcp_error(leaf, name)
+        if isinstance(leaf, httpx2.SSEError) and "html" in str(leaf):
+            return ProbeError("not_mcp", f"{entry.url} answered with an HTML page, not MCP",
+                              "check the URL's path (often /mcp or /sse)")  # fmt: skip
         if isinstance(leaf, httpx2.HTTPError):
             return ProbeError("network_error", f"{type(leaf).__name__}: {leaf}")
     leaf = leaves[0]

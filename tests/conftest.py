@@ -96,3 +96,92 @@ def write_config(path: Path, data: dict[str, Any] | str) -> Path:
 
 
 MCPCTL = [sys.executable, "-m", "mcpctl"]
+
+
+# --- real servers --------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+CACHE = ROOT / ".cache"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: Any, timeout: float = 30.0) -> None:
+    import socket
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited early with code {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
+def stop_process(proc: Any) -> None:
+    """Stop a process we started, by its PID (never by name)."""
+    import subprocess
+
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@pytest.fixture
+def http_server() -> Iterator[Any]:
+    """Start tests/servers/basic.py over 'sse' or 'streamable-http'; returns its base URL."""
+    import subprocess
+
+    procs: list[Any] = []
+
+    def start(transport: str) -> str:
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, str(SERVERS / "basic.py"), transport, str(port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        procs.append(proc)
+        wait_for_port(port, proc)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for proc in procs:
+        stop_process(proc)
+
+
+def published_time_server() -> str:
+    """mcp-server-time from PyPI, in its own virtual environment (installed by .ci/run)."""
+    path = os.environ.get("MCPCTL_TEST_TIME_SERVER") or str(CACHE / "servers" / "time" / "bin" / "mcp-server-time")
+    if not Path(path).exists():
+        message = f"mcp-server-time is not installed at {path} (run .ci/run, or set MCPCTL_TEST_TIME_SERVER)"
+        if REQUIRE_INTEGRATION:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def published_npm_server(package: str) -> list[str]:
+    """An npm server installed by .ci/run into .cache/npm, run with node (no npx download)."""
+    node = need_program("node", "the npm reference servers run on Node.js")
+    entry = CACHE / "npm" / "node_modules" / "@modelcontextprotocol" / package / "dist" / "index.js"
+    if not entry.exists():
+        message = f"@modelcontextprotocol/{package} is not installed at {entry} (run .ci/run)"
+        if REQUIRE_INTEGRATION:
+            pytest.fail(message)
+        pytest.skip(message)
+    return [node, str(entry)]

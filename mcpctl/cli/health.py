@@ -71,7 +71,17 @@ def _targets(
 
 def _run(coro_fn: Any, *args: Any, what: str) -> Any:
     """Run async work, with a spinner on a terminal when it may take a while."""
+    import logging
+
     import anyio
+
+    # The SDK logs connection failures with tracebacks; mcpctl reports them itself.
+    sdk_log = logging.getLogger("mcp")
+    if STATE.verbose:
+        logging.basicConfig(level=logging.DEBUG, format="debug: %(name)s: %(message)s")
+    else:
+        sdk_log.addHandler(logging.NullHandler())
+        sdk_log.propagate = False
 
     if sys.stderr.isatty() and not STATE.json and not STATE.quiet:
         from rich.console import Console

@@ -1,0 +1,261 @@
+"""Probing real servers over stdio, SSE and streamable HTTP, and every fault we know."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.connect import open_session
+from mcpctl.model import ServerEntry
+from mcpctl.probe import ProbeFailed, call_tool, list_tools, probe, probe_all
+from tests.conftest import SERVERS, free_port
+
+PY = sys.executable
+
+
+def basic(*extra: str, timeout: int | None = None) -> ServerEntry:
+    return ServerEntry(command=PY, args=(str(SERVERS / "basic.py"), *extra), timeout=timeout)
+
+
+def misbehave(mode: str, *extra: str, timeout: int = 5000) -> ServerEntry:
+    return ServerEntry(command=PY, args=(str(SERVERS / "misbehave.py"), mode, *extra), timeout=timeout)
+
+
+def run(coro_fn: Any) -> Any:
+    return anyio.run(coro_fn)
+
+
+# --- healthy servers over each transport ----------------------------------------------------
+
+
+def test_stdio_probe_reports_everything() -> None:
+    r = run(lambda: probe("basic", basic()))
+    assert r.healthy and r.available and r.error is None
+    assert r.transport == "stdio"
+    assert r.server_name == "basic-test-server"
+    assert r.protocol_version
+    assert "tools" in r.capabilities
+    assert r.tool_count == 4 and {t.name for t in r.tools} == {"echo", "add", "weather", "fail"}
+    assert set(r.latency_ms) >= {"connect", "initialize", "list_tools", "ping", "total"}
+    data = r.to_dict()
+    assert list(data)[:4] == ["name", "available", "healthy", "type"]
+
+
+def test_tools_list_follows_every_page() -> None:
+    r = run(lambda: probe("paged", ServerEntry(command=PY, args=(str(SERVERS / "paged.py"),))))
+    assert r.healthy, r.error
+    assert r.tool_count == 25
+    assert [t.name for t in r.tools] == [f"tool_{i:02d}" for i in range(25)]
+
+
+@pytest.mark.parametrize(("transport", "path", "declared"), [
+    ("streamable-http", "/mcp", None),
+    ("streamable-http", "/mcp", "streamable-http"),
+    ("sse", "/sse", "sse"),
+    ("sse", "/sse", None),  # no transport named: streamable HTTP first, then SSE
+])  # fmt: skip
+def test_remote_transports(http_server: Any, transport: str, path: str, declared: str | None) -> None:
+    base = http_server(transport)
+    entry = ServerEntry(url=base + path, transport=declared, timeout=15000)  # type: ignore[arg-type]
+    r = run(lambda: probe("remote", entry))
+    assert r.healthy, r.error
+    assert r.transport == transport
+    assert r.tool_count == 4
+
+
+def test_headers_and_placeholders_reach_the_server_and_stay_secret(
+    http_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = http_server("streamable-http")
+    monkeypatch.setenv("TEST_TOKEN", "s3cret-value-1234")
+    entry = ServerEntry(url=base + "/mcp", headers={"X-Token": "${TEST_TOKEN}"})
+    r = run(lambda: probe("remote", entry))
+    assert r.healthy, r.error
+    assert "s3cret" not in repr(r.to_dict())
+
+
+def test_missing_placeholder_is_reported_not_raised() -> None:
+    entry = ServerEntry(command=PY, args=(str(SERVERS / "basic.py"),), env={"T": "${NOT_SET_ANYWHERE_X}"})
+    r = run(lambda: probe("s", entry))
+    assert not r.healthy and r.error is not None and r.error.code == "missing_variable"
+    assert "NOT_SET_ANYWHERE_X" in r.error.message
+
+
+def test_open_session_gives_an_initialized_session() -> None:
+    async def go() -> list[str]:
+        async with open_session(basic(), name="basic") as session:
+            result = await session.call_tool("add", {"a": 2, "b": 40})
+            return [c.text for c in result.content]  # type: ignore[union-attr]
+
+    assert run(go) == ["42"]
+
+
+def test_list_tools_and_call_tool() -> None:
+    tools = run(lambda: list_tools("basic", basic()))
+    weather = next(t for t in tools if t.name == "weather")
+    assert weather.params_summary() == "city*: string, days: integer"
+    ok = run(lambda: call_tool("basic", basic(), "weather", {"city": "Oslo", "days": 2}))
+    assert not ok.is_error and ok.structured == {"city": "Oslo", "days": 2, "forecast": ["sunny", "sunny"]}
+    bad = run(lambda: call_tool("basic", basic(), "fail", {"message": "disk on fire"}))
+    assert bad.is_error and "disk on fire" in bad.text
+
+
+# --- faults ---------------------------------------------------------------------------------
+
+
+def test_command_that_does_not_exist_fails_fast() -> None:
+    start = time.monotonic()
+    r = run(lambda: probe("x", ServerEntry(command="definitely-not-a-command-mcp")))
+    assert time.monotonic() - start < 1.0
+    assert r.error is not None and r.error.code == "command_not_found"
+    assert "definitely-not-a-command-mcp" in r.error.message
+    r = run(lambda: probe("x", ServerEntry(command="npx-missing-xyz")))
+    assert r.error is not None and r.error.hint
+
+
+def test_server_that_exits_at_once_shows_its_stderr() -> None:
+    r = run(lambda: probe("x", misbehave("exit")))
+    assert r.error is not None and r.error.code == "server_exited"
+    assert "code 3" in r.error.message
+    assert r.stderr[-2:] == ["fatal: configuration file not found: /etc/example.toml", "hint: set EXAMPLE_CONFIG"]
+
+
+def test_server_that_hangs_ends_within_its_timeout_plus_a_second() -> None:
+    start = time.monotonic()
+    r = run(lambda: probe("x", misbehave("hang", timeout=1500)))
+    elapsed = time.monotonic() - start
+    assert r.error is not None and r.error.code == "timeout"
+    assert elapsed < 1.5 + 1.0, elapsed
+
+
+def test_garbage_on_stdout_is_a_protocol_error() -> None:
+    r = run(lambda: probe("x", misbehave("garbage", timeout=2000)))
+    assert r.error is not None and r.error.code == "protocol_error"
+    assert "not JSON-RPC" in r.error.message and "Welcome" in r.error.message
+
+
+def test_stderr_flood_neither_blocks_nor_bloats() -> None:
+    r = run(lambda: probe("x", misbehave("flood", timeout=30000)))
+    assert r.healthy, r.error
+    assert r.stderr == []  # only failures carry stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie is dead; init reaps it when it can
+
+
+def test_no_process_is_left_alive_after_a_probe(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    r = run(lambda: probe("x", misbehave("spawn", str(pid_file), timeout=30000)))
+    assert r.healthy, r.error
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 3
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the server's child outlived the probe"
+
+
+def test_nothing_listening() -> None:
+    port = free_port()
+    r = run(lambda: probe("x", ServerEntry(url=f"http://127.0.0.1:{port}/mcp", timeout=5000)))
+    assert r.error is not None and r.error.code == "connection_refused"
+
+
+class _Fault(http.server.BaseHTTPRequestHandler):
+    status = 500
+    body = b'{"error": "boom"}'
+    ctype = "application/json"
+
+    def _answer(self) -> None:
+        self.send_response(self.status)
+        self.send_header("Content-Type", self.ctype)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    do_GET = do_POST = do_DELETE = _answer  # noqa: N815
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def fault_server() -> Iterator[Any]:
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def start(status: int, body: bytes, ctype: str) -> str:
+        handler = type("H", (_Fault,), {"status": status, "body": body, "ctype": ctype})
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+        return f"http://127.0.0.1:{srv.server_address[1]}"
+
+    yield start
+    for srv in servers:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "ctype", "code"),
+    [
+        (500, b'{"error": "boom"}', "application/json", "http_error"),
+        (200, b"<html><body>Welcome to nginx</body></html>", "text/html", "not_mcp"),
+        (404, b"<html>Not Found</html>", "text/html", "not_mcp"),
+        (401, b"", "text/plain", "auth_required"),
+    ],
+)
+def test_remote_faults(fault_server: Any, status: int, body: bytes, ctype: str, code: str) -> None:
+    url = fault_server(status, body, ctype) + "/mcp"
+    start = time.monotonic()
+    r = run(lambda: probe("remote", ServerEntry(url=url, timeout=5000)))
+    assert time.monotonic() - start < 6
+    assert r.error is not None, r
+    assert r.error.code == code, r.error
+    if code == "auth_required":
+        assert "mcpctl auth remote" in (r.error.hint or "")
+
+
+def test_one_bad_server_does_not_delay_the_others() -> None:
+    entries = {
+        "good": basic(),
+        "hang": misbehave("hang", timeout=3000),
+        "missing": ServerEntry(command="no-such-command-xyz"),
+        "exit": misbehave("exit"),
+    }
+    start = time.monotonic()
+    results = run(lambda: probe_all(entries, concurrency=4))
+    elapsed = time.monotonic() - start
+    assert [r.name for r in results] == ["good", "hang", "missing", "exit"]
+    status = {r.name: (r.healthy, r.error.code if r.error else None) for r in results}
+    assert status == {"good": (True, None), "hang": (False, "timeout"),
+                      "missing": (False, "command_not_found"), "exit": (False, "server_exited")}  # fmt: skip
+    assert elapsed < 3.0 + 2.0
+
+
+def test_call_tool_on_a_missing_server_raises_probe_failed() -> None:
+    with pytest.raises(ProbeFailed) as info:
+        run(lambda: call_tool("x", ServerEntry(command="no-such-command-xyz"), "t"))
+    assert info.value.error.code == "command_not_found"
+
+
+def test_child_environment_gets_entry_env(tmp_path: Path) -> None:
+    out = tmp_path / "env.txt"
+    script = f"import os; open({str(out)!r}, 'w').write(os.environ.get('FROM_ENTRY', ''))"
+    entry = ServerEntry(command=PY, args=("-c", script), env={"FROM_ENTRY": "${SRC:-fallback}"}, timeout=3000)
+    run(lambda: probe("x", entry))
+    assert out.read_text() == "fallback"
+    assert os.environ.get("FROM_ENTRY") is None
