@@ -166,7 +166,9 @@ def http_server() -> Iterator[Any]:
 
 def published_time_server() -> str:
     """mcp-server-time from PyPI, in its own virtual environment (installed by .ci/run)."""
-    path = os.environ.get("MCPCTL_TEST_TIME_SERVER") or str(CACHE / "servers" / "time" / "bin" / "mcp-server-time")
+    path = os.environ.get("MCPCTL_TEST_TIME_SERVER") or str(
+        CACHE / "servers" / "time" / "bin" / "mcp-server-time"
+    )
     if not Path(path).exists():
         message = f"mcp-server-time is not installed at {path} (run .ci/run, or set MCPCTL_TEST_TIME_SERVER)"
         if REQUIRE_INTEGRATION:

@@ -27,7 +27,9 @@ def basic(*extra: str, timeout: int | None = None) -> ServerEntry:
 
 
 def misbehave(mode: str, *extra: str, timeout: int = 5000) -> ServerEntry:
-    return ServerEntry(command=PY, args=(str(SERVERS / "misbehave.py"), mode, *extra), timeout=timeout)
+    return ServerEntry(
+        command=PY, args=(str(SERVERS / "misbehave.py"), mode, *extra), timeout=timeout
+    )
 
 
 def run(coro_fn: Any) -> Any:
@@ -63,7 +65,9 @@ def test_tools_list_follows_every_page() -> None:
     ("sse", "/sse", "sse"),
     ("sse", "/sse", None),  # no transport named: streamable HTTP first, then SSE
 ])  # fmt: skip
-def test_remote_transports(http_server: Any, transport: str, path: str, declared: str | None) -> None:
+def test_remote_transports(
+    http_server: Any, transport: str, path: str, declared: str | None
+) -> None:
     base = http_server(transport)
     entry = ServerEntry(url=base + path, transport=declared, timeout=15000)  # type: ignore[arg-type]
     r = run(lambda: probe("remote", entry))
@@ -84,7 +88,9 @@ def test_headers_and_placeholders_reach_the_server_and_stay_secret(
 
 
 def test_missing_placeholder_is_reported_not_raised() -> None:
-    entry = ServerEntry(command=PY, args=(str(SERVERS / "basic.py"),), env={"T": "${NOT_SET_ANYWHERE_X}"})
+    entry = ServerEntry(
+        command=PY, args=(str(SERVERS / "basic.py"),), env={"T": "${NOT_SET_ANYWHERE_X}"}
+    )
     r = run(lambda: probe("s", entry))
     assert not r.healthy and r.error is not None and r.error.code == "missing_variable"
     assert "NOT_SET_ANYWHERE_X" in r.error.message
@@ -104,7 +110,11 @@ def test_list_tools_and_call_tool() -> None:
     weather = next(t for t in tools if t.name == "weather")
     assert weather.params_summary() == "city*: string, days: integer"
     ok = run(lambda: call_tool("basic", basic(), "weather", {"city": "Oslo", "days": 2}))
-    assert not ok.is_error and ok.structured == {"city": "Oslo", "days": 2, "forecast": ["sunny", "sunny"]}
+    assert not ok.is_error and ok.structured == {
+        "city": "Oslo",
+        "days": 2,
+        "forecast": ["sunny", "sunny"],
+    }
     bad = run(lambda: call_tool("basic", basic(), "fail", {"message": "disk on fire"}))
     assert bad.is_error and "disk on fire" in bad.text
 
@@ -126,7 +136,10 @@ def test_server_that_exits_at_once_shows_its_stderr() -> None:
     r = run(lambda: probe("x", misbehave("exit")))
     assert r.error is not None and r.error.code == "server_exited"
     assert "code 3" in r.error.message
-    assert r.stderr[-2:] == ["fatal: configuration file not found: /etc/example.toml", "hint: set EXAMPLE_CONFIG"]
+    assert r.stderr[-2:] == [
+        "fatal: configuration file not found: /etc/example.toml",
+        "hint: set EXAMPLE_CONFIG",
+    ]
 
 
 def test_server_that_hangs_ends_within_its_timeout_plus_a_second() -> None:
@@ -186,7 +199,7 @@ class _Fault(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(self.body)
 
-    do_GET = do_POST = do_DELETE = _answer  # noqa: N815
+    do_GET = do_POST = do_DELETE = _answer
 
     def log_message(self, *args: object) -> None:
         pass
@@ -255,7 +268,9 @@ def test_call_tool_on_a_missing_server_raises_probe_failed() -> None:
 def test_child_environment_gets_entry_env(tmp_path: Path) -> None:
     out = tmp_path / "env.txt"
     script = f"import os; open({str(out)!r}, 'w').write(os.environ.get('FROM_ENTRY', ''))"
-    entry = ServerEntry(command=PY, args=("-c", script), env={"FROM_ENTRY": "${SRC:-fallback}"}, timeout=3000)
+    entry = ServerEntry(
+        command=PY, args=("-c", script), env={"FROM_ENTRY": "${SRC:-fallback}"}, timeout=3000
+    )
     run(lambda: probe("x", entry))
     assert out.read_text() == "fallback"
     assert os.environ.get("FROM_ENTRY") is None

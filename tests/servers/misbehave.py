@@ -1,10 +1,10 @@
 """MCP servers that go wrong in the ways real ones do, for the fault tests.
 
-    python misbehave.py exit        # error on stderr, exits 3 at once
-    python misbehave.py hang        # reads stdin, never answers
-    python misbehave.py garbage     # prints non-JSON on stdout, never answers
-    python misbehave.py flood       # floods stderr (~20 MB) while serving correctly
-    python misbehave.py spawn FILE  # starts a child (its pid -> FILE), then serves correctly
+python misbehave.py exit        # error on stderr, exits 3 at once
+python misbehave.py hang        # reads stdin, never answers
+python misbehave.py garbage     # prints non-JSON on stdout, never answers
+python misbehave.py flood       # floods stderr (~20 MB) while serving correctly
+python misbehave.py spawn FILE  # starts a child (its pid -> FILE), then serves correctly
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 
 def serve() -> None:
-    from tests_servers_basic import server  # noqa: PLC0415 -- set up by the path below
+    from tests_servers_basic import server
 
     server.run("stdio")
 
@@ -37,6 +37,7 @@ def main() -> None:
             print("Welcome to the server! <html>not json</html>", flush=True)
             time.sleep(0.05)
     if mode == "flood":
+
         def flood() -> None:
             chunk = ("x" * 1023 + "\n") * 1024
             for _ in range(20):

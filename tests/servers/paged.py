@@ -8,16 +8,22 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 
 TOOLS = [
-    types.Tool(name=f"tool_{i:02d}", description=f"tool number {i}", input_schema={"type": "object"})
+    types.Tool(
+        name=f"tool_{i:02d}", description=f"tool number {i}", input_schema={"type": "object"}
+    )
     for i in range(25)
 ]
 PAGE = 10
 
 
-async def list_tools(ctx: object, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+async def list_tools(
+    ctx: object, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
     start = int(params.cursor) if params and params.cursor else 0
     end = start + PAGE
-    return types.ListToolsResult(tools=TOOLS[start:end], next_cursor=str(end) if end < len(TOOLS) else None)
+    return types.ListToolsResult(
+        tools=TOOLS[start:end], next_cursor=str(end) if end < len(TOOLS) else None
+    )
 
 
 server = Server("paged-test-server", version="1.0", on_list_tools=list_tools)
