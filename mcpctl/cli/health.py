@@ -128,7 +128,7 @@ def health(
     ),
     watch: bool = typer.Option(False, "--watch", help="Re-probe periodically; print only changes."),
     interval: float = typer.Option(
-        60.0, "--interval", min=0.5, metavar="S", help="Seconds between rounds with --watch."
+        60.0, "--interval", min=0.1, metavar="S", help="Seconds between rounds with --watch."
     ),
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
