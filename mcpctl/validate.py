@@ -255,9 +255,18 @@ def entry_warnings(name: str, data: dict[str, Any], *, base: Path) -> list[str]:
 
 
 def validate_text(
-    text: str, *, path: Path, strict_commands: bool = False, base: Path | None = None
+    text: str,
+    *,
+    path: Path,
+    strict_commands: bool = False,
+    base: Path | None = None,
+    internal_names: Iterable[str] = (),
 ) -> ValidationReport:
-    """Validate the text of a config file (no I/O except looking commands up on PATH)."""
+    """Validate the text of a config file (no I/O except looking commands up on PATH).
+
+    ``internal_names`` are the orchestrator's own servers: an entry with one of those names
+    would be skipped at load time, so it is reported.
+    """
     report = ValidationReport(path)
     try:
         doc = parse_with_positions(text.removeprefix("\ufeff"))
@@ -285,12 +294,19 @@ def validate_text(
             )
         )
     base = base or path.parent
+    internal = set(internal_names)
     for name, value in doc.value.items():
         if name.startswith("$"):
             continue
         report.servers += 1
         if (why := check_name(name)) is not None:
             col.add("error", "invalid_name", (name,), why, at_key=True)
+        if name in internal:
+            col.add(
+                "error", "internal_conflict", (name,),
+                f"{name!r} is the name of an internal MCP; this entry would be skipped",
+                hint="rename the external server", at_key=True,
+            )  # fmt: skip
         if not isinstance(value, dict):
             col.add("error", "wrong_type", (name,), "a server entry must be a JSON object")
             continue
@@ -303,7 +319,10 @@ def validate_text(
 
 
 def validate_config(
-    path: str | os.PathLike[str] | None = None, *, strict_commands: bool = False
+    path: str | os.PathLike[str] | None = None,
+    *,
+    strict_commands: bool = False,
+    internal_names: Iterable[str] = (),
 ) -> ValidationReport:
     """Validate a config file strictly (``path`` defaults as in DESIGN.md section 3).
 
@@ -340,4 +359,6 @@ def validate_config(
             Problem("error", "config_syntax", f"not UTF-8 text (byte {exc.start})")
         )
         return report
-    return validate_text(text, path=file, strict_commands=strict_commands)
+    return validate_text(
+        text, path=file, strict_commands=strict_commands, internal_names=internal_names
+    )

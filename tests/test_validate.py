@@ -221,3 +221,16 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     jsonschema.validate({"$schema": "x", **SEEDS_FILE}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"x": {"comand": "sh"}}, schema)
+
+
+def test_internal_name_conflict_is_reported(cli: Cli, config_path: Path, tmp_path: Path) -> None:
+    report = validate_text(
+        '{"guardian": {"command": "sh"}}', path=Path("f"), internal_names=["guardian"]
+    )
+    assert [p.code for p in report.errors] == ["internal_conflict"]
+    root = tmp_path / "mcps" / "guardian"
+    root.mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "guardian", "annabelle": {}}')
+    write_config(config_path, {"guardian": {"command": "sh"}})
+    r = cli("validate", "--internal-root", str(tmp_path / "mcps"))
+    assert r.exit_code == 1 and "internal MCP" in r.stdout

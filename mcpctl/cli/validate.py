@@ -63,6 +63,16 @@ def validate(
     strict_commands: bool = typer.Option(
         False, "--strict-commands", help="A command missing from PATH is an error, not a warning."
     ),
+    internal_root: Path | None = typer.Option(
+        None,
+        "--internal-root",
+        envvar="MCPCTL_INTERNAL_ROOT",
+        metavar="DIR",
+        help="Report entries named like an internal MCP found under DIR.",
+    ),
+    manifest_key: str = typer.Option(
+        "annabelle", "--manifest-key", metavar="KEY", help="package.json key of the manifest."
+    ),
 ) -> int:
     """Check the config strictly: every problem with its path and line:column.
 
@@ -78,8 +88,14 @@ def validate(
     """
     from mcpctl.validate import validate_config
 
+    internal: list[str] = []
+    if internal_root is not None:
+        from mcpctl.internal import discover_internal
+
+        found, _ = discover_internal(internal_root, manifest_key)
+        internal = list(found)
     path = Paths.from_env(STATE.config).config
-    report = validate_config(path, strict_commands=strict_commands)
+    report = validate_config(path, strict_commands=strict_commands, internal_names=internal)
     shown = _shown_path(report.path)
     exit_code = 0 if report.ok else 1
     if STATE.json or fmt is Format.json:

@@ -27,14 +27,18 @@ def test_mcp_server_time_probe_and_call() -> None:
     assert r.healthy, (r.error, r.stderr)
     names = {t.name for t in r.tools}
     assert "get_current_time" in names
-    res = anyio.run(lambda: call_tool("time", entry, "get_current_time", {"timezone": "Europe/Paris"}))
+    res = anyio.run(
+        lambda: call_tool("time", entry, "get_current_time", {"timezone": "Europe/Paris"})
+    )
     assert not res.is_error
     assert "Europe/Paris" in res.text
 
 
 def test_server_everything_over_stdio() -> None:
     argv = published_npm_server("server-everything")
-    r = anyio.run(lambda: probe("everything", ServerEntry(command=argv[0], args=(*argv[1:], "stdio"))))
+    r = anyio.run(
+        lambda: probe("everything", ServerEntry(command=argv[0], args=(*argv[1:], "stdio")))
+    )
     assert r.healthy, (r.error, r.stderr)
     assert r.tool_count and r.tool_count > 3
     assert "echo" in {t.name for t in r.tools}
@@ -63,4 +67,6 @@ def test_many_copies_at_once() -> None:
     argv = published_npm_server("server-everything")
     entries = {f"e{i}": ServerEntry(command=argv[0], args=(*argv[1:], "stdio")) for i in range(5)}
     results = anyio.run(lambda: probe_all(entries))
-    assert all(r.healthy for r in results), [json.dumps(r.to_dict())[:300] for r in results if not r.healthy]
+    assert all(r.healthy for r in results), [
+        json.dumps(r.to_dict())[:300] for r in results if not r.healthy
+    ]
