@@ -16,12 +16,8 @@ know they will connect. Three transports:
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
-import subprocess
-from collections import deque
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,9 +33,10 @@ from mcp.shared.message import SessionMessage
 from mcpctl._version import __version__
 from mcpctl.model import ServerEntry, Transport
 from mcpctl.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry
+from mcpctl.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
 
 if TYPE_CHECKING:
-    from mcpctl.probe import ProbeError
+    from mcpctl.spawn import ProbeError
 
 __all__ = [
     "Connection",
@@ -51,28 +48,8 @@ __all__ = [
 ]
 
 CLIENT_INFO = types.Implementation(name="mcpctl", version=__version__)
-STDERR_KEEP_LINES = 20
 STDERR_LINE_MAX = 400
 STDOUT_LINE_MAX = 16 * 1024 * 1024  # a line longer than this is not a message
-KILL_GRACE = 0.5
-
-
-@dataclass
-class StdioDiagnostics:
-    """What a spawned server said besides protocol messages."""
-
-    stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_KEEP_LINES))
-    stderr_bytes: int = 0
-    garbage_lines: int = 0
-    first_garbage: str | None = None
-    returncode: int | None = None
-    pid: int | None = None
-    stdout_closed: bool = False
-    exited_by_itself: bool = False
-
-    def tail(self) -> list[str]:
-        """The last lines of stderr (each capped)."""
-        return list(self.stderr)
 
 
 class TransportFailure(Exception):
@@ -100,76 +77,16 @@ class Connection:
 # --- stdio ----------------------------------------------------------------------------
 
 
-def _child_env(entry: ServerEntry) -> dict[str, str]:
-    # Like the hosts people use (Claude Code, Cursor): the server inherits the
-    # environment, with the entry's variables on top.
-    return {**os.environ, **entry.env}
-
-
-def _kill_group(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-async def _stop(process: Process, diag: StdioDiagnostics) -> None:
-    """Close stdin, SIGTERM the process group, SIGKILL it if it lingers."""
-    with anyio.CancelScope(shield=True):
-        if diag.stdout_closed:
-            # Its stdout ended: it may be exiting on its own; let the exit be seen.
-            with anyio.move_on_after(0.2):
-                while process.returncode is None:
-                    await anyio.sleep(0.005)
-        diag.exited_by_itself = process.returncode is not None
-        if process.stdin is not None:
-            with contextlib.suppress(Exception):
-                await process.stdin.aclose()
-        _kill_group(process.pid, signal.SIGTERM)
-        with anyio.move_on_after(KILL_GRACE):
-            while process.returncode is None:
-                await anyio.sleep(0.01)
-        # Children of the server live in its group: end them too, even if it is gone.
-        _kill_group(process.pid, signal.SIGKILL)
-        with anyio.move_on_after(1.0):
-            while process.returncode is None:
-                await anyio.sleep(0.01)
-        diag.returncode = process.returncode
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(Exception):
-                    await stream.aclose()
-        with contextlib.suppress(Exception):
-            await process.aclose()
-
-
 @contextlib.asynccontextmanager
-async def _stdio(resolved: ResolvedEntry, diag: StdioDiagnostics) -> AsyncIterator[tuple[Any, Any]]:
+async def _stdio(
+    resolved: ResolvedEntry, diag: StdioDiagnostics, process: Process | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     entry = resolved.entry
-    assert entry.command is not None
-    try:
-        process = await anyio.open_process(
-            [entry.command, *entry.args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=entry.cwd,
-            env=_child_env(entry),
-            start_new_session=True,
-        )
-    except FileNotFoundError as exc:
-        from mcpctl.probe import command_not_found
-
-        missing = exc.filename if isinstance(exc.filename, str) else entry.command
-        raise TransportFailure(command_not_found(str(missing), cwd=entry.cwd)) from None
-    except OSError as exc:
-        from mcpctl.probe import ProbeError
-
-        raise TransportFailure(
-            ProbeError(
-                "spawn_failed",
-                f"cannot start {entry.command!r}: {exc.strerror or exc}",
-                "check that the command is executable",
-            )
-        ) from None
+    if process is None:
+        try:
+            process = await spawn_server(entry)
+        except OSError as exc:
+            raise TransportFailure(spawn_error(exc, entry)) from None
     diag.pid = process.pid
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
@@ -243,7 +160,7 @@ async def _stdio(resolved: ResolvedEntry, diag: StdioDiagnostics) -> AsyncIterat
             try:
                 yield read_stream, write_stream
             finally:
-                await _stop(process, diag)
+                await stop_server(process, diag)
                 tg.cancel_scope.cancel()
     finally:
         for stream in (read_stream, write_stream):
@@ -303,10 +220,11 @@ async def _session(
     transport: Transport,
     timeout: float,
     diag: StdioDiagnostics | None,
+    process: Process | None = None,
 ) -> AsyncIterator[Connection]:
     started = anyio.current_time()
     streams_cm = (
-        _stdio(resolved, diag if diag is not None else StdioDiagnostics())
+        _stdio(resolved, diag if diag is not None else StdioDiagnostics(), process)
         if transport == "stdio"
         else _remote(resolved, transport, timeout)
     )
@@ -339,11 +257,16 @@ async def connect(
     environ: Mapping[str, str] | None = None,
     secrets: SecretSource | None = None,
     diagnostics: StdioDiagnostics | None = None,
+    process: Process | None = None,
+    resolved: ResolvedEntry | None = None,
 ) -> AsyncIterator[Connection]:
     """Connect to a server and complete the MCP handshake.
 
     ``timeout`` (seconds) bounds every request; it defaults to the entry's ``timeout``.
     The caller bounds the whole connection with a cancel scope if it needs a deadline.
+    ``process`` is a stdio server already started with :func:`mcpctl.spawn.spawn_server`
+    from ``resolved`` (so a caller can start servers before paying for the SDK import);
+    it is stopped when the block ends, like one started here.
 
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
@@ -352,7 +275,8 @@ async def connect(
         OSError, httpx2.HTTPError: other failures of the connection.
     """
     seconds = timeout if timeout is not None else entry.timeout_ms / 1000
-    resolved = resolve_entry(name, entry, policy=policy, environ=environ, secrets=secrets)
+    if resolved is None:
+        resolved = resolve_entry(name, entry, policy=policy, environ=environ, secrets=secrets)
     if resolved is None:  # policy "skip": resolve_entry already knows which variable
         from mcpctl.errors import PlaceholderError
 
@@ -360,7 +284,7 @@ async def connect(
     transport = entry.effective_transport
     if transport == "stdio":
         diag = diagnostics if diagnostics is not None else StdioDiagnostics()
-        async with _session(name, resolved, "stdio", seconds, diag) as conn:
+        async with _session(name, resolved, "stdio", seconds, diag, process) as conn:
             yield conn
         return
     if entry.transport is not None:

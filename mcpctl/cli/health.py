@@ -124,7 +124,7 @@ def health(
         "--concurrency",
         min=1,
         metavar="N",
-        help="Servers probed at once (default: 4 per CPU).",
+        help="Servers probed at once (default: CPUs+1 spawned, 4 per CPU remote).",
     ),
     watch: bool = typer.Option(False, "--watch", help="Re-probe periodically; print only changes."),
     interval: float = typer.Option(
