@@ -56,9 +56,13 @@ def mcpctl_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "mcpctl"]
 
 
-def run_timed(argv: list[str], env: dict[str, str], *, rss: bool = False) -> tuple[float, float | None, str]:
+def run_timed(
+    argv: list[str], env: dict[str, str], *, rss: bool = False
+) -> tuple[float, float | None, str]:
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     peak = 0
     if rss:
         status = Path(f"/proc/{proc.pid}/status")
@@ -73,6 +77,15 @@ def run_timed(argv: list[str], env: dict[str, str], *, rss: bool = False) -> tup
     out, err = proc.communicate(timeout=900)
     elapsed = time.perf_counter() - start
     return elapsed, (peak / 1024 if rss else None), out + err
+
+
+def _line(r: dict[str, object]) -> str:
+    peer = f"{r['peer_s']:>6.2f}s" if r["peer_s"] is not None else "     -"
+    return (
+        f"{r['server']:<11}{r['n']:>3}  sequential {r['sequential_s']:>6.2f}s  "
+        f"mcpctl {r['mcpctl_s']:>6.2f}s ({r['vs_sequential']:.2f}x)  peer {peer}  "
+        f"rss {r['mcpctl_rss_mb']:.0f} MB  healthy {r['healthy']}/{r['n']}"
+    )
 
 
 def main() -> int:
@@ -94,10 +107,20 @@ def main() -> int:
             for n in sizes:
                 env = {**os.environ, "MCPCTL_HOME": str(tmp / "home")}
                 cfg = tmp / f"{kind}-{n}.json"
-                cfg.write_text(json.dumps({f"{kind}{i}": {"command": argv[0], "args": argv[1:]} for i in range(n)}))
-                seq, _, seq_out = run_timed([sys.executable, "-c", SEQUENTIAL, json.dumps(argv), str(n)], env)
-                ours, rss, out = run_timed([*mcpctl_argv(), "--config", str(cfg), "health", "--json"], env, rss=True)
-                healthy = json.loads(out.split("\n{", 1)[0] if out.startswith("{") else "{}").get("data", {})
+                cfg.write_text(
+                    json.dumps(
+                        {f"{kind}{i}": {"command": argv[0], "args": argv[1:]} for i in range(n)}
+                    )
+                )
+                seq, _, _ = run_timed(
+                    [sys.executable, "-c", SEQUENTIAL, json.dumps(argv), str(n)], env
+                )
+                ours, rss, out = run_timed(
+                    [*mcpctl_argv(), "--config", str(cfg), "health", "--json"], env, rss=True
+                )
+                healthy = json.loads(out.split("\n{", 1)[0] if out.startswith("{") else "{}").get(
+                    "data", {}
+                )
                 ok = healthy.get("summary", {}).get("healthy") if healthy else None
                 peer = None
                 if PEER.exists():
@@ -105,21 +128,24 @@ def main() -> int:
                     home.mkdir()
                     penv = {**env, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
                     for i in range(n):
-                        subprocess.run([str(PEER), "mcp", "add", f"{kind}{i}", "--", *argv], env=penv,
-                                       capture_output=True, timeout=120, check=False)  # fmt: skip
+                        subprocess.run(
+                            [str(PEER), "mcp", "add", f"{kind}{i}", "--", *argv],
+                            env=penv,
+                            capture_output=True,
+                            timeout=120,
+                            check=False,
+                        )
                     peer, _, _ = run_timed([str(PEER), "mcp", "list"], penv)
                 rows.append({
-                    "server": kind, "n": n, "sequential_s": round(seq, 2), "mcpctl_s": round(ours, 2),
+                    "server": kind, "n": n,
+                    "sequential_s": round(seq, 2), "mcpctl_s": round(ours, 2),
                     "peer_s": round(peer, 2) if peer is not None else None,
                     "mcpctl_rss_mb": round(rss or 0, 1), "healthy": ok,
                     "vs_sequential": round(ours / seq, 2),
                     "vs_peer": round(ours / peer, 2) if peer else None,
                 })  # fmt: skip
                 if not opts.json:
-                    r = rows[-1]
-                    print(f"{kind:<11}{n:>3}  sequential {r['sequential_s']:>6.2f}s  mcpctl {r['mcpctl_s']:>6.2f}s "
-                          f"({r['vs_sequential']:.2f}x)  peer {r['peer_s'] if r['peer_s'] is not None else '-':>6}s  "
-                          f"rss {r['mcpctl_rss_mb']:.0f} MB  healthy {ok}/{n}", flush=True)  # fmt: skip
+                    print(_line(rows[-1]), flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if opts.json:

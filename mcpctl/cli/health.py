@@ -158,35 +158,35 @@ def health(
     )
     data = _health_data(results, scope)
     exit_code = 0 if all(r.healthy for r in results) else 1
-    return output.emit(
-        Result("health", data, warnings, exit_code=exit_code), lambda _: _health_human(results)
+    code = output.emit(
+        Result("health", data, warnings, exit_code=exit_code), lambda _: _health_table(results)
     )
+    _health_notes(results)
+    return code
 
 
-def _health_human(results: list[ProbeResult]) -> Lines | Table:
+def _health_table(results: list[ProbeResult]) -> Table:
     rows = []
     for r in results:
         latency = f"{r.latency_ms.get('total', 0):.0f} ms"
         tools = str(r.tool_count) if r.tool_count is not None else "-"
         err = f"{r.error.code}: {r.error.message}" if r.error else ""
         rows.append([r.name, r.type, r.transport, _status(r), tools, latency, err])
-    table = Table(
-        ["NAME", "TYPE", "TRANSPORT", "STATUS", "TOOLS", "LATENCY", "ERROR"],
-        rows,
-        "no servers to probe",
-    )
-    # Hints and stderr tails go below the table, on stderr: they are diagnostics.
-    healthy = sum(r.healthy for r in results)
+    columns = ["NAME", "TYPE", "TRANSPORT", "STATUS", "TOOLS", "LATENCY", "ERROR"]
+    return Table(columns, rows, "no servers to probe")
+
+
+def _health_notes(results: list[ProbeResult]) -> None:
+    """Hints, stderr tails and the summary, after the table, on stderr (diagnostics)."""
     for r in results:
         if r.error and r.error.hint:
             output.warn(f"{r.name}: {r.error.hint}")
         for line in r.stderr[-5:]:
             output.warn(f"{r.name} stderr: {line}")
     if results:
-        output.info(
-            f"{len(results)} servers: {healthy} healthy, {len(results) - healthy} unhealthy"
-        )
-    return table
+        healthy = sum(r.healthy for r in results)
+        noun = "server" if len(results) == 1 else "servers"
+        output.info(f"{len(results)} {noun}: {healthy} healthy, {len(results) - healthy} unhealthy")
 
 
 def _watch(
@@ -301,7 +301,7 @@ def tools(
     targets, warnings = _targets(names or [], Scope.all, internal_root, manifest_key)
     results: list[ProbeResult] = _run(
         lambda: probe_all(targets, timeout=timeout),
-        what=f"Listing tools of {len(targets)} servers…",
+        what=f"Listing tools of {len(targets)} server{'s' if len(targets) != 1 else ''}…",
     )
     filters = {name: entry.tools for name, entry, _ in targets}
     ok = [r for r in results if r.error is None]

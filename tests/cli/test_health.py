@@ -51,7 +51,7 @@ def test_health_human_table_and_exit_0(cli: Cli, config_path: Path) -> None:
     r = cli("health")
     assert r.exit_code == 0
     assert r.stdout.startswith("basic\texternal\tstdio\thealthy\t4\t")
-    assert "1 servers: 1 healthy, 0 unhealthy" in r.stderr
+    assert "1 server: 1 healthy, 0 unhealthy" in r.stderr
 
 
 def test_health_named_and_unknown(cli: Cli, config_path: Path) -> None:
