@@ -1,0 +1,392 @@
+"""The discovery cache: registry records in SQLite, searchable with FTS5.
+
+One row per (registry, server name, version), with the raw document, its status and whether
+it is the latest version. Searches rank fields (exact name or slug > name prefix > title >
+description) and merge a server found in several registries into one result.
+
+Writes are transactions; SQLite's own locking (with a busy timeout) lets two processes sync
+at once without corrupting anything. The cache is a cache: :meth:`DiscoveryCache.open`
+rebuilds a file that is not a valid cache instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpctl.registry.records import Record, slug_of, version_key
+
+__all__ = ["DiscoveryCache", "SearchHit"]
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS registries (
+    id TEXT PRIMARY KEY, synced_at REAL NOT NULL, cursor_time TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS servers (
+    id INTEGER PRIMARY KEY,
+    registry TEXT NOT NULL, name TEXT NOT NULL, version TEXT NOT NULL,
+    status TEXT NOT NULL, is_latest INTEGER NOT NULL, updated_at TEXT NOT NULL,
+    title TEXT NOT NULL, description TEXT NOT NULL, slug TEXT NOT NULL,
+    transports TEXT NOT NULL, package_types TEXT NOT NULL, needs_secrets INTEGER NOT NULL,
+    doc TEXT NOT NULL,
+    UNIQUE (registry, name, version)
+);
+CREATE INDEX IF NOT EXISTS servers_latest ON servers (is_latest, name);
+CREATE VIRTUAL TABLE IF NOT EXISTS servers_fts USING fts5(
+    name, slug, title, description, content='', tokenize='unicode61 remove_diacritics 2'
+);
+"""
+
+
+@dataclass
+class SearchHit:
+    """One server in search results (merged across registries)."""
+
+    name: str
+    version: str
+    title: str
+    description: str
+    status: str
+    transports: list[str]
+    package_types: list[str]
+    needs_secrets: bool
+    registries: list[str] = field(default_factory=list)
+    score: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "version": self.version,
+            "status": self.status,
+            "transports": self.transports,
+            "package_types": self.package_types,
+            "needs_secrets": self.needs_secrets,
+            "registries": self.registries,
+        }
+
+
+def _fts_query(text: str) -> str:
+    terms = [t for t in "".join(c if c.isalnum() else " " for c in text.lower()).split() if t]
+    return " ".join(f'"{t}"*' for t in terms)
+
+
+class DiscoveryCache:
+    """The SQLite discovery cache (one file, any number of registries)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path | str) -> DiscoveryCache:
+        """Open (creating or rebuilding as needed) the cache at ``path``."""
+        file = Path(path)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return cls._connect(file)
+        except sqlite3.DatabaseError:
+            # Not a valid cache (corrupt, or another program's file): start over.
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{file}{suffix}").unlink(missing_ok=True)
+            return cls._connect(file)
+
+    @classmethod
+    def memory(cls) -> DiscoveryCache:
+        """An in-memory cache (tests, one-off use)."""
+        return cls._connect(None)
+
+    @classmethod
+    def _connect(cls, file: Path | None) -> DiscoveryCache:
+        conn = sqlite3.connect(str(file) if file else ":memory:", timeout=30, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        if file is not None:
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.executescript(_SCHEMA)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None:
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] != str(SCHEMA_VERSION):
+            raise sqlite3.DatabaseError("cache schema from another mcpctl version")
+        return cls(conn, file)
+
+    def close(self) -> None:
+        """Close the database."""
+        self.conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # --- writing ------------------------------------------------------------------------
+
+    def _insert(self, db: sqlite3.Connection, registry: str, rec: Record, latest: bool) -> None:
+        row = (
+            registry, rec.name, rec.version, rec.status, int(latest), rec.updated_at,
+            rec.title, rec.description, slug_of(rec.name), ",".join(rec.transports()),
+            ",".join(rec.package_types()), int(rec.needs_secrets()),
+            json.dumps(rec.server, ensure_ascii=False, separators=(",", ":")),
+        )  # fmt: skip
+        cur = db.execute(
+            "INSERT INTO servers (registry, name, version, status, is_latest, updated_at, title,"
+            " description, slug, transports, package_types, needs_secrets, doc)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            row,
+        )
+        if latest:
+            db.execute(
+                "INSERT INTO servers_fts (rowid, name, slug, title, description)"
+                " VALUES (?,?,?,?,?)",
+                (cur.lastrowid, rec.name, slug_of(rec.name), rec.title, rec.description),
+            )
+
+    def _delete_name(self, db: sqlite3.Connection, registry: str, name: str) -> None:
+        for rowid, rname, slug, title, desc, latest in db.execute(
+            "SELECT id, name, slug, title, description, is_latest FROM servers"
+            " WHERE registry = ? AND name = ?",
+            (registry, name),
+        ).fetchall():
+            if latest:
+                db.execute(
+                    "INSERT INTO servers_fts (servers_fts, rowid, name, slug, title, description)"
+                    " VALUES ('delete', ?, ?, ?, ?, ?)",
+                    (rowid, rname, slug, title, desc),
+                )
+        db.execute("DELETE FROM servers WHERE registry = ? AND name = ?", (registry, name))
+
+    def replace(self, registry: str, records: Iterable[Record], *, cursor_time: str = "") -> int:
+        """Replace everything cached for ``registry`` (a full sync); returns the row count."""
+        by_name = _group(records)
+        with self._transaction() as db:
+            for rowid, name, slug, title, desc in db.execute(
+                "SELECT id, name, slug, title, description FROM servers"
+                " WHERE registry = ? AND is_latest = 1",
+                (registry,),
+            ).fetchall():
+                db.execute(
+                    "INSERT INTO servers_fts (servers_fts, rowid, name, slug, title, description)"
+                    " VALUES ('delete', ?, ?, ?, ?, ?)",
+                    (rowid, name, slug, title, desc),
+                )
+            db.execute("DELETE FROM servers WHERE registry = ?", (registry,))
+            count = self._write_groups(db, registry, by_name)
+            self._mark_synced(db, registry, cursor_time)
+        return count
+
+    def apply(self, registry: str, records: Iterable[Record], *, cursor_time: str = "") -> int:
+        """Apply an incremental sync: changed versions replace, deleted ones stay marked."""
+        changed = _group(records)
+        with self._transaction() as db:
+            merged: dict[str, dict[str, Record]] = {}
+            for name in changed:
+                merged[name] = {
+                    rec.version: rec
+                    for rec in (
+                        _row_record(r)
+                        for r in db.execute(
+                            "SELECT name, version, status, is_latest, updated_at, doc FROM servers"
+                            " WHERE registry = ? AND name = ?",
+                            (registry, name),
+                        )
+                    )
+                }
+                for rec in changed[name]:
+                    merged[name][rec.version] = rec
+                self._delete_name(db, registry, name)
+            count = self._write_groups(
+                db, registry, {n: list(v.values()) for n, v in merged.items()}
+            )
+            self._mark_synced(db, registry, cursor_time)
+        return count
+
+    def _write_groups(
+        self, db: sqlite3.Connection, registry: str, groups: dict[str, list[Record]]
+    ) -> int:
+        count = 0
+        for versions in groups.values():
+            latest = _latest(versions)
+            for rec in versions:
+                self._insert(db, registry, rec, rec is latest)
+                count += 1
+        return count
+
+    def _mark_synced(self, db: sqlite3.Connection, registry: str, cursor_time: str) -> None:
+        db.execute(
+            "INSERT INTO registries (id, synced_at, cursor_time) VALUES (?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET synced_at = excluded.synced_at,"
+            " cursor_time = CASE WHEN excluded.cursor_time != '' THEN excluded.cursor_time"
+            " ELSE registries.cursor_time END",
+            (registry, time.time(), cursor_time),
+        )
+
+    def drop(self, registry: str) -> None:
+        """Forget a registry entirely."""
+        with self._transaction() as db:
+            self._drop(db, registry)
+
+    def _drop(self, db: sqlite3.Connection, registry: str) -> None:
+        for (name,) in db.execute(
+            "SELECT DISTINCT name FROM servers WHERE registry = ?", (registry,)
+        ).fetchall():
+            self._delete_name(db, registry, name)
+        db.execute("DELETE FROM registries WHERE id = ?", (registry,))
+
+    # --- reading ------------------------------------------------------------------------
+
+    def sync_state(self, registry: str) -> tuple[float, str] | None:
+        """(when it was last synced, the newest ``updatedAt`` seen) or ``None``."""
+        row = self.conn.execute(
+            "SELECT synced_at, cursor_time FROM registries WHERE id = ?", (registry,)
+        ).fetchone()
+        return (float(row[0]), str(row[1])) if row else None
+
+    def count(self, registry: str | None = None) -> int:
+        """Rows cached (for one registry, or all)."""
+        if registry is None:
+            return int(self.conn.execute("SELECT count(*) FROM servers").fetchone()[0])
+        return int(
+            self.conn.execute(
+                "SELECT count(*) FROM servers WHERE registry = ?", (registry,)
+            ).fetchone()[0]
+        )
+
+    def search(
+        self,
+        query: str = "",
+        *,
+        registries: Iterable[str] | None = None,
+        transport: str | None = None,
+        package_type: str | None = None,
+        all_status: bool = False,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        """Ranked latest versions matching ``query`` (all of them when it is empty)."""
+        where = ["s.is_latest = 1"]
+        args: list[Any] = []
+        wanted = list(registries) if registries is not None else None
+        if wanted is not None:
+            where.append(f"s.registry IN ({','.join('?' * len(wanted))})")
+            args += wanted
+        if not all_status:
+            where.append("s.status NOT IN ('deleted', 'deprecated')")
+        if package_type:
+            where.append("(',' || s.package_types || ',') LIKE ?")
+            args.append(f"%,{package_type},%")
+        if transport == "stdio":
+            where.append("s.package_types != ''")
+        elif transport == "remote":
+            where.append("(s.transports LIKE '%http%' OR s.transports LIKE '%sse%')")
+        cols = "s.registry, s.name, s.version, s.title, s.description, s.status, s.transports,"
+        cols += " s.package_types, s.needs_secrets, s.slug"
+        fts = _fts_query(query)
+        if fts:
+            # Only fixed column names and "?" placeholders are formatted in.
+            sql = (
+                f"SELECT {cols}, bm25(servers_fts, 8.0, 8.0, 4.0, 1.0) AS rank"  # noqa: S608
+                " FROM servers_fts JOIN servers s ON s.id = servers_fts.rowid"
+                f" WHERE servers_fts MATCH ? AND {' AND '.join(where)}"
+                " ORDER BY rank LIMIT ?"
+            )
+            rows = self.conn.execute(sql, [fts, *args, max(limit * 20, 200)]).fetchall()
+        else:
+            sql = f"SELECT {cols}, 0 FROM servers s WHERE {' AND '.join(where)} ORDER BY s.name"  # noqa: S608
+            rows = self.conn.execute(sql, args).fetchall()
+        hits: dict[str, SearchHit] = {}
+        needle = query.strip().lower()
+        for reg, name, version, title, desc, status, trans, pkgs, secrets, slug, rank in rows:
+            score = _score(needle, name, slug, title, desc, float(rank))
+            hit = hits.get(name)
+            if hit is None:
+                hits[name] = SearchHit(
+                    name, version, title, desc, status,
+                    [t for t in trans.split(",") if t], [p for p in pkgs.split(",") if p],
+                    bool(secrets), [reg], score,
+                )  # fmt: skip
+            else:
+                if reg not in hit.registries:
+                    hit.registries.append(reg)
+                if version_key(version) > version_key(hit.version):
+                    hit.version = version
+                hit.score = max(hit.score, score)
+        ranked = (
+            sorted(hits.values(), key=lambda h: (-h.score, h.name)) if fts else list(hits.values())
+        )
+        return ranked[:limit]
+
+    def versions(
+        self, name: str, registries: Iterable[str] | None = None
+    ) -> list[tuple[str, Record]]:
+        """Every cached version of one server: (registry, record), newest first."""
+        sql = "SELECT registry, name, version, status, is_latest, updated_at, doc FROM servers"
+        sql += " WHERE name = ?"
+        args: list[Any] = [name]
+        wanted = list(registries) if registries is not None else None
+        if wanted is not None:
+            sql += f" AND registry IN ({','.join('?' * len(wanted))})"
+            args += wanted
+        out = [(row[0], _row_record(row[1:])) for row in self.conn.execute(sql, args)]
+        return sorted(out, key=lambda item: version_key(item[1].version), reverse=True)
+
+    def names_like(self, text: str, limit: int = 5) -> list[str]:
+        """Server names for "did you mean" suggestions."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT name FROM servers WHERE slug = ? OR name LIKE ? LIMIT ?",
+            (slug_of(text), f"%{text}%", limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+
+def _score(needle: str, name: str, slug: str, title: str, desc: str, bm25: float) -> float:
+    # bm25() is lower-is-better (negative); the field bonuses decide the order first.
+    score = -bm25
+    if not needle:
+        return score
+    lname, lslug, ltitle = name.lower(), slug.lower(), title.lower()
+    if needle in (lname, lslug):
+        score += 1000
+    elif lslug.startswith(needle) or lname.startswith(needle):
+        score += 500
+    elif needle in lslug or needle in lname:
+        score += 250
+    if needle in ltitle:
+        score += 100
+    if needle in desc.lower():
+        score += 10
+    return score
+
+
+def _group(records: Iterable[Record]) -> dict[str, list[Record]]:
+    groups: dict[str, dict[str, Record]] = {}
+    for rec in records:
+        groups.setdefault(rec.name, {})[rec.version] = rec
+    return {name: list(versions.values()) for name, versions in groups.items()}
+
+
+def _latest(versions: list[Record]) -> Record | None:
+    """The version the registry marks latest, else the highest version number."""
+    marked = [r for r in versions if r.is_latest]
+    if marked:
+        return marked[-1]
+    return max(versions, key=lambda r: version_key(r.version)) if versions else None
+
+
+def _row_record(row: Any) -> Record:
+    name, version, status, latest, updated, doc = row
+    return Record(name, version, status, bool(latest), updated, json.loads(doc))

@@ -1,0 +1,132 @@
+"""Registry records as the official API serves them, read tolerantly.
+
+A record is ``{"server": <server.json>, "_meta": {"io.modelcontextprotocol.registry/official":
+{...}}}``; file registries may hold bare ``server.json`` documents too. Real data has quirks
+(empty ``repository`` objects, ``version: "latest"`` in packages, unknown ``format`` values,
+several ``$schema`` versions): everything here accepts them and never raises on a bad field.
+Everything a registry sends is untrusted: :func:`clean_text` strips control characters and
+terminal escape sequences before anything is printed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["OFFICIAL_META", "Record", "clean_text", "record_from_json", "slug_of", "version_key"]
+
+OFFICIAL_META = "io.modelcontextprotocol.registry/official"
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(value: object, *, limit: int = 2000) -> str:
+    """A registry string made safe to print: no escape sequences or control characters."""
+    if not isinstance(value, str):
+        return ""
+    text = _CONTROLS.sub("", _ESCAPES.sub("", value))
+    return text[:limit]
+
+
+def slug_of(name: str) -> str:
+    """``io.github.user/my-server`` -> ``my-server`` (the last path segment)."""
+    return name.rsplit("/", 1)[-1]
+
+
+def version_key(version: str) -> tuple[Any, ...]:
+    """Sort key for versions: numeric parts compare as numbers, pre-releases sort first."""
+    main, _, pre = version.partition("-")
+    parts: list[Any] = []
+    for piece in re.split(r"[.+]", main):
+        parts.append((0, int(piece), "") if piece.isdigit() else (1, 0, piece))
+    return (tuple(parts), 0 if pre else 1, pre)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One version of one server, normalised for the cache."""
+
+    name: str
+    version: str
+    status: str
+    is_latest: bool | None  # None: the source does not say (file registries)
+    updated_at: str
+    server: dict[str, Any]
+
+    @property
+    def title(self) -> str:
+        """Display title (falls back to the slug)."""
+        return clean_text(self.server.get("title")) or slug_of(self.name)
+
+    @property
+    def description(self) -> str:
+        """Description, cleaned."""
+        return clean_text(self.server.get("description"))
+
+    def transports(self) -> list[str]:
+        """``stdio`` for packages (or the package's transport), remote types for remotes."""
+        found: list[str] = []
+        for pkg in _dicts(self.server.get("packages")):
+            kind = (_dict(pkg.get("transport")).get("type")) or "stdio"
+            if isinstance(kind, str) and kind not in found:
+                found.append(kind)
+        for remote in _dicts(self.server.get("remotes")):
+            kind = remote.get("type")
+            if isinstance(kind, str) and kind not in found:
+                found.append(kind)
+        return found
+
+    def package_types(self) -> list[str]:
+        """``npm``, ``pypi``, ``oci``, ``nuget``, ``mcpb``... in document order."""
+        out: list[str] = []
+        for pkg in _dicts(self.server.get("packages")):
+            kind = pkg.get("registryType")
+            if isinstance(kind, str) and kind not in out:
+                out.append(kind)
+        return out
+
+    def needs_secrets(self) -> bool:
+        """Whether some variable or header it needs is marked secret."""
+        return any(item.get("isSecret") is True for item in _inputs(self.server))
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _inputs(server: dict[str, Any]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for pkg in _dicts(server.get("packages")):
+        found += _dicts(pkg.get("environmentVariables"))
+        found += _dicts(_dict(pkg.get("transport")).get("headers"))
+    for remote in _dicts(server.get("remotes")):
+        found += _dicts(remote.get("headers"))
+    return found
+
+
+def record_from_json(raw: object) -> Record | None:
+    """A :class:`Record` from an API record or a bare ``server.json``; ``None`` if unusable."""
+    if not isinstance(raw, dict):
+        return None
+    server = raw.get("server") if isinstance(raw.get("server"), dict) else raw
+    assert isinstance(server, dict)
+    name, version = server.get("name"), server.get("version")
+    if not isinstance(name, str) or not name.strip() or not isinstance(version, str):
+        return None
+    meta = _dict(_dict(raw.get("_meta")).get(OFFICIAL_META))
+    status = meta.get("status") if isinstance(meta.get("status"), str) else "active"
+    latest = meta.get("isLatest") if isinstance(meta.get("isLatest"), bool) else None
+    updated = meta.get("updatedAt") or meta.get("publishedAt") or ""
+    return Record(
+        name=clean_text(name, limit=200),
+        version=clean_text(version, limit=100),
+        status=str(status),
+        is_latest=latest,
+        updated_at=updated if isinstance(updated, str) else "",
+        server=server,
+    )

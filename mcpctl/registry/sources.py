@@ -1,0 +1,181 @@
+"""The registries mcpctl knows (``registries.json``), and syncing them into the cache.
+
+Two are built in: ``official`` (the official MCP Registry's HTTP API) and ``builtin`` (a small
+starter catalog shipped in the package, so discovery works with no network). Users add
+HTTP registries that speak the same API, or local JSON files (air-gapped teams, curated
+internal catalogs, ``discover --export`` files).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from mcpctl.errors import UsageError
+from mcpctl.registry.cache import DiscoveryCache
+from mcpctl.registry.client import RegistryClient, RegistryError, load_file_registry
+from mcpctl.registry.records import Record
+
+__all__ = [
+    "BUILTIN_FILE",
+    "DEFAULT_TTL",
+    "RegistryError",
+    "RegistrySource",
+    "SyncOutcome",
+    "is_stale",
+    "load_sources",
+    "parse_location",
+    "records_of",
+    "save_sources",
+    "sync_source",
+]
+
+OFFICIAL_URL = "https://registry.modelcontextprotocol.io"
+BUILTIN_FILE = Path(__file__).with_name("builtin.json")
+DEFAULT_TTL = 3600.0
+ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+
+
+@dataclass(frozen=True)
+class RegistrySource:
+    """One registry: an HTTP endpoint speaking the official API, or a JSON file."""
+
+    id: str
+    kind: Literal["http", "file", "builtin"]
+    location: str
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON form (as stored in registries.json)."""
+        key = "url" if self.kind == "http" else "file"
+        return {"id": self.id, "kind": self.kind, key: self.location}
+
+
+DEFAULTS = (
+    RegistrySource("official", "http", OFFICIAL_URL),
+    RegistrySource("builtin", "builtin", str(BUILTIN_FILE)),
+)
+
+
+def load_sources(path: Path) -> list[RegistrySource]:
+    """The configured registries: the defaults, then the user's (which may override them).
+
+    Raises:
+        UsageError: registries.json exists but is not valid.
+    """
+    sources = {s.id: s for s in DEFAULTS}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path} is not valid JSON: {exc}",
+                             hint=f"fix or delete {path}") from None  # fmt: skip
+        items = data.get("registries") if isinstance(data, dict) else None
+        if not isinstance(items, list):
+            raise UsageError(f'{path} must hold {{"registries": [...]}}')
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                continue
+            if item.get("removed") is True:
+                sources.pop(item["id"], None)
+                continue
+            if isinstance(item.get("url"), str):
+                sources[item["id"]] = RegistrySource(item["id"], "http", item["url"])
+            elif isinstance(item.get("file"), str):
+                sources[item["id"]] = RegistrySource(item["id"], "file", item["file"])
+    return list(sources.values())
+
+
+def save_sources(path: Path, sources: list[RegistrySource]) -> None:
+    """Write registries.json: the user's registries, and tombstones for removed defaults."""
+    from mcpctl.store import atomic_write, dump_config
+
+    ids = {s.id for s in sources}
+    items: list[dict[str, Any]] = [s.to_dict() for s in sources if s not in DEFAULTS]
+    items += [{"id": d.id, "removed": True} for d in DEFAULTS if d.id not in ids]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, dump_config({"registries": items}))
+
+
+def parse_location(registry_id: str, location: str) -> RegistrySource:
+    """A source from what the user typed: an http(s) URL or a path to a JSON file.
+
+    Raises:
+        UsageError: a bad id, or a location that is neither.
+    """
+    if not ID_RE.fullmatch(registry_id):
+        raise UsageError(
+            f"registry id {registry_id!r} must be 1-40 of lowercase letters, digits, '_' and '-'"
+        )
+    if location.startswith(("http://", "https://")):
+        return RegistrySource(registry_id, "http", location.rstrip("/"))
+    path = Path(location).expanduser()
+    if not path.is_file():
+        raise UsageError(f"{location} is neither an http(s) URL nor an existing file")
+    return RegistrySource(registry_id, "file", str(path.resolve()))
+
+
+@dataclass(frozen=True)
+class SyncOutcome:
+    """What a sync of one registry did."""
+
+    registry: str
+    mode: Literal["full", "incremental", "file"]
+    records: int
+    seconds: float
+
+
+def sync_source(
+    cache: DiscoveryCache,
+    source: RegistrySource,
+    *,
+    full: bool = False,
+    client_factory: type[RegistryClient] = RegistryClient,
+    timeout: float = 10.0,
+) -> SyncOutcome:
+    """Bring the cache up to date with one registry.
+
+    The first sync of an HTTP registry pages through everything; later ones ask only for
+    what changed since the newest ``updatedAt`` seen (deletions included). On failure the
+    cache keeps what it had.
+
+    Raises:
+        RegistryError: the registry could not be read (the cache is unchanged).
+        UsageError: a file registry is unreadable.
+    """
+    started = time.perf_counter()
+    if source.kind != "http":
+        records = load_file_registry(Path(source.location))
+        cache.replace(source.id, records)
+        return SyncOutcome(source.id, "file", len(records), time.perf_counter() - started)
+    state = cache.sync_state(source.id)
+    since = None if full or state is None or not state[1] else state[1]
+    with client_factory(source.location, timeout=timeout) as client:
+        records = list(client.iter_records(updated_since=since))
+    newest = max((r.updated_at for r in records), default="") or (state[1] if state else "")
+    if since is None:
+        count = cache.replace(source.id, records, cursor_time=newest)
+        mode: Literal["full", "incremental", "file"] = "full"
+    else:
+        cache.apply(source.id, records, cursor_time=newest)
+        count = len(records)
+        mode = "incremental"
+    return SyncOutcome(source.id, mode, count, time.perf_counter() - started)
+
+
+def is_stale(cache: DiscoveryCache, source: RegistrySource, ttl: float = DEFAULT_TTL) -> bool:
+    """Whether a registry's cached data is missing or older than ``ttl`` seconds."""
+    if source.kind == "builtin":
+        return cache.sync_state(source.id) is None
+    state = cache.sync_state(source.id)
+    return state is None or time.time() - state[0] > ttl
+
+
+def records_of(
+    cache: DiscoveryCache, name: str, registry: str | None = None
+) -> list[tuple[str, Record]]:
+    """Every cached version of a server (newest first), optionally from one registry."""
+    return cache.versions(name, [registry] if registry else None)
