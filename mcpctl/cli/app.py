@@ -20,7 +20,7 @@ from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperGroup, TyperOption
 
 from mcpctl._version import __version__
-from mcpctl.cli import health, output, servers, validate
+from mcpctl.cli import health, output, registry, servers, validate
 from mcpctl.cli.output import STATE
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
@@ -47,7 +47,7 @@ class McpctlGroup(TyperGroup):
         return name, cmd, rest
 
 
-GROUPS = (servers.app, validate.app, health.app)
+GROUPS = (servers.app, validate.app, health.app, registry.app)
 
 
 def _version(value: bool) -> None:

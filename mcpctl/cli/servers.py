@@ -13,6 +13,7 @@ from mcpctl.cli import output
 from mcpctl.cli.output import STATE, Detail, Table
 from mcpctl.errors import (
     ConfigInvalidError,
+    MissingInputError,
     PlaintextSecretError,
     ServerNotFoundError,
     UsageError,
@@ -27,6 +28,13 @@ if TYPE_CHECKING:
     from mcpctl.store import ConfigStore
 
 app = typer.Typer()
+
+
+class RegistryChoice(StrEnum):
+    """What to install from a registry entry."""
+
+    package = "package"
+    remote = "remote"
 
 
 class RemoteTransport(StrEnum):
@@ -102,7 +110,9 @@ def _summary(name: str, entry: ServerEntry) -> dict[str, Any]:
 
 @app.command("add")
 def add(
-    name: str = typer.Argument(..., help="Logical name: 1-64 of letters, digits, '_' and '-'."),
+    name: str | None = typer.Argument(
+        None, help="Logical name: 1-64 of letters, digits, '_' and '-' (from a registry: optional)."
+    ),
     command: list[str] | None = typer.Argument(
         None, metavar="[-- COMMAND [ARGS]...]", help="The stdio server to spawn, after '--'."
     ),
@@ -138,6 +148,21 @@ def add(
     ),
     disabled: bool = typer.Option(False, "--disabled", help="Add it disabled."),
     force: bool = typer.Option(False, "--force", "-f", help="Replace an existing server."),
+    from_registry: str | None = typer.Option(
+        None,
+        "--from-registry",
+        metavar="SERVER[@VERSION]",
+        help="Add a server found with discover.",
+    ),
+    registry: str | None = typer.Option(
+        None, "--registry", metavar="ID", help="With --from-registry: only this registry."
+    ),
+    prefer: RegistryChoice | None = typer.Option(
+        None, "--prefer", help="With --from-registry: a package (local) or a remote."
+    ),
+    package_type: str | None = typer.Option(
+        None, "--package-type", metavar="TYPE", help="With --from-registry: npm, pypi, oci, nuget."
+    ),
 ) -> int:
     """Add a stdio server (after --) or a remote one (--url).
 
@@ -153,7 +178,20 @@ def add(
       mcpctl add linear --url https://mcp.linear.app/mcp -H 'Authorization: Bearer ${TOKEN}'
 
       mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --json
+
+      mcpctl add --from-registry io.github.modelcontextprotocol/time
     """
+    if from_registry is not None:
+        if command or url:
+            raise UsageError("--from-registry replaces the command and --url; give only one")
+        return _add_from_registry(
+            name, from_registry, registry, prefer.value if prefer else None, package_type,
+            _parse_pairs(env, "=", "--env", "KEY=VALUE"),
+            _parse_pairs(header, ":", "--header", "'Name: value'"),
+            description=description, timeout=timeout, disabled=disabled, force=force,
+        )  # fmt: skip
+    if name is None:
+        raise UsageError("a name is required", hint="mcpctl add NAME -- COMMAND [ARGS...]")
     argv = list(command or [])
     if url is not None and argv:
         raise UsageError(
@@ -216,6 +254,83 @@ def add(
         warnings=warnings,
     )
     return output.emit(result)
+
+
+def _add_from_registry(
+    name: str | None,
+    spec: str,
+    registry: str | None,
+    prefer: Any,
+    package_type: str | None,
+    env: dict[str, str],
+    headers: dict[str, str],
+    *,
+    description: str | None,
+    timeout: int | None,
+    disabled: bool,
+    force: bool,
+) -> int:
+    import sys
+    from dataclasses import replace
+
+    from mcpctl.cli.registry import cache_and_sources, find_record
+    from mcpctl.loader import read_document
+    from mcpctl.registry.convert import default_name, entry_from_server_json
+    from mcpctl.registry.sources import refresh
+
+    cache, sources = cache_and_sources([registry] if registry else None)
+    report = refresh(cache, sources)
+    for warning in report.warnings:
+        output.warn(warning)
+    reg, record = find_record(cache, spec, registry)
+    conversion = entry_from_server_json(
+        record, registry=reg, prefer=prefer, package_type=package_type, env=env, headers=headers
+    )
+    if conversion.missing:
+        if not sys.stdin.isatty():
+            listed = "; ".join(
+                f"{m.name} ({m.flag})" + (f": {m.description}" if m.description else "")
+                for m in conversion.missing
+            )
+            raise MissingInputError(
+                f"{record.name} needs values that have no default: {listed}",
+                hint="pass them with the flags shown (there is no terminal to ask on)",
+            )
+        for missing in conversion.missing:
+            label = missing.name + (f" ({missing.description})" if missing.description else "")
+            target = headers if missing.flag.startswith("--header") else env
+            target[missing.name] = typer.prompt(label)
+        conversion = entry_from_server_json(
+            record, registry=reg, prefer=prefer, package_type=package_type, env=env, headers=headers
+        )
+    entry = replace(
+        conversion.entry,
+        description=description or conversion.entry.description,
+        timeout=timeout,
+        enabled=not disabled,
+    )
+    _check_no_literal_secrets(entry)
+    store = _store()
+    taken = {k for k in read_document(store.path).data if not k.startswith("$")}
+    chosen = name or default_name(record.name, taken)
+    outcome = store.add(chosen, entry, force=force)
+    verb = "Replaced" if outcome.replaced else "Added"
+    output.info(f"{verb} {chosen!r} from {reg}: {record.name}@{record.version} ({conversion.kind})")
+    for note in conversion.notes:
+        output.warn(note)
+    if conversion.secrets:
+        output.info(f"It needs secrets before it works: {', '.join(conversion.secrets)}")
+        for secret in conversion.secrets:
+            output.info(f"  mcpctl secret set {secret}   (or: export {secret}=...)")
+    data = {
+        "name": chosen,
+        "config": str(store.path),
+        "replaced": outcome.replaced,
+        "registry": reg,
+        "server": _summary(chosen, entry),
+        "secrets": conversion.secrets,
+    }
+    return output.emit(Result("add", data, report.warnings + conversion.notes))
 
 
 @app.command("remove")

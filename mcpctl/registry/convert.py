@@ -28,7 +28,8 @@ from mcpctl.registry.records import Record, clean_text
 
 __all__ = ["Conversion", "MissingInput", "default_name", "entry_from_server_json", "var_name"]
 
-_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+# {var} templates of server.json; not the ${VAR} placeholders mcpctl writes itself.
+_TEMPLATE = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 
 @dataclass(frozen=True)
@@ -142,9 +143,13 @@ def _arguments(items: list[dict[str, Any]], inputs: _Inputs) -> list[str]:
         raw = _str(arg.get("value"))
         if raw is None:
             raw = _str(arg.get("default"))
-        hint = _str(arg.get("valueHint")) or _str(arg.get("name")) or "value"
+        label = (
+            (_str(arg.get("name")) or "").lstrip("-")
+            if kind == "named"
+            else _str(arg.get("valueHint")) or _str(arg.get("name")) or "value"
+        )
         if raw is None and arg.get("isRequired") is True:
-            key = var_name(hint.lstrip("-"))
+            key = var_name(label or "value")
             if arg.get("isSecret") is True:
                 raw = inputs.secret(key)
             elif key in inputs.provided:

@@ -14,7 +14,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["OFFICIAL_META", "Record", "clean_text", "record_from_json", "slug_of", "version_key"]
+__all__ = [
+    "OFFICIAL_META",
+    "Record",
+    "clean_text",
+    "describe_delivery",
+    "describe_inputs",
+    "record_from_json",
+    "slug_of",
+    "version_key",
+]
 
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -130,3 +139,39 @@ def record_from_json(raw: object) -> Record | None:
         updated_at=updated if isinstance(updated, str) else "",
         server=server,
     )
+
+
+def describe_inputs(server: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every value a server asks for (variables, arguments, headers), cleaned for display."""
+    out: list[dict[str, Any]] = []
+
+    def add(kind: str, item: dict[str, Any], name: object) -> None:
+        out.append({
+            "kind": kind,
+            "name": clean_text(name),
+            "required": item.get("isRequired") is True,
+            "secret": item.get("isSecret") is True,
+            "description": clean_text(item.get("description")),
+        })  # fmt: skip
+
+    for pkg in _dicts(server.get("packages")):
+        for var in _dicts(pkg.get("environmentVariables")):
+            add("env", var, var.get("name"))
+        for arg in [*_dicts(pkg.get("runtimeArguments")), *_dicts(pkg.get("packageArguments"))]:
+            kind = f"argument ({clean_text(arg.get('type')) or 'positional'})"
+            add(kind, arg, arg.get("name") or arg.get("valueHint") or arg.get("value"))
+    for remote in _dicts(server.get("remotes")):
+        for header in _dicts(remote.get("headers")):
+            add("header", header, header.get("name"))
+    return out
+
+
+def describe_delivery(server: dict[str, Any]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """(packages, remotes) of a server, cleaned for display."""
+    keys = ("registryType", "identifier", "version", "runtimeHint")
+    packages = [{k: clean_text(p.get(k)) for k in keys} for p in _dicts(server.get("packages"))]
+    remotes = [
+        {"type": clean_text(r.get("type")), "url": clean_text(r.get("url"))}
+        for r in _dicts(server.get("remotes"))
+    ]
+    return packages, remotes

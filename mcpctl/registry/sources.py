@@ -23,6 +23,7 @@ from mcpctl.registry.records import Record
 __all__ = [
     "BUILTIN_FILE",
     "DEFAULT_TTL",
+    "RefreshReport",
     "RegistryError",
     "RegistrySource",
     "SyncOutcome",
@@ -30,6 +31,7 @@ __all__ = [
     "load_sources",
     "parse_location",
     "records_of",
+    "refresh",
     "save_sources",
     "sync_source",
 ]
@@ -179,3 +181,49 @@ def records_of(
 ) -> list[tuple[str, Record]]:
     """Every cached version of a server (newest first), optionally from one registry."""
     return cache.versions(name, [registry] if registry else None)
+
+
+@dataclass
+class RefreshReport:
+    """What refreshing the cache before a search did."""
+
+    synced: list[SyncOutcome]
+    warnings: list[str]
+    failed: list[str]  # registries that failed and have nothing cached at all
+
+
+def refresh(
+    cache: DiscoveryCache,
+    sources: list[RegistrySource],
+    *,
+    force: bool = False,
+    offline: bool = False,
+    ttl: float = DEFAULT_TTL,
+    timeout: float = 10.0,
+) -> RefreshReport:
+    """Sync the registries whose cache is stale (all with ``force``; none ``offline``).
+
+    A registry that fails keeps its previous cache (with a warning); one that has nothing
+    cached at all is listed in ``failed``.
+    """
+    report = RefreshReport([], [], [])
+    for source in sources:
+        has_data = cache.sync_state(source.id) is not None
+        if offline:
+            if not has_data and source.kind != "builtin":
+                report.warnings.append(f"registry {source.id!r} has never been synced (offline)")
+                report.failed.append(source.id)
+            elif not has_data:
+                report.synced.append(sync_source(cache, source))
+            continue
+        if not (force or is_stale(cache, source, ttl)):
+            continue
+        try:
+            report.synced.append(sync_source(cache, source, timeout=timeout))
+        except (RegistryError, UsageError) as exc:
+            if has_data:
+                report.warnings.append(f"registry {source.id!r}: {exc.message}; using cached data")
+            else:
+                report.warnings.append(f"registry {source.id!r}: {exc.message}")
+                report.failed.append(source.id)
+    return report

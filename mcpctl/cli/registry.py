@@ -1,0 +1,339 @@
+"""Finding servers: registry list/add/remove/sync, discover, show."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from mcpctl.cli import output
+from mcpctl.cli.output import STATE, Detail, Table
+from mcpctl.errors import UsageError
+from mcpctl.results import Result
+
+if TYPE_CHECKING:
+    from mcpctl.registry.cache import DiscoveryCache
+    from mcpctl.registry.records import Record
+    from mcpctl.registry.sources import RegistrySource
+
+app = typer.Typer()
+registry_app = typer.Typer(help="Manage the registries mcpctl searches.", no_args_is_help=True)
+app.add_typer(registry_app, name="registry")
+
+
+class TransportKind(StrEnum):
+    """Filter on how a server runs."""
+
+    stdio = "stdio"
+    remote = "remote"
+
+
+def _paths() -> Any:
+    from mcpctl.paths import Paths
+
+    return Paths.from_env(STATE.config)
+
+
+def _sources(wanted: list[str] | None = None) -> list[RegistrySource]:
+    from mcpctl.registry.sources import load_sources
+
+    sources = load_sources(_paths().registries)
+    if wanted:
+        known = {s.id: s for s in sources}
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise UsageError(
+                f"no registry {unknown[0]!r}", hint="run 'mcpctl registry list' to see them"
+            )
+        return [known[w] for w in wanted]
+    return sources
+
+
+def _cache() -> DiscoveryCache:
+    from mcpctl.registry.cache import DiscoveryCache
+
+    return DiscoveryCache.open(_paths().discovery_cache)
+
+
+def cache_and_sources(
+    wanted: list[str] | None = None,
+) -> tuple[DiscoveryCache, list[RegistrySource]]:
+    """The discovery cache and the registries to use (all, or the ones named)."""
+    return _cache(), _sources(wanted)
+
+
+@registry_app.command("list")
+def registry_list() -> int:
+    """List the registries, with how much of each is cached and when it was synced.
+
+    Examples:
+
+      mcpctl registry list --json
+    """
+    from datetime import datetime
+
+    cache = _cache()
+    rows: list[dict[str, Any]] = []
+    for src in _sources():
+        state = cache.sync_state(src.id)
+        synced = datetime.fromtimestamp(state[0]).isoformat(timespec="seconds") if state else None
+        rows.append({**src.to_dict(), "cached": cache.count(src.id), "synced_at": synced})
+    table = Table(
+        ["ID", "KIND", "LOCATION", "CACHED", "SYNCED"],
+        [
+            [
+                r["id"],
+                r["kind"],
+                r.get("url") or r.get("file", ""),
+                str(r["cached"]),
+                r["synced_at"] or "never",
+            ]
+            for r in rows
+        ],
+    )
+    return output.emit(Result("registry list", {"registries": rows}), lambda _: table)
+
+
+@registry_app.command("add")
+def registry_add(
+    registry_id: str = typer.Argument(..., metavar="ID", help="A short id (lowercase)."),
+    location: str = typer.Argument(..., metavar="URL|FILE", help="An API base URL or a JSON file."),
+) -> int:
+    """Add a registry: an HTTP endpoint speaking the official API, or a local JSON file.
+
+    Examples:
+
+      mcpctl registry add acme https://mcp-registry.acme.internal
+
+      mcpctl registry add team ./approved-servers.json
+    """
+    from mcpctl.registry.sources import parse_location, save_sources
+
+    source = parse_location(registry_id, location)
+    sources = [s for s in _sources() if s.id != registry_id] + [source]
+    save_sources(_paths().registries, sources)
+    output.info(f"Added registry {registry_id!r} ({source.location})")
+    return output.emit(Result("registry add", source.to_dict()))
+
+
+@registry_app.command("remove")
+def registry_remove(
+    registry_id: str = typer.Argument(..., metavar="ID", help="The registry."),
+) -> int:
+    """Remove a registry (and its cached data); the built-in ones can be removed too.
+
+    Examples:
+
+      mcpctl registry remove official
+    """
+    from mcpctl.registry.sources import save_sources
+
+    sources = _sources()
+    if registry_id not in {s.id for s in sources}:
+        raise UsageError(f"no registry {registry_id!r}", hint="run 'mcpctl registry list'")
+    save_sources(_paths().registries, [s for s in sources if s.id != registry_id])
+    _cache().drop(registry_id)
+    output.info(f"Removed registry {registry_id!r}")
+    return output.emit(Result("registry remove", {"id": registry_id}))
+
+
+@registry_app.command("sync")
+def registry_sync(
+    registry_ids: list[str] | None = typer.Argument(
+        None, metavar="[ID]...", help="Registries (default: all)."
+    ),
+    full: bool = typer.Option(False, "--full", help="Page through everything, not only changes."),
+    timeout: float = typer.Option(
+        10.0, "--timeout", metavar="S", min=0.1, help="Seconds per request."
+    ),
+) -> int:
+    """Bring the discovery cache up to date (first sync: everything; then only changes).
+
+    Exit 3 when a registry could not be read (its previous cache is kept).
+
+    Examples:
+
+      mcpctl registry sync
+
+      mcpctl registry sync official --full --json
+    """
+    from mcpctl.registry.sources import RegistryError, sync_source
+
+    cache = _cache()
+    done, errors = [], []
+    for src in _sources(registry_ids):
+        try:
+            outcome = sync_source(cache, src, full=full, timeout=timeout)
+        except (RegistryError, UsageError) as exc:
+            errors.append(
+                {"code": exc.code, "message": f"{src.id}: {exc.message}", "hint": exc.hint}
+            )
+            continue
+        done.append({"registry": outcome.registry, "mode": outcome.mode,
+                     "records": outcome.records, "seconds": round(outcome.seconds, 3)})  # fmt: skip
+        output.info(
+            f"Synced {src.id}: {outcome.records} records ({outcome.mode}, {outcome.seconds:.2f} s)"
+        )
+    result = Result("registry sync", {"synced": done}, errors=errors, exit_code=3 if errors else 0)
+    return output.emit(result)
+
+
+@app.command("discover")
+def discover(
+    query: str = typer.Argument("", help="Words to search for (empty: list everything)."),
+    registry: list[str] | None = typer.Option(
+        None, "--registry", "-r", metavar="ID", help="Only these registries (repeatable)."
+    ),
+    transport: TransportKind | None = typer.Option(
+        None, "--transport", help="stdio (a package) or remote."
+    ),
+    package_type: str | None = typer.Option(
+        None, "--package-type", metavar="TYPE", help="npm, pypi, oci, nuget or mcpb."
+    ),
+    limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000, help="How many results."),
+    all_status: bool = typer.Option(
+        False, "--all-status", help="Include deprecated and deleted servers."
+    ),
+    refresh: bool = typer.Option(
+        False, "--refresh", help="Sync the registries first, whatever the cache's age."
+    ),
+    offline: bool = typer.Option(
+        False, "--offline", help="Never touch the network: search the cache only."
+    ),
+) -> int:
+    """Search the registries for servers (ranked; from the local cache, refreshed hourly).
+
+    Exit 0 with a warning when a registry failed but cached data was used; exit 3 when a
+    registry asked for with --registry has nothing at all.
+
+    Examples:
+
+      mcpctl discover filesystem
+
+      mcpctl discover github --transport remote --json
+
+      mcpctl discover --registry builtin --offline
+    """
+    from mcpctl.registry.sources import refresh as refresh_cache
+
+    if refresh and offline:
+        raise UsageError("--refresh and --offline contradict each other")
+    sources = _sources(registry)
+    cache = _cache()
+    report = refresh_cache(cache, sources, force=refresh, offline=offline)
+    hits = cache.search(
+        query, registries=[s.id for s in sources],
+        transport=transport.value if transport else None, package_type=package_type,
+        all_status=all_status, limit=limit,
+    )  # fmt: skip
+    errors = []
+    if registry and report.failed:
+        message = f"no data from {', '.join(report.failed)}"
+        errors.append({"code": "registry_unavailable", "message": message, "hint": None})
+    data = {"query": query, "results": [h.to_dict() for h in hits]}
+    result = Result("discover", data, report.warnings, errors, 3 if errors else 0)
+
+    def human(_: Result) -> Table:
+        rows = [
+            [h.name, h.version, ",".join(h.transports), "yes" if h.needs_secrets else "",
+             ",".join(h.registries), h.description[:80]]
+            for h in hits
+        ]  # fmt: skip
+        return Table(["NAME", "VERSION", "TRANSPORTS", "SECRETS", "REGISTRY", "DESCRIPTION"], rows,
+                     f"no servers match {query!r}" if query else "no servers cached")  # fmt: skip
+
+    return output.emit(result, human)
+
+
+def find_record(cache: DiscoveryCache, spec: str, registry: str | None) -> tuple[str, Record]:
+    """(registry, record) for ``NAME[@VERSION]`` from the cache (latest when no version).
+
+    Raises:
+        UsageError: no such server or version in the cache.
+    """
+    name, _, version = spec.partition("@")
+    found = cache.versions(name, [registry] if registry else None)
+    if not found:
+        guesses = cache.names_like(name)
+        hint = f"did you mean {guesses[0]!r}?" if guesses else "search with 'mcpctl discover'"
+        raise UsageError(f"no server {name!r} in the registries", hint=hint)
+    if version and version != "latest":
+        for reg, rec in found:
+            if rec.version == version:
+                return reg, rec
+        versions = ", ".join(dict.fromkeys(r.version for _, r in found[:10]))
+        raise UsageError(f"{name} has no version {version!r}", hint=f"versions: {versions}")
+    latest = [(reg, rec) for reg, rec in found if rec.is_latest]
+    return latest[0] if latest else found[0]
+
+
+@app.command("show")
+def show(
+    spec: str = typer.Argument(..., metavar="SERVER[@VERSION]", help="The server's registry name."),
+    registry: str | None = typer.Option(
+        None, "--registry", "-r", metavar="ID", help="Only this registry."
+    ),
+    offline: bool = typer.Option(False, "--offline", help="Never touch the network."),
+) -> int:
+    """Show everything needed to decide: description, versions, packages, remotes, inputs.
+
+    Examples:
+
+      mcpctl show io.github.modelcontextprotocol/time
+
+      mcpctl show io.github.modelcontextprotocol/filesystem@2026.8.31 --json
+    """
+    from mcpctl.registry.records import clean_text, describe_delivery, describe_inputs
+    from mcpctl.registry.sources import refresh as refresh_cache
+
+    cache = _cache()
+    report = refresh_cache(cache, _sources([registry] if registry else None), offline=offline)
+    reg, rec = find_record(cache, spec, registry)
+    server = rec.server
+    versions = [r.version for _, r in cache.versions(rec.name, [reg])]
+    repo = server.get("repository")
+    repo_url = clean_text(repo.get("url")) if isinstance(repo, dict) else ""
+    packages, remotes = describe_delivery(server)
+    inputs = describe_inputs(server)
+    data: dict[str, Any] = {
+        "name": rec.name,
+        "title": rec.title,
+        "description": rec.description,
+        "version": rec.version,
+        "status": rec.status,
+        "registry": reg,
+        "repository": repo_url or None,
+        "website": clean_text(server.get("websiteUrl")) or None,
+        "versions": versions,
+        "packages": packages,
+        "remotes": remotes,
+        "inputs": inputs,
+    }
+
+    def human(_: Result) -> Detail:
+        pairs: list[tuple[str, str]] = [
+            ("name", rec.name),
+            ("title", rec.title),
+            ("version", f"{rec.version} ({rec.status})"),
+            ("registry", reg),
+            ("description", rec.description),
+        ]
+        if repo_url:
+            pairs.append(("repository", repo_url))
+        more = " ..." if len(versions) > 10 else ""
+        pairs.append(("versions", ", ".join(versions[:10]) + more))
+        for p in packages:
+            text = " ".join(v for v in (p["registryType"], p["identifier"], p["version"]) if v)
+            pairs.append(
+                ("package", text + (f" (via {p['runtimeHint']})" if p["runtimeHint"] else ""))
+            )
+        for r in remotes:
+            pairs.append(("remote", f"{r['type']} {r['url']}"))
+        for i in inputs:
+            flags = [f for f, on in (("required", i["required"]), ("secret", i["secret"])) if on]
+            shown = f"{i['name']} ({', '.join(flags)})" if flags else str(i["name"])
+            pairs.append((str(i["kind"]), f"{shown} {i['description']}".strip()))
+        return Detail(pairs)
+
+    return output.emit(Result("show", data, report.warnings), human)
