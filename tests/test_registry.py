@@ -1,0 +1,346 @@
+"""Registries: the v0.1 client against a real local HTTP registry, the cache, conversion."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.errors import UsageError
+from mcpctl.model import entry_from_data
+from mcpctl.registry import DiscoveryCache, RegistryClient, RegistryError, entry_from_server_json
+from mcpctl.registry.convert import default_name
+from mcpctl.registry.records import clean_text, record_from_json, version_key
+from mcpctl.registry.sources import RegistrySource, refresh, sync_source
+from tests.conftest import Cli, write_config
+from tests.registry_server import OFFICIAL, Registry, make_record, serve
+
+
+@pytest.fixture
+def registry() -> Iterator[tuple[Registry, str]]:
+    records = [make_record(f"io.example/server-{i:03d}", updated=f"2025-11-01T00:00:{i % 60:02d}Z")
+               for i in range(250)]  # fmt: skip
+    records += [
+        make_record("io.example/weather", "1.0.0", latest=False, title="Weather"),
+        make_record("io.example/weather", "1.2.0", title="Weather", description="Forecasts"),
+        make_record("com.acme/filesystem", title="Files", description="Read and write files"),
+        make_record("org.other/notes", title="Notes", description="Keeps filesystem notes"),
+        make_record("io.example/old", status="deprecated"),
+    ]
+    reg = Registry(records)
+    server, url = serve(reg)
+    yield reg, url
+    server.shutdown()
+    server.server_close()
+
+
+def fast_client(url: str, **kw: Any) -> RegistryClient:
+    return RegistryClient(url, timeout=kw.pop("timeout", 2.0), sleep=lambda s: None, **kw)
+
+
+def test_full_sync_pages_through_everything(registry: tuple[Registry, str]) -> None:
+    reg, url = registry
+    cache = DiscoveryCache.memory()
+    outcome = sync_source(cache, RegistrySource("local", "http", url),
+                          client_factory=lambda u, timeout: fast_client(u))  # type: ignore[arg-type,misc]  # fmt: skip
+    assert outcome.mode == "full" and outcome.records == 255
+    assert sum("/v0.1/servers?" in r for r in reg.requests) == 3  # 100 + 100 + 55
+    hits = cache.search("weather")
+    assert hits[0].name == "io.example/weather" and hits[0].version == "1.2.0"
+
+
+def test_incremental_sync_applies_changes_and_deletions(registry: tuple[Registry, str]) -> None:
+    reg, url = registry
+    cache = DiscoveryCache.memory()
+    source = RegistrySource("local", "http", url)
+    factory: Any = lambda u, timeout: fast_client(u)  # noqa: E731
+    sync_source(cache, source, client_factory=factory)
+    reg.records[0]["_meta"][OFFICIAL].update(status="deleted", updatedAt="2025-12-24T00:00:00Z")
+    reg.records.append(make_record("io.example/new-thing", updated="2025-12-24T00:00:01Z"))
+    reg.requests.clear()
+    outcome = sync_source(cache, source, client_factory=factory)
+    assert outcome.mode == "incremental" and outcome.records == 2
+    assert all("updated_since=" in r for r in reg.requests)
+    assert cache.search("new-thing")[0].name == "io.example/new-thing"
+    assert not [h for h in cache.search("server-000") if h.name == "io.example/server-000"]
+    assert cache.search("server-000", all_status=True)[0].status == "deleted"
+
+
+def test_retries_honour_retry_after(registry: tuple[Registry, str]) -> None:
+    reg, url = registry
+    reg.fail_first = 2
+    slept: list[float] = []
+    client = RegistryClient(url, timeout=2, sleep=slept.append)
+    assert len(list(client.iter_records())) == 255
+    assert slept == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(("mode", "needle"), [
+    ("500", "HTTP 500"), ("invalid_json", "not valid JSON"), ("huge", "larger than"), ("hang", "timed out"),
+])  # fmt: skip
+def test_faults_raise_registry_error_and_keep_the_cache(
+    registry: tuple[Registry, str], mode: str, needle: str
+) -> None:
+    reg, url = registry
+    cache = DiscoveryCache.memory()
+    source = RegistrySource("local", "http", url)
+    factory: Any = lambda u, timeout: fast_client(u, timeout=0.5, retries=1)  # noqa: E731
+    sync_source(cache, source, client_factory=factory)
+    before = cache.count("local")
+    reg.mode = mode
+    start = time.monotonic()
+    with pytest.raises(RegistryError, match=needle):
+        sync_source(cache, source, full=True, client_factory=factory)
+    assert time.monotonic() - start < 4
+    assert cache.count("local") == before
+
+
+def test_wrong_field_types_are_skipped(registry: tuple[Registry, str]) -> None:
+    reg, url = registry
+    reg.mode = "wrong_types"
+    assert list(fast_client(url).iter_records()) == []
+
+
+def test_nothing_listening_fails_fast() -> None:
+    start = time.monotonic()
+    with pytest.raises(RegistryError, match="cannot reach"):
+        list(fast_client("http://127.0.0.1:9").iter_records())
+    assert time.monotonic() - start < 3
+
+
+def test_versions_and_quoted_names(registry: tuple[Registry, str]) -> None:
+    _, url = registry
+    client = fast_client(url)
+    assert sorted(r.version for r in client.versions("io.example/weather")) == ["1.0.0", "1.2.0"]
+    assert client.version("io.example/weather").version == "1.2.0"
+    with pytest.raises(RegistryError, match="404"):
+        client.version("io.example/nope")
+
+
+def test_ranking_weights_fields() -> None:
+    cache = DiscoveryCache.memory()
+    recs = [record_from_json(make_record(n, title=t, description=d)) for n, t, d in [
+        ("org.other/notes", "Notes", "Keeps filesystem notes"),
+        ("com.acme/filesystem-extra", "Extra", "More"),
+        ("io.x/files", "Filesystem browser", "Browse"),
+        ("com.acme/filesystem", "Files", "Read and write"),
+    ]]  # fmt: skip
+    cache.replace("r", [r for r in recs if r])
+    assert [h.name for h in cache.search("filesystem")] == [
+        "com.acme/filesystem", "com.acme/filesystem-extra", "io.x/files", "org.other/notes",
+    ]  # fmt: skip
+
+
+def test_same_server_in_two_registries_is_one_hit() -> None:
+    cache = DiscoveryCache.memory()
+    rec = record_from_json(make_record("io.example/dup"))
+    assert rec
+    cache.replace("a", [rec])
+    cache.replace("b", [rec])
+    hits = cache.search("dup")
+    assert len(hits) == 1 and hits[0].registries == ["a", "b"]
+
+
+def test_escape_sequences_are_stripped() -> None:
+    rec = record_from_json(
+        make_record("io.x/evil", description="ok\x1b[31mRED\x1b[0m\x07 \x1b]0;title\x07done")
+    )
+    assert rec and rec.description == "okRED done"
+    assert clean_text("a\x00b\x9bc") == "abc"
+
+
+def test_version_order() -> None:
+    assert sorted(["1.10.0", "1.2.0", "1.2.0-beta", "2.0"], key=version_key) == [
+        "1.2.0-beta",
+        "1.2.0",
+        "1.10.0",
+        "2.0",
+    ]
+
+
+def test_cache_survives_a_garbage_file_and_concurrent_writers(tmp_path: Path) -> None:
+    path = tmp_path / "discovery.sqlite3"
+    path.write_bytes(b"not a database at all" * 100)
+    cache = DiscoveryCache.open(path)
+    rec = record_from_json(make_record("io.x/a"))
+    assert rec
+    other = DiscoveryCache.open(path)
+    cache.replace("r1", [rec])
+    other.replace("r2", [rec])
+    assert DiscoveryCache.open(path).count() == 2
+
+
+# --- conversion ---------------------------------------------------------------------------
+
+
+def convert(server: dict[str, Any], **kw: Any) -> Any:
+    rec = record_from_json({"server": {"name": "io.x/demo", "version": "2.0.0", **server}})
+    assert rec is not None
+    conv = entry_from_server_json(rec, registry="r", **kw)
+    _, issues = entry_from_data("demo", conv.entry.to_data())
+    assert issues == [], issues
+    return conv
+
+
+def test_npm_with_secret_env_and_args() -> None:
+    conv = convert({"packages": [{
+        "registryType": "npm", "identifier": "@x/demo", "version": "2.0.0",
+        "environmentVariables": [{"name": "API_KEY", "isSecret": True, "isRequired": True},
+                                 {"name": "REGION", "default": "eu"}],
+        "packageArguments": [{"type": "positional", "value": "serve"},
+                             {"type": "named", "name": "--port", "default": "8080"}],
+    }]})  # fmt: skip
+    e = conv.entry
+    assert (e.command, e.args) == ("npx", ("-y", "@x/demo@2.0.0", "serve", "--port", "8080"))
+    assert e.env == {"API_KEY": "${API_KEY}", "REGION": "eu"}
+    assert conv.secrets == ["API_KEY"] and e.source is not None and e.source.version == "2.0.0"
+
+
+def test_pypi_with_runtime_args_and_latest_quirk() -> None:
+    conv = convert({"packages": [{"registryType": "pypi", "identifier": "demo-mcp", "version": "latest",
+                                  "runtimeArguments": [{"type": "named", "name": "--python", "value": "3.12"}]}]})  # fmt: skip
+    assert (conv.entry.command, conv.entry.args) == ("uvx", ("--python", "3.12", "demo-mcp==2.0.0"))
+    assert conv.notes
+
+
+def test_oci_and_nuget() -> None:
+    oci = convert({"packages": [{"registryType": "oci", "identifier": "ghcr.io/x/demo", "version": "2.0.0",
+                                 "environmentVariables": [{"name": "TOKEN", "isSecret": True}]}]})  # fmt: skip
+    assert oci.entry.args == ("run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/x/demo:2.0.0")
+    assert oci.entry.env == {"TOKEN": "${TOKEN}"}
+    nuget = convert({"packages": [{"registryType": "nuget", "identifier": "Demo.Mcp", "version": "2.0.0",
+                                   "packageArguments": [{"type": "positional", "value": "x"}]}]})  # fmt: skip
+    assert (nuget.entry.command, nuget.entry.args) == (
+        "dnx",
+        ("Demo.Mcp@2.0.0", "--yes", "--", "x"),
+    )
+
+
+def test_mcpb_only_is_a_clear_error() -> None:
+    with pytest.raises(UsageError, match="mcpb"):
+        convert({"packages": [{"registryType": "mcpb", "identifier": "https://x/demo.mcpb"}]})
+
+
+def test_remote_with_secret_header_template_and_url_variable() -> None:
+    conv = convert({"remotes": [{
+        "type": "sse", "url": "https://{tenant}.example.com/sse",
+        "variables": {"tenant": {"description": "Your tenant", "isRequired": True}},
+        "headers": [{"name": "Authorization", "value": "Bearer {api_key}", "isSecret": True}],
+    }]}, env={"TENANT": "acme"})  # fmt: skip
+    e = conv.entry
+    assert (e.url, e.transport) == ("https://acme.example.com/sse", "sse")
+    assert e.headers == {"Authorization": "Bearer ${API_KEY}"} and conv.secrets == ["API_KEY"]
+
+
+def test_missing_required_inputs_are_listed() -> None:
+    conv = convert({"packages": [{"registryType": "pypi", "identifier": "d", "version": "1",
+                                  "packageArguments": [{"type": "named", "name": "--repository", "isRequired": True}],
+                                  "environmentVariables": [{"name": "HOST", "isRequired": True}]}]})  # fmt: skip
+    assert [(m.name, m.flag) for m in conv.missing] == [
+        ("HOST", "--env HOST=..."),
+        ("REPOSITORY", "--env REPOSITORY=..."),
+    ]
+
+
+def test_prefer_and_package_type() -> None:
+    server = {"packages": [{"registryType": "npm", "identifier": "@x/d", "version": "1"}],
+              "remotes": [{"type": "streamable-http", "url": "https://x.example/mcp"}]}  # fmt: skip
+    assert convert(server).entry.command == "npx"
+    assert convert(server, prefer="remote").entry.url == "https://x.example/mcp"
+    with pytest.raises(UsageError, match="no pypi package"):
+        convert(server, package_type="pypi")
+
+
+def test_default_name_rule() -> None:
+    assert default_name("io.github.acme/weather") == "weather"
+    assert default_name("io.github.acme/weather", {"weather"}) == "acme-weather"
+    assert (
+        default_name("io.github.acme/weather", {"weather", "acme-weather"})
+        == "io-github-acme-weather"
+    )
+    assert default_name("io.x/we ird!") == "we-ird"
+
+
+def test_every_record_of_a_dump_shaped_sample_converts_or_says_why() -> None:
+    samples = [
+        make_record("a/npm"),
+        make_record("a/remote", packages=[], remotes=[{"type": "streamable-http", "url": "https://r.example/mcp",
+                                                        "headers": [{"name": "X-Key", "isSecret": True}]}]),
+        {"server": {"name": "a/quirky", "version": "1", "repository": {}, "packages": [
+            {"registryType": "npm", "identifier": "q", "version": "latest",
+             "packageArguments": [{"type": "", "value": "x", "format": "integer"}]}]}},
+    ]  # fmt: skip
+    for raw in samples:
+        rec = record_from_json(raw)
+        assert rec is not None
+        conv = entry_from_server_json(rec, registry="r")
+        assert entry_from_data("x", conv.entry.to_data())[1] == []
+
+
+# --- CLI ----------------------------------------------------------------------------------
+
+
+def test_cli_registry_file_discover_show_add(cli: Cli, config_path: Path, tmp_path: Path) -> None:
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text(json.dumps([
+        make_record("io.team/approved-db", title="Approved DB", description="The database, approved",
+                    packages=[{"registryType": "pypi", "identifier": "db-mcp", "version": "3.1.0",
+                               "environmentVariables": [{"name": "DB_PASSWORD", "isSecret": True}]}])["server"],
+    ]))  # fmt: skip
+    assert cli("registry", "add", "team", str(catalog)).exit_code == 0
+    assert cli("registry", "remove", "official").exit_code == 0
+    r = cli("discover", "approved", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json["data"]["results"][0]["name"] == "io.team/approved-db"
+    assert r.json["data"]["results"][0]["needs_secrets"] is True
+    r = cli("show", "io.team/approved-db", "--json")
+    assert r.json["data"]["packages"][0]["identifier"] == "db-mcp"
+    write_config(config_path, {})
+    r = cli("add", "--from-registry", "io.team/approved-db", "--json")
+    assert r.exit_code == 0, r.stdout
+    assert r.json["data"]["name"] == "approved-db" and r.json["data"]["secrets"] == ["DB_PASSWORD"]
+    entry = json.loads(config_path.read_text())["approved-db"]
+    assert entry["args"] == ["db-mcp==3.1.0"] and entry["env"] == {"DB_PASSWORD": "${DB_PASSWORD}"}
+    assert entry["source"] == {
+        "registry": "team",
+        "name": "io.team/approved-db",
+        "version": "1.0.0",
+    }
+    r = cli("registry", "list", "--json")
+    assert {x["id"] for x in r.json["data"]["registries"]} == {"builtin", "team"}
+
+
+def test_cli_add_from_registry_missing_inputs_without_tty(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {})
+    cli("registry", "remove", "official")
+    r = cli("add", "--from-registry", "io.github.modelcontextprotocol/git", "--json")
+    assert r.exit_code == 2
+    assert (
+        r.json["errors"][0]["code"] == "missing_input"
+        and "--env REPOSITORY=" in r.json["errors"][0]["message"]
+    )
+    assert json.loads(config_path.read_text()) == {}
+
+
+def test_cli_discover_builtin_offline_and_unreachable_registry(cli: Cli) -> None:
+    r = cli("discover", "--registry", "builtin", "--offline", "--json")
+    assert r.exit_code == 0 and len(r.json["data"]["results"]) >= 8
+    cli("registry", "add", "dead", "http://127.0.0.1:9")
+    r = cli("discover", "x", "--registry", "dead", "--json")
+    assert r.exit_code == 3 and r.json["errors"][0]["code"] == "registry_unavailable"
+
+
+def test_refresh_uses_cache_when_a_registry_fails(
+    registry: tuple[Registry, str], tmp_path: Path
+) -> None:
+    reg, url = registry
+    cache = DiscoveryCache.memory()
+    src = RegistrySource("local", "http", url)
+    assert refresh(cache, [src], force=True).failed == []
+    reg.mode = "500"
+    report = refresh(cache, [src], force=True, timeout=1)
+    assert report.failed == [] and "using cached data" in report.warnings[0]
