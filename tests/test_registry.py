@@ -344,3 +344,56 @@ def test_refresh_uses_cache_when_a_registry_fails(
     reg.mode = "500"
     report = refresh(cache, [src], force=True, timeout=1)
     assert report.failed == [] and "using cached data" in report.warnings[0]
+
+
+def test_cli_outdated_and_upgrade(cli: Cli, config_path: Path, tmp_path: Path) -> None:
+    catalog = tmp_path / "catalog.json"
+
+    def publish(version: str) -> None:
+        pkg = {"registryType": "npm", "identifier": "@team/tool", "version": version,
+               "environmentVariables": [{"name": "MODE", "default": "fast"}]}  # fmt: skip
+        catalog.write_text(
+            json.dumps([make_record("io.team/tool", version, packages=[pkg])["server"]])
+        )
+
+    publish("1.0.0")
+    cli("registry", "remove", "official")
+    cli("registry", "add", "team", str(catalog))
+    write_config(config_path, {})
+    assert cli("add", "--from-registry", "io.team/tool", "-e", "MODE=careful").exit_code == 0
+    cli("disable", "tool")
+    r = cli("outdated", "--json")
+    assert r.exit_code == 0 and r.json["data"]["current"] == ["tool"]
+    publish("1.1.0")
+    cli("registry", "sync", "team")
+    r = cli("outdated", "--json")
+    assert r.exit_code == 1
+    assert r.json["data"]["outdated"] == [{"name": "tool", "registry": "team", "server": "io.team/tool",
+                                           "pinned": "1.0.0", "latest": "1.1.0"}]  # fmt: skip
+    before = config_path.read_text()
+    r = cli("upgrade", "--dry-run", "--json")
+    assert r.json["data"]["upgrades"] == [{"name": "tool", "from": "1.0.0", "to": "1.1.0"}]
+    assert config_path.read_text() == before
+    assert cli("upgrade").exit_code == 0
+    entry = json.loads(config_path.read_text())["tool"]
+    assert entry["args"] == ["-y", "@team/tool@1.1.0"]
+    assert entry["env"] == {"MODE": "careful"} and entry["enabled"] is False
+    assert entry["source"]["version"] == "1.1.0"
+    assert cli("outdated").exit_code == 0
+    assert cli("undo").exit_code == 0
+    assert json.loads(config_path.read_text())["tool"]["source"]["version"] == "1.0.0"
+
+
+def test_cli_discover_export_is_a_registry(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "discovered_servers.json"
+    r = cli("discover", "--registry", "builtin", "--offline", "--export", str(out), "--json")
+    assert r.exit_code == 0 and r.json["data"]["exported"] >= 8
+    items = json.loads(out.read_text())
+    time_desc = next(i for i in items if i["name"] == "time")
+    assert set(time_desc) == {"name", "transport", "command", "args", "env", "tools", "options"}
+    assert time_desc["command"] == "uvx" and time_desc["transport"] == "stdio"
+    github = next(i for i in items if i["options"]["source"]["name"] == "com.github/github")
+    assert github["url"].startswith("https://") and github["options"]["secrets"] == ["GITHUB_TOKEN"]
+    assert cli("registry", "add", "exported", str(out)).exit_code == 0
+    r = cli("discover", "time", "--registry", "exported", "--json")
+    assert r.json["data"]["results"][0]["name"] == "io.github.modelcontextprotocol/time"

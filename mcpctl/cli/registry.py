@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -201,6 +202,9 @@ def discover(
     offline: bool = typer.Option(
         False, "--offline", help="Never touch the network: search the cache only."
     ),
+    export: Path | None = typer.Option(
+        None, "--export", metavar="FILE", help="Also write the matches as a discovery file."
+    ),
 ) -> int:
     """Search the registries for servers (ranked; from the local cache, refreshed hourly).
 
@@ -214,6 +218,8 @@ def discover(
       mcpctl discover github --transport remote --json
 
       mcpctl discover --registry builtin --offline
+
+      mcpctl discover postgres --export discovered_servers.json
     """
     from mcpctl.registry.sources import refresh as refresh_cache
 
@@ -231,8 +237,11 @@ def discover(
     if registry and report.failed:
         message = f"no data from {', '.join(report.failed)}"
         errors.append({"code": "registry_unavailable", "message": message, "hint": None})
-    data = {"query": query, "results": [h.to_dict() for h in hits]}
-    result = Result("discover", data, report.warnings, errors, 3 if errors else 0)
+    data: dict[str, Any] = {"query": query, "results": [h.to_dict() for h in hits]}
+    warnings = list(report.warnings)
+    if export is not None:
+        data["exported"] = _export(cache, hits, export, warnings)
+    result = Result("discover", data, warnings, errors, 3 if errors else 0)
 
     def human(_: Result) -> Table:
         rows = [
@@ -244,6 +253,29 @@ def discover(
                      f"no servers match {query!r}" if query else "no servers cached")  # fmt: skip
 
     return output.emit(result, human)
+
+
+def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[str]) -> int:
+    """Write the hits as seed-003 descriptors (readable back as a file registry)."""
+    import json
+
+    from mcpctl.registry.convert import default_name, descriptor
+    from mcpctl.store import atomic_write
+
+    items: list[dict[str, Any]] = []
+    taken: set[str] = set()
+    for hit in hits:
+        reg, rec = find_record(cache, hit.name, hit.registries[0])
+        name = default_name(rec.name, taken)
+        try:
+            items.append(descriptor(rec, reg, name))
+        except UsageError as exc:
+            warnings.append(f"not exported: {exc.message}")
+            continue
+        taken.add(name)
+    atomic_write(path, (json.dumps(items, indent=2, ensure_ascii=False) + "\n").encode())
+    output.info(f"Wrote {len(items)} descriptors to {path}")
+    return len(items)
 
 
 def find_record(cache: DiscoveryCache, spec: str, registry: str | None) -> tuple[str, Record]:
@@ -337,3 +369,136 @@ def show(
         return Detail(pairs)
 
     return output.emit(Result("show", data, report.warnings), human)
+
+
+def _config_entries() -> dict[str, Any]:
+    from mcpctl.loader import build_config, read_document
+
+    config, _ = build_config(read_document(_paths().config).data)
+    return dict(config.entries)
+
+
+@app.command("outdated")
+def outdated(
+    offline: bool = typer.Option(False, "--offline", help="Compare with the cache only."),
+) -> int:
+    """List servers added from a registry whose pinned version is behind the latest.
+
+    Exit 1 when something is outdated (for CI).
+
+    Examples:
+
+      mcpctl outdated
+
+      mcpctl outdated --json | jq -r '.data.outdated[].name'
+    """
+    from mcpctl.registry.sources import refresh as refresh_cache
+    from mcpctl.registry.updates import find_updates
+
+    entries = _config_entries()
+    cache = _cache()
+    wanted = sorted({e.source.registry for e in entries.values() if e.source is not None})
+    known = {s.id for s in _sources()}
+    report = refresh_cache(cache, _sources([w for w in wanted if w in known]), offline=offline)
+    updates, current, unknown = find_updates(entries, cache)
+    warnings = report.warnings + [f"{n}: its registry entry is not in the cache" for n in unknown]
+    data = {
+        "outdated": [
+            {
+                "name": u.name,
+                "registry": u.registry,
+                "server": u.server,
+                "pinned": u.pinned,
+                "latest": u.latest,
+            }
+            for u in updates
+        ],
+        "current": current,
+        "unknown": unknown,
+    }
+    table = Table(
+        ["NAME", "SERVER", "PINNED", "LATEST", "REGISTRY"],
+        [[u.name, u.server, u.pinned, u.latest, u.registry] for u in updates],
+        "everything added from a registry is up to date",
+    )
+    result = Result("outdated", data, warnings, exit_code=1 if updates else 0)
+    return output.emit(result, lambda _: table)
+
+
+@app.command("upgrade")
+def upgrade(
+    names: list[str] | None = typer.Argument(
+        None, metavar="[NAME]...", help="Servers (default: all outdated)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
+    env: list[str] = typer.Option(
+        [], "--env", "-e", metavar="KEY=VALUE", help="A value a new version needs (repeatable)."
+    ),
+    offline: bool = typer.Option(False, "--offline", help="Use the cache only."),
+) -> int:
+    """Move servers added from a registry to the latest version (one write, undoable).
+
+    Keeps the entry's own settings (values, description, timeout, tool filter, enabled).
+
+    Examples:
+
+      mcpctl upgrade --dry-run
+
+      mcpctl upgrade github time
+    """
+    from mcpctl.cli.servers import _parse_pairs, _store
+    from mcpctl.errors import MissingInputError, ServerNotFoundError
+    from mcpctl.model import entry_from_data
+    from mcpctl.registry.sources import refresh as refresh_cache
+    from mcpctl.registry.updates import find_updates, upgrade_entry
+
+    entries = _config_entries()
+    for name in names or []:
+        if name not in entries:
+            raise ServerNotFoundError(f"no server {name!r}", hint="run 'mcpctl list'")
+        if entries[name].source is None:
+            raise UsageError(f"{name!r} was not added from a registry: nothing to upgrade")
+    cache = _cache()
+    report = refresh_cache(cache, _sources(), offline=offline)
+    updates, _, _ = find_updates(entries, cache)
+    if names:
+        updates = [u for u in updates if u.name in names]
+    extra = _parse_pairs(env, "=", "--env", "KEY=VALUE")
+    planned: dict[str, Any] = {}
+    for u in updates:
+        from dataclasses import replace
+
+        base = replace(entries[u.name], env={**entries[u.name].env, **extra})
+        conversion = upgrade_entry(base, u)
+        if conversion.missing:
+            flags = ", ".join(m.flag for m in conversion.missing)
+            raise MissingInputError(
+                f"{u.name}: {u.server}@{u.latest} needs new values: {flags}",
+                hint=f"mcpctl upgrade {u.name} {flags}",
+            )
+        _, issues = entry_from_data(u.name, conversion.entry.to_data())
+        if issues:
+            raise UsageError(f"{u.name}: the converted entry is invalid: {issues[0].message}")
+        planned[u.name] = conversion.entry
+    rows = [{"name": u.name, "from": u.pinned, "to": u.latest} for u in updates]
+    if planned and not dry_run:
+        store = _store()
+
+        def apply(doc: dict[str, Any]) -> None:
+            for name, new in planned.items():
+                doc[name] = new.to_data()
+
+        store.update(apply, action="upgrade " + " ".join(planned))
+        for r in rows:
+            output.info(f"Upgraded {r['name']}: {r['from']} -> {r['to']}")
+    elif not planned:
+        output.info("Nothing to upgrade")
+    data = {"dry_run": dry_run, "upgrades": rows}
+    table = Table(
+        ["NAME", "FROM", "TO"],
+        [[r["name"], r["from"], r["to"]] for r in rows],
+        "nothing to upgrade",
+    )
+    return output.emit(
+        Result("upgrade", data, report.warnings), lambda _: table if dry_run else None
+    )

@@ -26,7 +26,14 @@ from mcpctl.errors import UsageError
 from mcpctl.model import ServerEntry, Source
 from mcpctl.registry.records import Record, clean_text
 
-__all__ = ["Conversion", "MissingInput", "default_name", "entry_from_server_json", "var_name"]
+__all__ = [
+    "Conversion",
+    "MissingInput",
+    "default_name",
+    "descriptor",
+    "entry_from_server_json",
+    "var_name",
+]
 
 # {var} templates of server.json; not the ${VAR} placeholders mcpctl writes itself.
 _TEMPLATE = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
@@ -329,3 +336,32 @@ def entry_from_server_json(
         conversion.entry, source=Source(registry or "?", record.name, record.version)
     )
     return conversion
+
+
+def descriptor(record: Record, registry: str, name: str) -> dict[str, Any]:
+    """A seed-003 discovery descriptor: ``{name, transport, command|url, args, env, tools,
+    options}``, with the original ``server.json`` in ``options.server`` so the file can be
+    read back as a file registry.
+
+    Raises:
+        UsageError: the record cannot be converted.
+    """
+    conv = entry_from_server_json(record, registry=registry)
+    entry = conv.entry
+    out: dict[str, Any] = {"name": name, "transport": entry.effective_transport}
+    if entry.url is not None:
+        out["url"] = entry.url
+    else:
+        out["command"] = entry.command
+    out["args"] = list(entry.args)
+    out["env"] = dict(entry.env)
+    out["tools"] = []
+    out["options"] = {
+        "description": entry.description,
+        "headers": dict(entry.headers),
+        "secrets": conv.secrets,
+        "missing": [m.name for m in conv.missing],
+        "source": {"registry": registry, "name": record.name, "version": record.version},
+        "server": record.server,
+    }
+    return out

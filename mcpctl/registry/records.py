@@ -122,6 +122,9 @@ def record_from_json(raw: object) -> Record | None:
     """A :class:`Record` from an API record or a bare ``server.json``; ``None`` if unusable."""
     if not isinstance(raw, dict):
         return None
+    options = raw.get("options")
+    if "transport" in raw and isinstance(options, dict) and isinstance(options.get("server"), dict):
+        raw = {"server": options["server"]}  # a descriptor written by discover --export
     server = raw.get("server") if isinstance(raw.get("server"), dict) else raw
     assert isinstance(server, dict)
     name, version = server.get("name"), server.get("version")

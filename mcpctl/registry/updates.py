@@ -1,0 +1,82 @@
+"""Pinned versions against the registries' latest: ``outdated`` and ``upgrade``.
+
+An entry added from a registry records ``source`` (registry, server name, pinned version).
+Upgrading converts the latest version again, the same way (package type or remote), and
+keeps what the user set on the entry: its non-secret values, description, timeout,
+sensitivity, tool filter and enabled state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from mcpctl.model import ServerEntry
+from mcpctl.registry.cache import DiscoveryCache
+from mcpctl.registry.convert import Conversion, entry_from_server_json
+from mcpctl.registry.records import Record, version_key
+
+__all__ = ["Update", "find_updates", "upgrade_entry"]
+
+_PACKAGE_OF_COMMAND = {"npx": "npm", "uvx": "pypi", "docker": "oci", "dnx": "nuget"}
+
+
+@dataclass(frozen=True)
+class Update:
+    """A server whose registry has a newer version than the pinned one."""
+
+    name: str
+    registry: str
+    server: str
+    pinned: str
+    latest: str
+    record: Record
+
+
+def find_updates(
+    entries: dict[str, ServerEntry], cache: DiscoveryCache
+) -> tuple[list[Update], list[str], list[str]]:
+    """(outdated, up to date, not found in the cache) among entries that have a ``source``."""
+    outdated: list[Update] = []
+    current: list[str] = []
+    unknown: list[str] = []
+    for name, entry in entries.items():
+        src = entry.source
+        if src is None:
+            continue
+        versions = cache.versions(src.name, [src.registry])
+        live = [(reg, rec) for reg, rec in versions if rec.status not in ("deleted",)]
+        if not live:
+            unknown.append(name)
+            continue
+        marked = [pair for pair in live if pair[1].is_latest]
+        reg, latest = marked[0] if marked else live[0]
+        if version_key(latest.version) > version_key(src.version):
+            outdated.append(Update(name, reg, src.name, src.version, latest.version, latest))
+        else:
+            current.append(name)
+    return outdated, current, unknown
+
+
+def upgrade_entry(entry: ServerEntry, update: Update) -> Conversion:
+    """The entry converted again from the latest version, keeping the user's settings.
+
+    Raises:
+        UsageError: the new version cannot be converted (e.g. only an mcpb bundle now).
+    """
+    prefer: Literal["package", "remote"] = "remote" if entry.is_remote else "package"
+    package_type = _PACKAGE_OF_COMMAND.get(entry.command or "") if not entry.is_remote else None
+    conversion = entry_from_server_json(
+        update.record, registry=update.registry, prefer=prefer, package_type=package_type,
+        env=dict(entry.env), headers=dict(entry.headers),
+    )  # fmt: skip
+    conversion.entry = replace(
+        conversion.entry,
+        description=entry.description or conversion.entry.description,
+        timeout=entry.timeout,
+        sensitive=entry.sensitive,
+        enabled=entry.enabled,
+        tools=entry.tools,
+        cwd=entry.cwd if not entry.is_remote else None,
+    )
+    return conversion
