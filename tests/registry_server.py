@@ -60,8 +60,26 @@ class Registry:
         self.mode: str | None = None
         self.fail_first = 0
         self.requests: list[str] = []
+        self.version = 0
+        self._memo: dict[Any, list[dict[str, Any]]] = {}
 
     def page(self, query: dict[str, list[str]]) -> dict[str, Any]:
+        items = self.filtered(query)
+        limit = min(int(query.get("limit", ["30"])[0]), 100)
+        cursor = query.get("cursor", [None])[0]
+        start = int(base64.urlsafe_b64decode(cursor).decode()) if cursor else 0
+        chunk = items[start : start + limit]
+        meta: dict[str, Any] = {"count": len(chunk)}
+        if start + limit < len(items):
+            meta["nextCursor"] = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+        return {"servers": chunk, "metadata": meta}
+
+    def filtered(self, query: dict[str, list[str]]) -> list[dict[str, Any]]:
+        """The records a query selects (memoised while the data does not change)."""
+        key = (tuple(sorted((k, tuple(v)) for k, v in query.items() if k not in ("cursor", "limit"))),
+               self.version)  # fmt: skip
+        if key in self._memo:
+            return self._memo[key]
         items = self.records
         since = query.get("updated_since", [None])[0]
         if since:
@@ -73,14 +91,12 @@ class Registry:
             items = [r for r in items if search.lower() in r["server"]["name"].lower()]
         if query.get("version", [None])[0] == "latest":
             items = [r for r in items if r["_meta"][OFFICIAL]["isLatest"]]
-        limit = min(int(query.get("limit", ["30"])[0]), 100)
-        cursor = query.get("cursor", [None])[0]
-        start = int(base64.urlsafe_b64decode(cursor).decode()) if cursor else 0
-        chunk = items[start : start + limit]
-        meta: dict[str, Any] = {"count": len(chunk)}
-        if start + limit < len(items):
-            meta["nextCursor"] = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
-        return {"servers": chunk, "metadata": meta}
+        self._memo = {key: items}
+        return items
+
+    def changed(self) -> None:
+        """Call after changing ``records`` in place (the memo is keyed by this counter)."""
+        self.version += 1
 
 
 def serve(registry: Registry) -> tuple[ThreadingHTTPServer, str]:

@@ -61,6 +61,7 @@ def test_incremental_sync_applies_changes_and_deletions(registry: tuple[Registry
     sync_source(cache, source, client_factory=factory)
     reg.records[0]["_meta"][OFFICIAL].update(status="deleted", updatedAt="2025-12-24T00:00:00Z")
     reg.records.append(make_record("io.example/new-thing", updated="2025-12-24T00:00:01Z"))
+    reg.changed()
     reg.requests.clear()
     outcome = sync_source(cache, source, client_factory=factory)
     assert outcome.mode == "incremental" and outcome.records == 2

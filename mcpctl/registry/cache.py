@@ -24,7 +24,7 @@ from mcpctl.registry.records import Record, slug_of, version_key
 
 __all__ = ["DiscoveryCache", "SearchHit"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS registries (
@@ -40,8 +40,10 @@ CREATE TABLE IF NOT EXISTS servers (
     UNIQUE (registry, name, version)
 );
 CREATE INDEX IF NOT EXISTS servers_latest ON servers (is_latest, name);
+-- The namespace (io.github.someone) is its own, lightly weighted column: most names share
+-- "io.github", and a search for "github" wants servers about GitHub, not all of them.
 CREATE VIRTUAL TABLE IF NOT EXISTS servers_fts USING fts5(
-    name, slug, title, description, content='', tokenize='unicode61 remove_diacritics 2'
+    slug, title, description, namespace, content='', tokenize='unicode61 remove_diacritics 2'
 );
 """
 
@@ -137,26 +139,6 @@ class DiscoveryCache:
 
     # --- writing ------------------------------------------------------------------------
 
-    def _insert(self, db: sqlite3.Connection, registry: str, rec: Record, latest: bool) -> None:
-        row = (
-            registry, rec.name, rec.version, rec.status, int(latest), rec.updated_at,
-            rec.title, rec.description, slug_of(rec.name), ",".join(rec.transports()),
-            ",".join(rec.package_types()), int(rec.needs_secrets()),
-            json.dumps(rec.server, ensure_ascii=False, separators=(",", ":")),
-        )  # fmt: skip
-        cur = db.execute(
-            "INSERT INTO servers (registry, name, version, status, is_latest, updated_at, title,"
-            " description, slug, transports, package_types, needs_secrets, doc)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            row,
-        )
-        if latest:
-            db.execute(
-                "INSERT INTO servers_fts (rowid, name, slug, title, description)"
-                " VALUES (?,?,?,?,?)",
-                (cur.lastrowid, rec.name, slug_of(rec.name), rec.title, rec.description),
-            )
-
     def _delete_name(self, db: sqlite3.Connection, registry: str, name: str) -> None:
         for rowid, rname, slug, title, desc, latest in db.execute(
             "SELECT id, name, slug, title, description, is_latest FROM servers"
@@ -165,9 +147,9 @@ class DiscoveryCache:
         ).fetchall():
             if latest:
                 db.execute(
-                    "INSERT INTO servers_fts (servers_fts, rowid, name, slug, title, description)"
-                    " VALUES ('delete', ?, ?, ?, ?, ?)",
-                    (rowid, rname, slug, title, desc),
+                    "INSERT INTO servers_fts (servers_fts, rowid, slug, title, description,"
+                    " namespace) VALUES ('delete', ?, ?, ?, ?, ?)",
+                    (rowid, slug, title, desc, _namespace(rname)),
                 )
         db.execute("DELETE FROM servers WHERE registry = ? AND name = ?", (registry, name))
 
@@ -181,9 +163,9 @@ class DiscoveryCache:
                 (registry,),
             ).fetchall():
                 db.execute(
-                    "INSERT INTO servers_fts (servers_fts, rowid, name, slug, title, description)"
-                    " VALUES ('delete', ?, ?, ?, ?, ?)",
-                    (rowid, name, slug, title, desc),
+                    "INSERT INTO servers_fts (servers_fts, rowid, slug, title, description,"
+                    " namespace) VALUES ('delete', ?, ?, ?, ?, ?)",
+                    (rowid, slug, title, desc, _namespace(name)),
                 )
             db.execute("DELETE FROM servers WHERE registry = ?", (registry,))
             count = self._write_groups(db, registry, by_name)
@@ -219,13 +201,35 @@ class DiscoveryCache:
     def _write_groups(
         self, db: sqlite3.Connection, registry: str, groups: dict[str, list[Record]]
     ) -> int:
-        count = 0
+        # Explicit ids let both tables be filled with executemany (one call each).
+        next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM servers").fetchone()[0]) + 1
+        rows: list[tuple[Any, ...]] = []
+        fts: list[tuple[Any, ...]] = []
         for versions in groups.values():
             latest = _latest(versions)
             for rec in versions:
-                self._insert(db, registry, rec, rec is latest)
-                count += 1
-        return count
+                title, desc, slug = rec.title, rec.description, slug_of(rec.name)
+                rows.append((
+                    next_id, registry, rec.name, rec.version, rec.status, int(rec is latest),
+                    rec.updated_at, title, desc, slug, ",".join(rec.transports()),
+                    ",".join(rec.package_types()), int(rec.needs_secrets()),
+                    json.dumps(rec.server, ensure_ascii=False, separators=(",", ":")),
+                ))  # fmt: skip
+                if rec is latest:
+                    fts.append((next_id, slug, title, desc, _namespace(rec.name)))
+                next_id += 1
+        db.executemany(
+            "INSERT INTO servers (id, registry, name, version, status, is_latest, updated_at,"
+            " title, description, slug, transports, package_types, needs_secrets, doc)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        db.executemany(
+            "INSERT INTO servers_fts (rowid, slug, title, description, namespace)"
+            " VALUES (?,?,?,?,?)",
+            fts,
+        )
+        return len(rows)
 
     def _mark_synced(self, db: sqlite3.Connection, registry: str, cursor_time: str) -> None:
         db.execute(
@@ -297,14 +301,23 @@ class DiscoveryCache:
         cols += " s.package_types, s.needs_secrets, s.slug"
         fts = _fts_query(query)
         if fts:
+            # Field weights decide first (name/slug > title > description), so matches in the
+            # slug or title are ranked on their own; description and namespace matches are
+            # fetched only when those do not fill the page. Ranking every description match
+            # of a common word is what costs time on a 20,000-entry cache.
             # Only fixed column names and "?" placeholders are formatted in.
-            sql = (
-                f"SELECT {cols}, bm25(servers_fts, 8.0, 8.0, 4.0, 1.0) AS rank"  # noqa: S608
+            base = (
+                f"SELECT {cols}, bm25(servers_fts, 8.0, 4.0, 1.0, 0.5) AS rank"  # noqa: S608
                 " FROM servers_fts JOIN servers s ON s.id = servers_fts.rowid"
                 f" WHERE servers_fts MATCH ? AND {' AND '.join(where)}"
                 " ORDER BY rank LIMIT ?"
             )
-            rows = self.conn.execute(sql, [fts, *args, max(limit * 20, 200)]).fetchall()
+            pool = max(limit * 5, 50)
+            rows = self.conn.execute(base, ["{slug title} : (" + fts + ")", *args, pool]).fetchall()
+            if len(rows) < limit:
+                seen = {r[1] for r in rows}
+                more = self.conn.execute(base, [fts, *args, pool]).fetchall()
+                rows += [r for r in more if r[1] not in seen]
         else:
             sql = f"SELECT {cols}, 0 FROM servers s WHERE {' AND '.join(where)} ORDER BY s.name"  # noqa: S608
             rows = self.conn.execute(sql, args).fetchall()
@@ -370,6 +383,10 @@ def _score(needle: str, name: str, slug: str, title: str, desc: str, bm25: float
     if needle in desc.lower():
         score += 10
     return score
+
+
+def _namespace(name: str) -> str:
+    return name.rpartition("/")[0]
 
 
 def _group(records: Iterable[Record]) -> dict[str, list[Record]]:

@@ -1,0 +1,96 @@
+"""Registry sync and search at scale: 20,000 synthetic records from a local registry.
+
+Reports, in one run: a full sync (every page of the v0.1 API from 127.0.0.1 into the SQLite
+cache), an incremental sync with 100 changes, and ``discover QUERY`` inside the library (the
+first page of ranked results). Budgets (issue 4): full ≤ 5 s, incremental ≤ 0.5 s, search ≤ 50 ms.
+
+    python bench/bench_registry.py [--records 20000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mcpctl.registry.cache import DiscoveryCache  # noqa: E402
+from mcpctl.registry.sources import RegistrySource, sync_source  # noqa: E402
+from tests.registry_server import OFFICIAL, Registry, make_record, serve  # noqa: E402
+
+WORDS = [
+    "github", "slack", "postgres", "weather", "files", "memory", "search", "browser", "docs",
+    "calendar", "notion", "jira", "figma", "stripe", "redis", "kafka", "s3", "time", "fetch",
+    "git", "sql", "vector", "email", "maps",
+]  # fmt: skip
+
+
+def records(n: int) -> list[dict[str, object]]:
+    rng = random.Random(7)
+    out = []
+    for i in range(n):
+        a, b = rng.sample(WORDS, 2)
+        name = f"io.github.user{i % 997}/{a}-{b}-mcp-{i}"
+        desc = f"An MCP server for {a} and {b}: " + " ".join(rng.sample(WORDS, 6))
+        updated = f"2025-11-{1 + i % 28:02d}T00:00:00Z"
+        title = f"{a.title()} {b.title()}"
+        out.append(make_record(name, f"1.{i % 7}.{i % 13}", title=title, description=desc,
+                               updated=updated))  # fmt: skip
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=20_000)
+    parser.add_argument("--json", action="store_true")
+    opts = parser.parse_args()
+    reg = Registry(records(opts.records))
+    server, url = serve(reg)
+    results: dict[str, float] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = DiscoveryCache.open(Path(tmp) / "discovery.sqlite3")
+            source = RegistrySource("local", "http", url)
+            t = time.perf_counter()
+            full = sync_source(cache, source)
+            results["full_sync_s"] = time.perf_counter() - t
+            for rec in reg.records[:100]:
+                meta = rec["_meta"][OFFICIAL]  # type: ignore[index]
+                meta["updatedAt"] = "2025-12-30T00:00:00Z"
+                rec["server"]["description"] += " (updated)"  # type: ignore[index]
+            reg.changed()
+            t = time.perf_counter()
+            inc = sync_source(cache, source)
+            results["incremental_sync_s"] = time.perf_counter() - t
+            timings = []
+            for query in ("github", "postgres weather", "slack", "vector search", "time"):
+                for _ in range(5):
+                    t = time.perf_counter()
+                    cache.search(query, limit=20)
+                    timings.append(time.perf_counter() - t)
+            results["search_median_ms"] = statistics.median(timings) * 1000
+            results["search_max_ms"] = max(timings) * 1000
+            results["records"] = float(full.records)
+            results["changed"] = float(inc.records)
+    finally:
+        server.shutdown()
+    budgets = {"full_sync_s": 5.0, "incremental_sync_s": 0.5, "search_max_ms": 50.0}
+    if opts.json:
+        print(json.dumps({"results": results, "budgets": budgets}, indent=2))
+    else:
+        for key, value in results.items():
+            budget = budgets.get(key)
+            flag = "" if budget is None or value <= budget else "  OVER"
+            print(f"{key:<22} {value:>10.3f}" + (f"   budget {budget:g}" if budget else "") + flag)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
