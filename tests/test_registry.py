@@ -398,3 +398,80 @@ def test_cli_discover_export_is_a_registry(cli: Cli, tmp_path: Path) -> None:
     assert cli("registry", "add", "exported", str(out)).exit_code == 0
     r = cli("discover", "time", "--registry", "exported", "--json")
     assert r.json["data"]["results"][0]["name"] == "io.github.modelcontextprotocol/time"
+
+
+SHARED = (
+    Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "registry" / "data"
+)
+
+
+def reference_examples() -> list[Path]:
+    files = sorted((SHARED / "examples").glob("*.json")) + sorted(
+        (SHARED / "examples-real").glob("*.json")
+    )
+    return [f for f in files if f.name != "INDEX.json"]
+
+
+@pytest.mark.skipif(
+    not SHARED.is_dir(),
+    reason="../shared/reference (the project's reference data) is not beside the checkout",
+)
+def test_every_reference_example_converts_or_explains() -> None:
+    """The official examples and picked real records (read, not copied): every package type and
+    argument form converts to a valid entry, and the rest fail with a clear reason."""
+    converted, refused = 0, 0
+    for path in reference_examples():
+        rec = record_from_json(json.loads(path.read_text("utf-8-sig")))
+        assert rec is not None, path.name
+        for prefer in ("package", "remote"):
+            try:
+                conv = entry_from_server_json(rec, registry="official", prefer=prefer)  # type: ignore[arg-type]
+            except UsageError as exc:
+                assert "mcpb" in exc.message or "no package or remote" in exc.message, (
+                    path.name,
+                    exc.message,
+                )
+                refused += 1
+                continue
+            data = conv.entry.to_data()
+            assert entry_from_data("x", data)[1] == [], (path.name, data)
+            text = json.dumps(data)
+            for secret in conv.secrets:
+                assert f"${{{secret}}}" in text
+            converted += 1
+    assert converted > 20 and refused >= 1
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/reference is not beside the checkout")
+def test_the_real_dump_loads_and_searches() -> None:
+    dump = SHARED / "official-registry-v0-servers-2025-12-18.json"
+    records = [
+        r for r in (record_from_json(x) for x in json.loads(dump.read_text("utf-8-sig"))) if r
+    ]
+    cache = DiscoveryCache.memory()
+    assert cache.replace("official", records) == len(records) > 2000
+    assert cache.search("github", limit=1)[0].name == "io.github.github/github-mcp-server"
+
+
+def test_two_processes_syncing_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    catalog = tmp_path / "c.json"
+    catalog.write_text(json.dumps([make_record(f"io.x/s{i}")["server"] for i in range(2000)]))
+    script = (
+        "import sys; from pathlib import Path; from mcpctl.registry.cache import DiscoveryCache;"
+        "from mcpctl.registry.sources import RegistrySource, sync_source;"
+        "c = DiscoveryCache.open(Path(sys.argv[1]));"
+        "[sync_source(c, RegistrySource(sys.argv[2], 'file', sys.argv[3])) for _ in range(5)]"
+    )
+    db = tmp_path / "d.sqlite3"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(db), f"r{i}", str(catalog)])
+        for i in range(2)
+    ]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    cache = DiscoveryCache.open(db)
+    assert cache.count("r0") == cache.count("r1") == 2000
+    assert len(cache.search("s1999")) == 1

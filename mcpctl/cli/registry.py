@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from mcpctl.registry.sources import RegistrySource
 
 app = typer.Typer()
-registry_app = typer.Typer(help="Manage the registries mcpctl searches.", no_args_is_help=True)
+REGISTRY_HELP = """Manage the registries mcpctl searches (official, builtin, and your own).
+
+Examples:
+
+  mcpctl registry list
+
+  mcpctl registry add team ./approved-servers.json && mcpctl registry sync team
+"""
+registry_app = typer.Typer(help=REGISTRY_HELP, no_args_is_help=True)
 app.add_typer(registry_app, name="registry")
 
 
