@@ -20,12 +20,12 @@ from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperGroup, TyperOption
 
 from mcpctl._version import __version__
-from mcpctl.cli import health, output, registry, servers, validate
+from mcpctl.cli import output
 from mcpctl.cli.output import STATE
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
 
-__all__ = ["app", "build_command", "main"]
+__all__ = ["COMMAND_MODULES", "build_command", "full_app", "main"]
 
 HELP = """Manage the external MCP servers of your AI agents (external-mcps.json).
 
@@ -47,7 +47,24 @@ class McpctlGroup(TyperGroup):
         return name, cmd, rest
 
 
-GROUPS = (servers.app, validate.app, health.app, registry.app)
+# Which module defines each top-level command: a command line that names one imports only
+# that module (tests/cli/test_app.py keeps this map in step with the modules).
+COMMAND_MODULES = {
+    "add": "servers", "remove": "servers", "list": "servers", "get": "servers",
+    "enable": "servers", "disable": "servers", "undo": "servers",
+    "validate": "validate", "schema": "validate",
+    "health": "health", "tools": "health", "call": "health",
+    "registry": "registry", "discover": "registry", "show": "registry",
+    "outdated": "registry", "upgrade": "registry",
+}  # fmt: skip
+MODULES = ("servers", "validate", "health", "registry")
+
+
+def _group(module: str) -> typer.Typer:
+    from importlib import import_module
+
+    group: typer.Typer = import_module(f"mcpctl.cli.{module}").app
+    return group
 
 
 def _version(value: bool) -> None:
@@ -78,9 +95,13 @@ def _new_app() -> typer.Typer:
     return root
 
 
-app = _new_app()
-for _group in GROUPS:
-    app.add_typer(_group)
+def full_app() -> typer.Typer:
+    """The root app with every command group."""
+    root = _new_app()
+    for module in MODULES:
+        root.add_typer(_group(module))
+    return root
+
 
 _VALUE_OPTIONS = {"--config"}
 
@@ -119,18 +140,14 @@ def _global_options() -> list[TyperOption]:
     ]  # fmt: skip
 
 
-def _requested(argv: Sequence[str]) -> Any:
-    """The registered command ``argv`` asks for, if it names one."""
+def _requested(argv: Sequence[str]) -> str | None:
+    """The top-level command ``argv`` names, if it names a known one."""
     args = iter(argv)
     for arg in args:
         if arg in _VALUE_OPTIONS:
             next(args, None)
         elif not arg.startswith("-"):
-            for group in GROUPS:
-                for info in group.registered_commands:
-                    if info.name == arg:
-                        return info
-            return None
+            return arg if arg in COMMAND_MODULES else None
         elif arg == "--":
             return None
     return None
@@ -142,13 +159,19 @@ def build_command(argv: Sequence[str] | None = None) -> Any:
     Given ``argv``, only the command it names is built: turning every command's
     signature into click parameters is a measurable share of a fast command's time.
     """
-    info = _requested(argv) if argv is not None else None
-    if info is not None:
+    name = _requested(argv) if argv is not None else None
+    if name is not None:
         slim = _new_app()
-        slim.registered_commands.append(info)
+        group = _group(COMMAND_MODULES[name])
+        for info in group.registered_commands:
+            if info.name == name:
+                slim.registered_commands.append(info)
+        for sub in group.registered_groups:
+            if sub.name == name:
+                slim.registered_groups.append(sub)
         root = typer.main.get_command(slim)
     else:
-        root = typer.main.get_command(app)
+        root = typer.main.get_command(full_app())
     root.params.extend(_global_options())
     stack = list(getattr(root, "commands", {}).values())
     while stack:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -197,6 +196,7 @@ def _watch(
     concurrency: int | None,
 ) -> int:
     import signal
+    from datetime import datetime
 
     import anyio
 

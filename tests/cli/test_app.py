@@ -159,3 +159,25 @@ def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     proc.wait(timeout=60)
     assert "Traceback" not in err
+
+
+def test_command_module_map_matches_the_modules() -> None:
+    from importlib import import_module
+
+    from mcpctl.cli.app import COMMAND_MODULES, MODULES
+
+    found: dict[str, str] = {}
+    for module in MODULES:
+        group = import_module(f"mcpctl.cli.{module}").app
+        for info in group.registered_commands:
+            found[str(info.name)] = module
+        for sub in group.registered_groups:
+            found[str(sub.name)] = module
+    assert found == COMMAND_MODULES
+
+
+def test_a_named_command_builds_only_itself() -> None:
+    root = build_command(["--json", "list"])
+    assert set(root.commands) == {"list"}
+    assert set(build_command(["registry", "list"]).commands) == {"registry"}
+    assert len(build_command(["--help"]).commands) == len(all_commands()) - 4  # registry's 4
