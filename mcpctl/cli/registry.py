@@ -15,7 +15,6 @@ from mcpctl.results import Result
 
 if TYPE_CHECKING:
     from mcpctl.registry.cache import DiscoveryCache
-    from mcpctl.registry.records import Record
     from mcpctl.registry.sources import RegistrySource
 
 app = typer.Typer()
@@ -268,6 +267,7 @@ def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[s
     import json
 
     from mcpctl.registry.convert import default_name, descriptor
+    from mcpctl.registry.sources import find_record
     from mcpctl.store import atomic_write
 
     items: list[dict[str, Any]] = []
@@ -284,28 +284,6 @@ def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[s
     atomic_write(path, (json.dumps(items, indent=2, ensure_ascii=False) + "\n").encode())
     output.info(f"Wrote {len(items)} descriptors to {path}")
     return len(items)
-
-
-def find_record(cache: DiscoveryCache, spec: str, registry: str | None) -> tuple[str, Record]:
-    """(registry, record) for ``NAME[@VERSION]`` from the cache (latest when no version).
-
-    Raises:
-        UsageError: no such server or version in the cache.
-    """
-    name, _, version = spec.partition("@")
-    found = cache.versions(name, [registry] if registry else None)
-    if not found:
-        guesses = cache.names_like(name)
-        hint = f"did you mean {guesses[0]!r}?" if guesses else "search with 'mcpctl discover'"
-        raise UsageError(f"no server {name!r} in the registries", hint=hint)
-    if version and version != "latest":
-        for reg, rec in found:
-            if rec.version == version:
-                return reg, rec
-        versions = ", ".join(dict.fromkeys(r.version for _, r in found[:10]))
-        raise UsageError(f"{name} has no version {version!r}", hint=f"versions: {versions}")
-    latest = [(reg, rec) for reg, rec in found if rec.is_latest]
-    return latest[0] if latest else found[0]
 
 
 @app.command("show")
@@ -325,6 +303,7 @@ def show(
       mcpctl show io.github.modelcontextprotocol/filesystem@2026.8.31 --json
     """
     from mcpctl.registry.records import clean_text, describe_delivery, describe_inputs
+    from mcpctl.registry.sources import find_record
     from mcpctl.registry.sources import refresh as refresh_cache
 
     cache = _cache()
@@ -455,10 +434,9 @@ def upgrade(
       mcpctl upgrade github time
     """
     from mcpctl.cli.servers import _parse_pairs, _store
-    from mcpctl.errors import MissingInputError, ServerNotFoundError
-    from mcpctl.model import entry_from_data
+    from mcpctl.errors import ServerNotFoundError
     from mcpctl.registry.sources import refresh as refresh_cache
-    from mcpctl.registry.updates import find_updates, upgrade_entry
+    from mcpctl.registry.updates import find_updates, plan_upgrades
 
     entries = _config_entries()
     for name in names or []:
@@ -471,23 +449,7 @@ def upgrade(
     updates, _, _ = find_updates(entries, cache)
     if names:
         updates = [u for u in updates if u.name in names]
-    extra = _parse_pairs(env, "=", "--env", "KEY=VALUE")
-    planned: dict[str, Any] = {}
-    for u in updates:
-        from dataclasses import replace
-
-        base = replace(entries[u.name], env={**entries[u.name].env, **extra})
-        conversion = upgrade_entry(base, u)
-        if conversion.missing:
-            flags = ", ".join(m.flag for m in conversion.missing)
-            raise MissingInputError(
-                f"{u.name}: {u.server}@{u.latest} needs new values: {flags}",
-                hint=f"mcpctl upgrade {u.name} {flags}",
-            )
-        _, issues = entry_from_data(u.name, conversion.entry.to_data())
-        if issues:
-            raise UsageError(f"{u.name}: the converted entry is invalid: {issues[0].message}")
-        planned[u.name] = conversion.entry
+    planned = plan_upgrades(entries, updates, _parse_pairs(env, "=", "--env", "KEY=VALUE"))
     rows = [{"name": u.name, "from": u.pinned, "to": u.latest} for u in updates]
     if planned and not dry_run:
         store = _store()

@@ -273,10 +273,10 @@ def _add_from_registry(
     import sys
     from dataclasses import replace
 
-    from mcpctl.cli.registry import cache_and_sources, find_record
+    from mcpctl.cli.registry import cache_and_sources
     from mcpctl.loader import read_document
     from mcpctl.registry.convert import default_name, entry_from_server_json
-    from mcpctl.registry.sources import refresh
+    from mcpctl.registry.sources import find_record, refresh
 
     cache, sources = cache_and_sources([registry] if registry else None)
     report = refresh(cache, sources)

@@ -27,10 +27,10 @@ __all__ = [
     "RegistryError",
     "RegistrySource",
     "SyncOutcome",
+    "find_record",
     "is_stale",
     "load_sources",
     "parse_location",
-    "records_of",
     "refresh",
     "save_sources",
     "sync_source",
@@ -176,11 +176,28 @@ def is_stale(cache: DiscoveryCache, source: RegistrySource, ttl: float = DEFAULT
     return state is None or time.time() - state[0] > ttl
 
 
-def records_of(
-    cache: DiscoveryCache, name: str, registry: str | None = None
-) -> list[tuple[str, Record]]:
-    """Every cached version of a server (newest first), optionally from one registry."""
-    return cache.versions(name, [registry] if registry else None)
+def find_record(
+    cache: DiscoveryCache, spec: str, registry: str | None = None
+) -> tuple[str, Record]:
+    """(registry, record) for ``NAME[@VERSION]`` from the cache (latest when no version).
+
+    Raises:
+        UsageError: no such server or version in the cache.
+    """
+    name, _, version = spec.partition("@")
+    found = cache.versions(name, [registry] if registry else None)
+    if not found:
+        guesses = cache.names_like(name)
+        hint = f"did you mean {guesses[0]!r}?" if guesses else "search with 'mcpctl discover'"
+        raise UsageError(f"no server {name!r} in the registries", hint=hint)
+    if version and version != "latest":
+        for reg, rec in found:
+            if rec.version == version:
+                return reg, rec
+        versions = ", ".join(dict.fromkeys(r.version for _, r in found[:10]))
+        raise UsageError(f"{name} has no version {version!r}", hint=f"versions: {versions}")
+    latest = [(reg, rec) for reg, rec in found if rec.is_latest]
+    return latest[0] if latest else found[0]
 
 
 @dataclass

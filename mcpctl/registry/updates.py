@@ -16,7 +16,7 @@ from mcpctl.registry.cache import DiscoveryCache
 from mcpctl.registry.convert import Conversion, entry_from_server_json
 from mcpctl.registry.records import Record, version_key
 
-__all__ = ["Update", "find_updates", "upgrade_entry"]
+__all__ = ["Update", "find_updates", "plan_upgrades", "upgrade_entry"]
 
 _PACKAGE_OF_COMMAND = {"npx": "npm", "uvx": "pypi", "docker": "oci", "dnx": "nuget"}
 
@@ -80,3 +80,33 @@ def upgrade_entry(entry: ServerEntry, update: Update) -> Conversion:
         cwd=entry.cwd if not entry.is_remote else None,
     )
     return conversion
+
+
+def plan_upgrades(
+    entries: dict[str, ServerEntry], updates: list[Update], extra_env: dict[str, str] | None = None
+) -> dict[str, ServerEntry]:
+    """The new entry of every update, all or none.
+
+    Raises:
+        MissingInputError: a new version needs a value nobody gave (``extra_env`` supplies it).
+        UsageError: a new version cannot be converted, or converts to an invalid entry.
+    """
+    from mcpctl.errors import MissingInputError, UsageError
+    from mcpctl.model import entry_from_data
+
+    planned: dict[str, ServerEntry] = {}
+    for u in updates:
+        base = replace(entries[u.name], env={**entries[u.name].env, **(extra_env or {})})
+        conversion = upgrade_entry(base, u)
+        if conversion.missing:
+            flags = " ".join(m.flag for m in conversion.missing)
+            raise MissingInputError(
+                f"{u.name}: {u.server}@{u.latest} needs new values: {flags}",
+                hint=f"mcpctl upgrade {u.name} {flags}",
+            )
+        _, issues = entry_from_data(u.name, conversion.entry.to_data())
+        if issues:
+            raise UsageError(f"{u.name}: the new version converts to an invalid entry: "
+                             f"{issues[0].message}")  # fmt: skip
+        planned[u.name] = conversion.entry
+    return planned
