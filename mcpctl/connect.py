@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from mcpctl._version import __version__
+from mcpctl.errors import exception_leaves
 from mcpctl.model import ServerEntry, Transport
 from mcpctl.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry
 from mcpctl.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
@@ -306,7 +307,7 @@ async def connect(
 
 def _worth_sse_fallback(exc: BaseException) -> bool:
     """Whether a failed streamable-HTTP attempt may mean "this server speaks SSE"."""
-    for inner in _leaves(exc):
+    for inner in exception_leaves(exc):
         if isinstance(inner, httpx2.HTTPStatusError) and inner.response.status_code in (
             400, 404, 405, 406, 415,
         ):  # fmt: skip
@@ -314,15 +315,6 @@ def _worth_sse_fallback(exc: BaseException) -> bool:
         if isinstance(inner, MCPError) and "401" not in inner.message:
             return True
     return False
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        out: list[BaseException] = []
-        for sub in exc.exceptions:
-            out.extend(_leaves(sub))
-        return out
-    return [exc]
 
 
 @contextlib.asynccontextmanager

@@ -47,6 +47,7 @@ __all__ = [
     "StorageError",
     "UndoConflictError",
     "UsageError",
+    "exception_leaves",
 ]
 
 
@@ -193,3 +194,16 @@ class StorageError(OutsideError):
     """Reading or writing a file failed (disk full, I/O error, permission)."""
 
     code = "io_error"
+
+
+def exception_leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or ``[exc]`` itself.
+
+    Task groups (anyio, the MCP SDK) wrap a failure in groups; the cause is a leaf.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[BaseException] = []
+        for sub in exc.exceptions:
+            out.extend(exception_leaves(sub))
+        return out
+    return [exc]

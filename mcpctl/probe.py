@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpctl.errors import McpctlError, PlaceholderError
+from mcpctl.errors import McpctlError, PlaceholderError, exception_leaves
 from mcpctl.model import ServerEntry
 from mcpctl.placeholders import MissingPolicy, SecretSource, find_placeholders
 from mcpctl.spawn import ProbeError, command_not_found
@@ -175,15 +175,6 @@ def _precheck(entry: ServerEntry) -> ProbeError | None:
 # --- classification ---------------------------------------------------------------------
 
 
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        out: list[BaseException] = []
-        for sub in exc.exceptions:
-            out.extend(_leaves(sub))
-        return out
-    return [exc]
-
-
 def _classify(
     exc: BaseException, entry: ServerEntry, diag: StdioDiagnostics | None, name: str
 ) -> ProbeError:
@@ -191,7 +182,7 @@ def _classify(
 
     from mcpctl.connect import MCPError, TransportFailure
 
-    leaves = _leaves(exc)
+    leaves = exception_leaves(exc)
     for leaf in leaves:
         if isinstance(leaf, TransportFailure):
             return leaf.error
@@ -583,7 +574,9 @@ async def call_tool(
     except ToolNotFound:
         raise
     except Exception as exc:
-        tool_missing = [e for e in _leaves(exc) if isinstance(e, ToolNotFound | McpctlError)]
+        tool_missing = [
+            e for e in exception_leaves(exc) if isinstance(e, ToolNotFound | McpctlError)
+        ]
         if tool_missing:
             raise tool_missing[0] from None
         raise ProbeFailed(

@@ -29,7 +29,7 @@ def test_py_typed_is_shipped() -> None:
 def test_error_tree_codes_are_unique_and_documented() -> None:
     from mcpctl import errors
 
-    classes = [getattr(errors, n) for n in errors.__all__]
+    classes = [getattr(errors, n) for n in errors.__all__ if isinstance(getattr(errors, n), type)]
     codes = [c.code for c in classes]
     assert len(codes) == len(set(codes))
     for cls in classes:
