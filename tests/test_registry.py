@@ -475,3 +475,19 @@ def test_two_processes_syncing_at_once(tmp_path: Path) -> None:
     cache = DiscoveryCache.open(db)
     assert cache.count("r0") == cache.count("r1") == 2000
     assert len(cache.search("s1999")) == 1
+
+
+def test_an_unreachable_registry_is_not_retried_at_once(registry: tuple[Registry, str]) -> None:
+    reg, url = registry
+    cache = DiscoveryCache.memory()
+    src = RegistrySource("local", "http", url)
+    refresh(cache, [src], force=True)
+    reg.mode = "500"
+    report = refresh(cache, [src], force=True, timeout=1)
+    assert "using cached data" in report.warnings[0]
+    reg.requests.clear()
+    report = refresh(cache, [src], ttl=0)  # stale, but it failed a moment ago
+    assert reg.requests == [] and "unreachable" in report.warnings[0]
+    reg.mode = None
+    assert refresh(cache, [src], force=True).synced  # --refresh tries again now
+    assert cache.last_failure("local") is None

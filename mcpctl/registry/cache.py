@@ -232,6 +232,7 @@ class DiscoveryCache:
         return len(rows)
 
     def _mark_synced(self, db: sqlite3.Connection, registry: str, cursor_time: str) -> None:
+        db.execute("DELETE FROM meta WHERE key = ?", (f"failed:{registry}",))
         db.execute(
             "INSERT INTO registries (id, synced_at, cursor_time) VALUES (?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET synced_at = excluded.synced_at,"
@@ -253,6 +254,20 @@ class DiscoveryCache:
         db.execute("DELETE FROM registries WHERE id = ?", (registry,))
 
     # --- reading ------------------------------------------------------------------------
+
+    def note_failure(self, registry: str) -> None:
+        """Remember that a sync of ``registry`` just failed (so commands do not retry at once)."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            (f"failed:{registry}", str(time.time())),
+        )
+
+    def last_failure(self, registry: str) -> float | None:
+        """When a sync of ``registry`` last failed, unless it has succeeded since."""
+        row = self.conn.execute(
+            "SELECT value FROM meta WHERE key = ?", (f"failed:{registry}",)
+        ).fetchone()
+        return float(row[0]) if row else None
 
     def sync_state(self, registry: str) -> tuple[float, str] | None:
         """(when it was last synced, the newest ``updatedAt`` seen) or ``None``."""

@@ -53,7 +53,9 @@ class RegistryClient:
     def __post_init__(self) -> None:
         import httpx2
 
-        self._http = httpx2.Client(timeout=httpx2.Timeout(self.timeout), follow_redirects=True,
+        # A short connect timeout: offline, mcpctl must fail fast, not after retries.
+        timeout = httpx2.Timeout(self.timeout, connect=min(self.timeout, 3.0))
+        self._http = httpx2.Client(timeout=timeout, follow_redirects=True,
                                    headers={"Accept": "application/json"})  # fmt: skip
 
     def close(self) -> None:
@@ -100,6 +102,11 @@ class RegistryClient:
                             raise RegistryError(
                                 f"{url}: response larger than {self.max_bytes // 1_048_576} MB"
                             )
+            except httpx2.ConnectTimeout:
+                raise RegistryError(
+                    f"cannot reach {self.base_url}: no answer to the connection",
+                    hint="check the network, or use --offline to search the cache",
+                ) from None
             except httpx2.TimeoutException:
                 if attempt < self.retries:
                     self.sleep(self._delay(None, attempt))

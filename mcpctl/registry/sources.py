@@ -39,6 +39,7 @@ __all__ = [
 OFFICIAL_URL = "https://registry.modelcontextprotocol.io"
 BUILTIN_FILE = Path(__file__).with_name("builtin.json")
 DEFAULT_TTL = 3600.0
+RETRY_AFTER_FAILURE = 300.0  # seconds before an unreachable registry is tried again
 ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 
 
@@ -235,9 +236,22 @@ def refresh(
             continue
         if not (force or is_stale(cache, source, ttl)):
             continue
+        failed_at = cache.last_failure(source.id)
+        if not force and failed_at is not None and time.time() - failed_at < RETRY_AFTER_FAILURE:
+            # Offline machines stay fast: no new attempt for a few minutes after a failure.
+            minutes = max(1, int((time.time() - failed_at) // 60))
+            how = "using cached data" if has_data else "no cached data"
+            report.warnings.append(
+                f"registry {source.id!r} was unreachable {minutes} min ago; {how} "
+                "(--refresh tries again now)"
+            )
+            if not has_data:
+                report.failed.append(source.id)
+            continue
         try:
             report.synced.append(sync_source(cache, source, timeout=timeout))
         except (RegistryError, UsageError) as exc:
+            cache.note_failure(source.id)
             if has_data:
                 report.warnings.append(f"registry {source.id!r}: {exc.message}; using cached data")
             else:
