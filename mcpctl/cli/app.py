@@ -111,7 +111,7 @@ def _remember(ctx: Any, param: Any, value: Any) -> Any:
         if value is not None:
             STATE.config = value
     elif param.name == "verbose":
-        STATE.verbose += value or 0
+        STATE.verbose += 1 if value else 0
     elif value:
         setattr(STATE, param.name, True)
     return value
@@ -134,7 +134,7 @@ def _global_options() -> list[TyperOption]:
             help="Print only data and errors.", **common,
         ),
         TyperOption(
-            param_decls=["-v", "--verbose", "verbose"], count=True, default=0,
+            param_decls=["-v", "--verbose", "verbose"], is_flag=True, default=False,
             help="Say more on stderr.", **common,
         ),
     ]  # fmt: skip
