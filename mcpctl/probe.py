@@ -423,7 +423,8 @@ async def probe_all(
     stdio_limit = concurrency or default_concurrency("stdio")
     results: list[ProbeResult | None] = [None] * len(items)
     started = await _start_first(items, stdio_limit, policy, secrets)
-    import mcpctl.connect  # noqa: F401 -- the SDK's import, while those servers boot
+    if started or any(entry.is_remote for _, entry, _ in items):
+        import mcpctl.connect  # noqa: F401 -- the SDK's import, while those servers boot
 
     limiters = {
         "stdio": anyio.CapacityLimiter(stdio_limit),

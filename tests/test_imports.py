@@ -51,3 +51,12 @@ def test_add_path_imports_no_pydantic_or_network(tmp_path: Path) -> None:
     mods = loaded(["add", "new", "--", "echo"], tmp_path)
     assert not (tops(mods) & {"mcp", "httpx", "httpx2", "keyring", "pydantic", "rich"})
     assert "filelock" in tops(mods)  # the lock is real
+
+
+def test_health_of_unstartable_servers_skips_the_sdk(tmp_path: Path) -> None:
+    # A missing command is known before any connection: no second of SDK import for it.
+    (tmp_path / "external-mcps.json").write_text(
+        json.dumps({"gone": {"command": str(tmp_path / "no-such-binary")}})
+    )
+    mods = loaded(["health", "--json"], tmp_path)
+    assert "mcp" not in tops(mods)
