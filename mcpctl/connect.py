@@ -16,25 +16,66 @@ know they will connect. Three transports:
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.util
+import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import anyio
-import httpx2
-import mcp_types as types
-from anyio.abc import Process
-from mcp.client.session import ClientSession
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
+# Every SDK module this file imports: loaded ones are found without their parent package.
+_CLIENT_MODULES = (
+    "mcp.client.session",
+    "mcp.client.sse",
+    "mcp.client.streamable_http",
+    "mcp.shared.exceptions",
+    "mcp.shared.message",
+)
 
-from mcpctl._version import __version__
-from mcpctl.errors import exception_leaves
-from mcpctl.model import ServerEntry, Transport
-from mcpctl.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry
-from mcpctl.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
+
+def _import_client_half() -> None:
+    """Load the SDK's client modules without running ``mcp/__init__`` or ``mcp/client/__init__``.
+
+    Those two re-export the server side as well (the server session, starlette, uvicorn...):
+    about 0.4 s of CPU on every connecting command, for code a client never runs. Unexecuted
+    stand-ins take the two packages' places while the client modules load and are removed
+    afterwards, so a later ``import mcp`` elsewhere in the process gets the real package.
+    (A host that imports ``mcp`` from other threads should import it before this module.)
+    """
+    if "mcp" in sys.modules:  # the host process already paid for it
+        return
+    stand_ins = []
+    try:
+        for name in ("mcp", "mcp.client"):
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.submodule_search_locations is None:
+                return  # an unexpected layout: the plain imports below still work
+            sys.modules[name] = importlib.util.module_from_spec(spec)
+            stand_ins.append(name)
+        for name in _CLIENT_MODULES:
+            importlib.import_module(name)
+    finally:
+        for name in stand_ins:
+            del sys.modules[name]
+
+
+_import_client_half()
+
+import anyio  # noqa: E402 -- after the client half is loaded
+import httpx2  # noqa: E402
+import mcp_types as types  # noqa: E402
+from anyio.abc import Process  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.sse import sse_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp.shared.message import SessionMessage  # noqa: E402
+
+from mcpctl._version import __version__  # noqa: E402
+from mcpctl.errors import exception_leaves  # noqa: E402
+from mcpctl.model import ServerEntry, Transport  # noqa: E402
+from mcpctl.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry  # noqa: E402
+from mcpctl.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server  # noqa: E402
 
 if TYPE_CHECKING:
     from mcpctl.spawn import ProbeError
