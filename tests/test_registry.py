@@ -477,6 +477,65 @@ def test_two_processes_syncing_at_once(tmp_path: Path) -> None:
     assert len(cache.search("s1999")) == 1
 
 
+OPEN_AT = """
+import sys, time
+from mcpctl.registry.cache import DiscoveryCache
+while time.time() < float(sys.argv[2]):
+    pass
+cache = DiscoveryCache.open(sys.argv[1])
+cache.conn.execute("INSERT INTO meta VALUES (?, '')", (sys.argv[3],))
+print(cache.conn.execute("PRAGMA journal_mode").fetchone()[0])
+"""
+
+
+def test_processes_creating_the_cache_at_once_share_it(tmp_path: Path) -> None:
+    # Switching a new file to WAL collides between two openers ("database is locked",
+    # without SQLite's busy handler): it must be waited out, never taken for corruption
+    # (which deleted the file under the other process).
+    import subprocess
+    import sys
+
+    for rnd in range(8):
+        db = tmp_path / f"d{rnd}.sqlite3"
+        db.touch()  # an empty file is an empty database: it must be used, not replaced
+        inode = db.stat().st_ino
+        start = time.time() + 0.5
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_AT, str(db), str(start), f"p{i}"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(2)
+        ]
+        outs = [p.communicate(timeout=60) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], outs
+        assert [o.strip() for o, _ in outs] == ["wal", "wal"]
+        cache = DiscoveryCache.open(db)
+        keys = {r[0] for r in cache.conn.execute("SELECT key FROM meta")}
+        cache.close()
+        assert {"p0", "p1"} <= keys  # both wrote to the same file
+        assert db.stat().st_ino == inode
+
+
+def test_an_unopenable_cache_is_a_storage_error(tmp_path: Path) -> None:
+    from mcpctl.errors import StorageError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(StorageError, match="cannot open the discovery cache"):
+        DiscoveryCache.open(blocker / "d.sqlite3")  # its folder is a file
+
+
+def test_a_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite3"
+    db.write_bytes(b"not a database" * 100)
+    cache = DiscoveryCache.open(db)
+    assert cache.count("x") == 0
+    cache.close()
+
+
 def test_an_unreachable_registry_is_not_retried_at_once(registry: tuple[Registry, str]) -> None:
     reg, url = registry
     cache = DiscoveryCache.memory()

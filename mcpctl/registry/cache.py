@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpctl.errors import StorageError
 from mcpctl.registry.records import Record, slug_of, version_key
 
 __all__ = ["DiscoveryCache", "SearchHit"]
@@ -78,6 +79,23 @@ class SearchHit:
         }
 
 
+def _use_wal(conn: sqlite3.Connection, patience: float = 5.0) -> None:
+    """Switch to WAL (readers never wait for a sync); it persists in the file.
+
+    The switch takes an exclusive lock without SQLite's busy handler, so two processes
+    opening a new cache at once see "database is locked": wait for the other's switch.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                return  # the default journal is slower for readers, never wrong
+            time.sleep(0.02)
+
+
 def _fts_query(text: str) -> str:
     terms = [t for t in "".join(c if c.isalnum() else " " for c in text.lower()).split() if t]
     return " ".join(f'"{t}"*' for t in terms)
@@ -92,16 +110,28 @@ class DiscoveryCache:
 
     @classmethod
     def open(cls, path: Path | str) -> DiscoveryCache:
-        """Open (creating or rebuilding as needed) the cache at ``path``."""
+        """Open (creating or rebuilding as needed) the cache at ``path``.
+
+        Raises:
+            StorageError: the file cannot be opened or created (permissions, I/O, locked).
+        """
         file = Path(path)
-        file.parent.mkdir(parents=True, exist_ok=True)
         try:
-            return cls._connect(file)
-        except sqlite3.DatabaseError:
-            # Not a valid cache (corrupt, or another program's file): start over.
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{file}{suffix}").unlink(missing_ok=True)
-            return cls._connect(file)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                return cls._connect(file)
+            except sqlite3.OperationalError:
+                raise  # busy, read-only, I/O: the file may be fine, and in use elsewhere
+            except sqlite3.DatabaseError:
+                # Not a valid cache (corrupt, another program's or version's file): start over.
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(f"{file}{suffix}").unlink(missing_ok=True)
+                return cls._connect(file)
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(
+                f"cannot open the discovery cache {file}: {exc}",
+                hint="check the permissions of that folder, or remove the file to rebuild it",
+            ) from None
 
     @classmethod
     def memory(cls) -> DiscoveryCache:
@@ -113,7 +143,7 @@ class DiscoveryCache:
         conn = sqlite3.connect(str(file) if file else ":memory:", timeout=30, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         if file is not None:
-            conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.executescript(_SCHEMA)
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
