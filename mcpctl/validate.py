@@ -202,7 +202,10 @@ def _extra_checks(
             )  # fmt: skip
     url = entry.get("url")
     if isinstance(url, str) and not find_placeholders(url):
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # reported as invalid_url already
+            parts = urlsplit("")
         if parts.scheme == "http" and not _is_loopback(parts.hostname or ""):
             col.add(
                 "warning", "insecure_url", (name, "url"),

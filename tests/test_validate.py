@@ -129,6 +129,11 @@ def test_plain_http_warns_except_loopback() -> None:
         assert problems(f'{{"x": {{"url": "http://{host}/mcp"}}}}') == []
 
 
+def test_a_url_that_cannot_be_parsed_is_one_error() -> None:
+    found = problems('{"x": {"url": "https://[h.example/mcp", "transport": "sse"}}')
+    assert [(s, p) for s, _, p, *_ in found] == [("error", "x.url")], found
+
+
 def test_placeholders_that_will_not_expand_warn() -> None:
     found = problems('{"x": {"command": "sh", "env": {"A": "$HOME/x", "B": "${lower}"}}}')
     assert [c for _, c, *_ in found].count("unexpanded_placeholder") == 2
