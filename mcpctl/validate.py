@@ -204,7 +204,7 @@ def _extra_checks(
     if isinstance(url, str) and not find_placeholders(url):
         try:
             parts = urlsplit(url)
-        except ValueError:  # reported as invalid_url already
+        except ValueError:  # reported as invalid_value already
             parts = urlsplit("")
         if parts.scheme == "http" and not _is_loopback(parts.hostname or ""):
             col.add(
