@@ -37,7 +37,7 @@ def _import_client_half() -> None:
     """Load the SDK's client modules without running ``mcp/__init__`` or ``mcp/client/__init__``.
 
     Those two re-export the server side as well (the server session, starlette, uvicorn...):
-    about 0.4 s of CPU on every connecting command, for code a client never runs. Unexecuted
+    about 0.3 s of CPU on every connecting command, for code a client never runs. Unexecuted
     stand-ins take the two packages' places while the client modules load and are removed
     afterwards, so a later ``import mcp`` elsewhere in the process gets the real package.
     (A host that imports ``mcp`` from other threads should import it before this module.)

@@ -201,20 +201,23 @@ def _extra_checks(
                 hint="write ${NAME} or ${NAME:-default} with NAME in UPPER_SNAKE_CASE",
             )  # fmt: skip
     url = entry.get("url")
-    if isinstance(url, str) and not find_placeholders(url):
-        try:
-            parts = urlsplit(url)
-        except ValueError:  # reported as invalid_value already
-            parts = urlsplit("")
-        if parts.scheme == "http" and not _is_loopback(parts.hostname or ""):
-            col.add(
-                "warning", "insecure_url", (name, "url"),
-                "plain http to a non-loopback host sends headers and tokens unencrypted",
-                hint="use https://",
-            )  # fmt: skip
+    if isinstance(url, str) and not find_placeholders(url) and _plain_http_to_another_host(url):
+        col.add(
+            "warning", "insecure_url", (name, "url"),
+            "plain http to a non-loopback host sends headers and tokens unencrypted",
+            hint="use https://",
+        )  # fmt: skip
     command = entry.get("command")
     if isinstance(command, str) and command.strip() and not find_placeholders(command):
         _check_command(col, name, entry, command, base, strict_commands)
+
+
+def _plain_http_to_another_host(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False  # not a URL at all: the model check reports it
+    return parts.scheme == "http" and not _is_loopback(parts.hostname or "")
 
 
 def _check_command(

@@ -90,7 +90,9 @@ def _use_wal(conn: sqlite3.Connection, patience: float = 5.0) -> None:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             return
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
             if time.monotonic() > deadline:
                 return  # the default journal is slower for readers, never wrong
             time.sleep(0.02)
