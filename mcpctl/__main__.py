@@ -1,5 +1,5 @@
 """``python -m mcpctl``."""
 
-from mcpctl.cli.app import main
+from mcpctl.cli.app import run
 
-raise SystemExit(main())
+run()

@@ -7,10 +7,11 @@ section 5): McpctlError -> its code; a usage error -> 2; Ctrl-C -> 130; anything
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -25,7 +26,7 @@ from mcpctl.cli.output import STATE
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
 
-__all__ = ["COMMAND_MODULES", "build_command", "full_app", "main"]
+__all__ = ["COMMAND_MODULES", "build_command", "full_app", "main", "run"]
 
 HELP = """Manage the external MCP servers of your AI agents (external-mcps.json).
 
@@ -234,3 +235,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         err.code = "internal_error"
         return _fail(err)
+
+
+def run() -> NoReturn:
+    """The ``mcpctl`` program: :func:`main`, then exit with its code.
+
+    Once a command has loaded the MCP SDK, the interpreter's teardown (freeing the SDK's
+    pydantic schemas object by object) takes 0.2-0.3 s after the output is complete; the
+    program leaves without it. Everything mcpctl writes is closed before ``main`` returns and
+    every server it started has been stopped, so only the standard streams need flushing.
+    """
+    code = main()
+    if "mcp_types" not in sys.modules:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        # A closed pipe: nothing more can reach the reader anyway.
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)

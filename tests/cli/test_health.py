@@ -284,3 +284,23 @@ def test_health_watch_reports_a_server_going_down(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def test_the_program_leaves_fast_with_all_its_output(config_path: Path, tmp_path: Path) -> None:
+    # After the SDK is loaded, `mcpctl` exits without the interpreter's teardown: what it
+    # printed must still all arrive, with the right exit code.
+    write_config(config_path, {"basic": BASIC, "gone": {"command": "no-such-command-xyz"}})
+    text = "".join(f"{i:07d}\n" for i in range(40_000))  # 320 KB: many pipe buffers
+    (tmp_path / "args.json").write_text(json.dumps({"text": text}))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered pipes
+    env["MCPCTL_HOME"] = str(tmp_path / "home")
+    base = [*MCPCTL, "--config", str(config_path)]
+    r = subprocess.run([*base, "call", "basic", "echo", "--args-json", f"@{tmp_path / 'args.json'}"],
+                       capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"result": text}
+    r = subprocess.run([*base, "health"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 1
+    assert r.stdout.startswith("basic\texternal\tstdio\thealthy\t4\t")
+    assert "gone\texternal" in r.stdout
+    assert r.stderr.endswith("2 servers: 1 healthy, 1 unhealthy\n")
