@@ -24,13 +24,13 @@ if TYPE_CHECKING:
         PlaceholderError,
         UsageError,
     )
-    from mcpctl.loader import LoadResult, load_config
-    from mcpctl.model import Config, Problem, ServerEntry
+    from mcpctl.config.loader import LoadResult, load_config
+    from mcpctl.config.model import Config, Problem, ServerEntry
     from mcpctl.paths import Paths
-    from mcpctl.placeholders import ResolvedEntry, resolve_entry
+    from mcpctl.config.placeholders import ResolvedEntry, resolve_entry
     from mcpctl.results import Result
-    from mcpctl.store import ConfigStore
-    from mcpctl.validate import ValidationReport, validate_config
+    from mcpctl.config.store import ConfigStore
+    from mcpctl.config.validate import ValidationReport, validate_config
 
 __all__ = [
     "Config",
@@ -56,25 +56,25 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Config": "mcpctl.model",
+    "Config": "mcpctl.config.model",
     "ConfigError": "mcpctl.errors",
     "ConfigInvalidError": "mcpctl.errors",
-    "ConfigStore": "mcpctl.store",
+    "ConfigStore": "mcpctl.config.store",
     "ConfigSyntaxError": "mcpctl.errors",
-    "LoadResult": "mcpctl.loader",
+    "LoadResult": "mcpctl.config.loader",
     "McpctlError": "mcpctl.errors",
     "OutsideError": "mcpctl.errors",
     "Paths": "mcpctl.paths",
     "PlaceholderError": "mcpctl.errors",
-    "Problem": "mcpctl.model",
-    "ResolvedEntry": "mcpctl.placeholders",
+    "Problem": "mcpctl.config.model",
+    "ResolvedEntry": "mcpctl.config.placeholders",
     "Result": "mcpctl.results",
-    "ServerEntry": "mcpctl.model",
+    "ServerEntry": "mcpctl.config.model",
     "UsageError": "mcpctl.errors",
-    "ValidationReport": "mcpctl.validate",
-    "load_config": "mcpctl.loader",
-    "resolve_entry": "mcpctl.placeholders",
-    "validate_config": "mcpctl.validate",
+    "ValidationReport": "mcpctl.config.validate",
+    "load_config": "mcpctl.config.loader",
+    "resolve_entry": "mcpctl.config.placeholders",
+    "validate_config": "mcpctl.config.validate",
 }
 
 

@@ -64,11 +64,11 @@ def test_health_of_unstartable_servers_skips_the_sdk(tmp_path: Path) -> None:
 
 CLIENT_HALF = """
 import sys
-import mcpctl.connect
+import mcpctl.probe.connect
 loaded = sorted(m for m in sys.modules if m == "mcp" or m.startswith("mcp.server"))
 from mcp import ClientSession  # the real package is still there for the host process
 import mcp.server
-assert ClientSession is mcpctl.connect.ClientSession
+assert ClientSession is mcpctl.probe.connect.ClientSession
 assert mcp.ClientSession is ClientSession and mcp.server.__file__
 print(loaded)
 """
@@ -83,6 +83,6 @@ def test_connect_loads_only_the_client_half_of_the_sdk() -> None:
 
 
 def test_connect_after_the_host_imported_the_sdk() -> None:
-    code = "import mcp, mcpctl.connect; assert mcpctl.connect.ClientSession is mcp.ClientSession"
+    code = "import mcp, mcpctl.probe.connect; assert mcpctl.probe.connect.ClientSession is mcp.ClientSession"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpctl.jsontext import JsonPosError, line_col, parse_with_positions
+from mcpctl.config.jsontext import JsonPosError, line_col, parse_with_positions
 
 json_values = st.recursive(
     st.none()

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpctl import load_config
-from mcpctl.validate import validate_text
+from mcpctl.config.validate import validate_text
 from tests.test_model import mutated
 
 

@@ -1,4 +1,4 @@
-"""The fast checker of mcpctl.model agrees with the pydantic model of record."""
+"""The fast checker of mcpctl.config.model agrees with the pydantic model of record."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from mcpctl.config import ServerEntryModel
-from mcpctl.model import (
+from mcpctl.config.schema import ServerEntryModel
+from mcpctl.config.model import (
     AuthConfig,
     ServerEntry,
     Source,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.paths import CONFIG_FILENAME, Paths, backup_key, find_config
-from mcpctl.validate import validate_config
+from mcpctl.config.validate import validate_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,7 +62,7 @@ def test_backup_key_is_stable_and_distinct(tmp_path: Path) -> None:
 
 
 def test_bundled_example_is_valid_and_its_schema_current() -> None:
-    from mcpctl.config import config_json_schema
+    from mcpctl.config.schema import config_json_schema
 
     report = validate_config(ROOT / "examples" / "external-mcps.json")
     assert report.ok, report.problems

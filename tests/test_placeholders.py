@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mcpctl.errors import PlaceholderError
-from mcpctl.model import AuthConfig, ServerEntry
-from mcpctl.placeholders import (
+from mcpctl.config.model import AuthConfig, ServerEntry
+from mcpctl.config.placeholders import (
     REDACTED,
     find_placeholders,
     looks_like_secret,

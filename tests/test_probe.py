@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpctl.connect import open_session
-from mcpctl.model import ServerEntry
-from mcpctl.probe import ProbeFailed, call_tool, list_tools, probe, probe_all
+from mcpctl.probe.connect import open_session
+from mcpctl.config.model import ServerEntry
+from mcpctl.probe.health import ProbeFailed, call_tool, list_tools, probe, probe_all
 from tests.conftest import SERVERS, free_port
 
 PY = sys.executable

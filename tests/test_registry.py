@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mcpctl.errors import UsageError
-from mcpctl.model import entry_from_data
+from mcpctl.config.model import entry_from_data
 from mcpctl.registry import DiscoveryCache, RegistryClient, RegistryError, entry_from_server_json
 from mcpctl.registry.convert import default_name
 from mcpctl.registry.records import clean_text, record_from_json, version_key

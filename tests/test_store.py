@@ -22,7 +22,7 @@ from mcpctl.errors import (
     ReadOnlyError,
     ServerExistsError,
 )
-from mcpctl.store import atomic_write, dump_config
+from mcpctl.config.store import atomic_write, dump_config
 from tests.conftest import MCPCTL
 
 
@@ -197,7 +197,7 @@ def test_splice_canonical_equals_a_full_dump() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from mcpctl.store import splice_canonical
+    from mcpctl.config.store import splice_canonical
 
     entry = st.fixed_dictionaries(
         {"command": st.text(max_size=5)},

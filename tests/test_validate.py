@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl import validate_config
-from mcpctl.validate import validate_text
+from mcpctl.config.validate import validate_text
 from tests.conftest import Cli, write_config
 
 

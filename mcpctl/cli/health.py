@@ -16,8 +16,8 @@ from mcpctl.errors import McpctlError, OutsideError, UsageError
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
-    from mcpctl.model import ServerEntry
-    from mcpctl.probe import ProbeResult, ToolInfo
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.probe.health import ProbeResult, ToolInfo
 
 app = typer.Typer()
 
@@ -53,8 +53,8 @@ MANIFEST_KEY = typer.Option(
 def _targets(
     names: list[str], scope: Scope, internal_root: Path | None, manifest_key: str
 ) -> tuple[list[tuple[str, ServerEntry, Any]], list[str]]:
-    from mcpctl.internal import discover_internal, select_targets
-    from mcpctl.loader import build_config, read_document
+    from mcpctl.config.siblings import discover_internal, select_targets
+    from mcpctl.config.loader import build_config, read_document
     from mcpctl.paths import Paths
 
     doc = read_document(Paths.from_env(STATE.config).config)
@@ -146,7 +146,7 @@ def health(
 
       mcpctl health --watch --interval 30 --json >> health.jsonl
     """
-    from mcpctl.probe import probe_all
+    from mcpctl.probe.health import probe_all
 
     targets, warnings = _targets(names or [], scope, internal_root, manifest_key)
     if watch:
@@ -200,7 +200,7 @@ def _watch(
 
     import anyio
 
-    from mcpctl.probe import probe_all
+    from mcpctl.probe.health import probe_all
 
     for w in warnings:
         output.warn(w)
@@ -247,7 +247,7 @@ def _watch(
 
 
 def _probe_one(name: str, timeout: float | None) -> tuple[ServerEntry, ProbeResult]:
-    from mcpctl.probe import probe
+    from mcpctl.probe.health import probe
 
     targets, _ = _targets([name], Scope.all, None, "annabelle")
     _, entry, kind = targets[0]
@@ -295,8 +295,8 @@ def tools(
 
       mcpctl tools --prefix underscore --json
     """
-    from mcpctl.naming import build_catalog
-    from mcpctl.probe import probe_all
+    from mcpctl.probe.naming import build_catalog
+    from mcpctl.probe.health import probe_all
 
     targets, warnings = _targets(names or [], Scope.all, internal_root, manifest_key)
     results: list[ProbeResult] = _run(
@@ -428,7 +428,7 @@ def call(
 
       mcpctl call github search_repositories --args-json '{"query": "mcp"}' --json
     """
-    from mcpctl.probe import ProbeFailed, ToolNotFound, call_tool
+    from mcpctl.probe.health import ProbeFailed, ToolNotFound, call_tool
 
     targets, _ = _targets([name], Scope.all, None, "annabelle")
     _, entry, _ = targets[0]
@@ -447,7 +447,7 @@ def call(
     except ProbeFailed as exc:
         raise _failure(name, exc.error, exc.stderr) from None
     except ToolNotFound as exc:
-        from mcpctl.model import suggest
+        from mcpctl.config.model import suggest
 
         guess = suggest(tool, exc.available) if exc.available else None
         raise UsageError(

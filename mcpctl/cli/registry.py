@@ -268,7 +268,7 @@ def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[s
 
     from mcpctl.registry.convert import default_name, descriptor
     from mcpctl.registry.sources import find_record
-    from mcpctl.store import atomic_write
+    from mcpctl.config.store import atomic_write
 
     items: list[dict[str, Any]] = []
     taken: set[str] = set()
@@ -359,7 +359,7 @@ def show(
 
 
 def _config_entries() -> dict[str, Any]:
-    from mcpctl.loader import build_config, read_document
+    from mcpctl.config.loader import build_config, read_document
 
     config, _ = build_config(read_document(_paths().config).data)
     return dict(config.entries)

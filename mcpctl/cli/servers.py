@@ -18,14 +18,14 @@ from mcpctl.errors import (
     ServerNotFoundError,
     UsageError,
 )
-from mcpctl.loader import build_config
-from mcpctl.model import AuthConfig, ServerEntry, ToolFilter, format_path, suggest
+from mcpctl.config.loader import build_config
+from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter, format_path, suggest
 from mcpctl.paths import Paths
-from mcpctl.placeholders import redact_entry_data, secret_fragments
+from mcpctl.config.placeholders import redact_entry_data, secret_fragments
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
-    from mcpctl.store import ConfigStore
+    from mcpctl.config.store import ConfigStore
 
 app = typer.Typer()
 
@@ -49,7 +49,7 @@ def _paths() -> Paths:
 
 
 def _store() -> ConfigStore:
-    from mcpctl.store import ConfigStore  # filelock and friends: not on the read-only paths
+    from mcpctl.config.store import ConfigStore  # filelock and friends: not on the read-only paths
 
     return ConfigStore.from_paths(_paths())
 
@@ -233,7 +233,7 @@ def add(
             "--bearer must be a placeholder such as '${API_TOKEN}', not the token itself"
         )
     store = _store()
-    from mcpctl.validate import entry_warnings
+    from mcpctl.config.validate import entry_warnings
 
     warnings = entry_warnings(name, entry.to_data(), base=store.path.parent)
     outcome = store.add(name, entry, force=force)
@@ -274,7 +274,7 @@ def _add_from_registry(
     from dataclasses import replace
 
     from mcpctl.cli.registry import cache_and_sources
-    from mcpctl.loader import read_document
+    from mcpctl.config.loader import read_document
     from mcpctl.registry.convert import default_name, entry_from_server_json
     from mcpctl.registry.sources import find_record, refresh
 
@@ -358,7 +358,7 @@ def remove(
 
 
 def _load() -> tuple[Path, Any, list[str], bool]:
-    from mcpctl.loader import read_document
+    from mcpctl.config.loader import read_document
 
     path = _paths().config
     doc = read_document(path)
@@ -431,7 +431,7 @@ def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
         )
     entry = config.entries.get(name)
     if entry is None:
-        from mcpctl.model import entry_from_data
+        from mcpctl.config.model import entry_from_data
 
         _, issues = entry_from_data(name, doc.data[name])
         first = issues[0]

@@ -10,7 +10,7 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE, Lines
-from mcpctl.model import Problem
+from mcpctl.config.model import Problem
 from mcpctl.paths import Paths
 from mcpctl.results import Result
 
@@ -86,11 +86,11 @@ def validate(
 
       mcpctl validate --config ci/external-mcps.json --format github --strict-commands
     """
-    from mcpctl.validate import validate_config
+    from mcpctl.config.validate import validate_config
 
     internal: list[str] = []
     if internal_root is not None:
-        from mcpctl.internal import discover_internal
+        from mcpctl.config.siblings import discover_internal
 
         found, _ = discover_internal(internal_root, manifest_key)
         internal = list(found)
@@ -134,7 +134,7 @@ def schema() -> int:
 
       mcpctl schema > external-mcps.schema.json
     """
-    from mcpctl.config import config_json_schema
+    from mcpctl.config.schema import config_json_schema
 
     document = config_json_schema()
     if STATE.json:

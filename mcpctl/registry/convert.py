@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcpctl.errors import UsageError
-from mcpctl.model import ServerEntry, Source
+from mcpctl.config.model import ServerEntry, Source
 from mcpctl.registry.records import Record, clean_text
 
 __all__ = [

@@ -94,7 +94,7 @@ def load_sources(path: Path) -> list[RegistrySource]:
 
 def save_sources(path: Path, sources: list[RegistrySource]) -> None:
     """Write registries.json: the user's registries, and tombstones for removed defaults."""
-    from mcpctl.store import atomic_write, dump_config
+    from mcpctl.config.store import atomic_write, dump_config
 
     ids = {s.id for s in sources}
     items: list[dict[str, Any]] = [s.to_dict() for s in sources if s not in DEFAULTS]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from mcpctl.model import ServerEntry
+from mcpctl.config.model import ServerEntry
 from mcpctl.registry.cache import DiscoveryCache
 from mcpctl.registry.convert import Conversion, entry_from_server_json
 from mcpctl.registry.records import Record, version_key
@@ -92,7 +92,7 @@ def plan_upgrades(
         UsageError: a new version cannot be converted, or converts to an invalid entry.
     """
     from mcpctl.errors import MissingInputError, UsageError
-    from mcpctl.model import entry_from_data
+    from mcpctl.config.model import entry_from_data
 
     planned: dict[str, ServerEntry] = {}
     for u in updates:

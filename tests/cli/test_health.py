@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.internal import discover_internal, select_targets
-from mcpctl.model import ServerEntry, ToolFilter
-from mcpctl.naming import build_catalog, prefixed
+from mcpctl.config.siblings import discover_internal, select_targets
+from mcpctl.config.model import ServerEntry, ToolFilter
+from mcpctl.probe.naming import build_catalog, prefixed
 from tests.conftest import MCPCTL, SERVERS, Cli, write_config
 
 PY = sys.executable

@@ -1,6 +1,6 @@
 """Starting and stopping stdio servers, without the MCP SDK.
 
-Kept apart from :mod:`mcpctl.connect` (which imports the SDK, over a second here) so that
+Kept apart from :mod:`mcpctl.probe.connect` (which imports the SDK, over a second here) so that
 :func:`mcpctl.probe.probe_all` can start the first servers before that import: servers boot
 while mcpctl loads the SDK, instead of after it.
 
@@ -23,7 +23,7 @@ from typing import NamedTuple
 import anyio
 from anyio.abc import Process
 
-from mcpctl.model import ServerEntry
+from mcpctl.config.model import ServerEntry
 
 __all__ = [
     "ProbeError",

@@ -1,7 +1,7 @@
 """The pydantic models of ``external-mcps.json``: the schema of record. No I/O.
 
-Used by the strict validator (:func:`mcpctl.validate.validate_config`) and by
-``mcpctl schema``. The hot paths check entries with :mod:`mcpctl.model` instead, which
+Used by the strict validator (:func:`mcpctl.config.validate.validate_config`) and by
+``mcpctl schema``. The hot paths check entries with :mod:`mcpctl.config.model` instead, which
 accepts exactly what these models accept (``tests/test_model.py`` holds them together).
 """
 
@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from mcpctl.model import (
+from mcpctl.config.model import (
     DEFAULT_TIMEOUT_MS,
     ENV_NAME_RE,
     HEADER_NAME_RE,
@@ -42,7 +42,7 @@ def _nonblank(value: str) -> str:
     return value
 
 
-# The check runs in Python (not as a schema regex) so it agrees with mcpctl.model's
+# The check runs in Python (not as a schema regex) so it agrees with mcpctl.config.model's
 # notion of whitespace; the schema still tells editors.
 NonEmpty = Annotated[
     StrictStr, AfterValidator(_nonblank), Field(json_schema_extra={"pattern": "\\S"})

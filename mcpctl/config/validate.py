@@ -1,7 +1,7 @@
 """The strict validator: every problem of a config file, with JSON path and line:column.
 
 What ``mcpctl validate`` and CI use. Beyond the pydantic model of record
-(:mod:`mcpctl.config`) it catches what a plain JSON load hides or a model cannot see:
+(:mod:`mcpctl.config.schema`) it catches what a plain JSON load hides or a model cannot see:
 duplicate keys, literal secrets, plain-http URLs, placeholders that will not expand and
 commands that are not installed.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpctl.jsontext import JsonPosError, PositionedJson, parse_with_positions
-from mcpctl.model import (
+from mcpctl.config.jsontext import JsonPosError, PositionedJson, parse_with_positions
+from mcpctl.config.model import (
     AUTH_FIELDS,
     ENTRY_FIELDS,
     SOURCE_FIELDS,
@@ -29,7 +29,7 @@ from mcpctl.model import (
     suggest,
     transport_field_issues,
 )
-from mcpctl.placeholders import find_placeholders, looks_like_secret, near_misses
+from mcpctl.config.placeholders import find_placeholders, looks_like_secret, near_misses
 
 __all__ = ["ValidationReport", "entry_warnings", "validate_config", "validate_text"]
 
@@ -107,7 +107,7 @@ def _allowed_fields(loc: PathT) -> tuple[str, ...]:
 def _model_problems(col: _Collector, name: str, value: Any) -> None:
     from pydantic import ValidationError
 
-    from mcpctl.config import ServerEntryModel
+    from mcpctl.config.schema import ServerEntryModel
 
     try:
         ServerEntryModel.model_validate(value)

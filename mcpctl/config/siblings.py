@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpctl.model import NAME_RE, ServerEntry
+from mcpctl.config.model import NAME_RE, ServerEntry
 
 __all__ = ["DEFAULT_MANIFEST_KEY", "Scope", "discover_internal", "select_targets"]
 
@@ -139,7 +139,7 @@ def select_targets(
         ServerNotFoundError: a name in ``names`` is neither internal nor external.
     """
     from mcpctl.errors import ServerNotFoundError
-    from mcpctl.model import suggest
+    from mcpctl.config.model import suggest
 
     warnings: list[str] = []
     merged: dict[str, tuple[ServerEntry, Literal["internal", "external"]]] = {}

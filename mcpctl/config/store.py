@@ -40,8 +40,8 @@ from mcpctl.errors import (
     StorageError,
     UndoConflictError,
 )
-from mcpctl.loader import Document, read_document
-from mcpctl.model import ServerEntry, check_name, entry_from_data, format_path
+from mcpctl.config.loader import Document, read_document
+from mcpctl.config.model import ServerEntry, check_name, entry_from_data, format_path
 from mcpctl.paths import Paths
 
 __all__ = [
@@ -598,7 +598,7 @@ class ConfigStore:
 
 
 def _not_found(missing: list[str], doc: dict[str, Any], path: Path) -> ServerNotFoundError:
-    from mcpctl.model import suggest
+    from mcpctl.config.model import suggest
 
     names = [k for k in doc if not k.startswith("$")]
     guess = suggest(missing[0], names) if names else None

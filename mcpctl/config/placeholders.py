@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from mcpctl.errors import PlaceholderError
 
 if TYPE_CHECKING:
-    from mcpctl.model import ServerEntry
+    from mcpctl.config.model import ServerEntry
 
 __all__ = [
     "REDACTED",

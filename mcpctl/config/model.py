@@ -1,6 +1,6 @@
 """The config as the rest of mcpctl sees it: plain typed dataclasses, and the fast checker.
 
-``mcpctl.config`` holds the pydantic models: the schema of record, used by the strict
+``mcpctl.config.schema`` holds the pydantic models: the schema of record, used by the strict
 validator and ``mcpctl schema``. Importing pydantic costs more than the whole budget of
 ``mcpctl list`` (bench/README.md), so the hot paths (``list``, ``get``, ``add``, the
 daemon's lenient loader) check entries here instead, in plain Python. The two agree on

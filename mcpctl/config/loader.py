@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.errors import ConfigError, ConfigSyntaxError, StorageError
-from mcpctl.model import Config, Problem, entry_from_data, format_path
+from mcpctl.config.model import Config, Problem, entry_from_data, format_path
 
 __all__ = ["Document", "LoadResult", "build_config", "load_config", "read_document"]
 

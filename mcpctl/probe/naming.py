@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
-from mcpctl.model import ToolFilter
+from mcpctl.config.model import ToolFilter
 
 __all__ = ["CatalogEntry", "Collision", "PrefixStyle", "build_catalog", "prefixed"]
 

@@ -73,12 +73,12 @@ from mcp.shared.message import SessionMessage  # noqa: E402
 
 from mcpctl._version import __version__  # noqa: E402
 from mcpctl.errors import exception_leaves  # noqa: E402
-from mcpctl.model import ServerEntry, Transport  # noqa: E402
-from mcpctl.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry  # noqa: E402
-from mcpctl.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server  # noqa: E402
+from mcpctl.config.model import ServerEntry, Transport  # noqa: E402
+from mcpctl.config.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry  # noqa: E402
+from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server  # noqa: E402
 
 if TYPE_CHECKING:
-    from mcpctl.spawn import ProbeError
+    from mcpctl.probe.spawn import ProbeError
 
 __all__ = [
     "Connection",
@@ -306,7 +306,7 @@ async def connect(
 
     ``timeout`` (seconds) bounds every request; it defaults to the entry's ``timeout``.
     The caller bounds the whole connection with a cancel scope if it needs a deadline.
-    ``process`` is a stdio server already started with :func:`mcpctl.spawn.spawn_server`
+    ``process`` is a stdio server already started with :func:`mcpctl.probe.spawn.spawn_server`
     from ``resolved`` (so a caller can start servers before paying for the SDK import);
     it is stopped when the block ends, like one started here.
 

@@ -1,4 +1,4 @@
-"""Health probes, tool listing and tool calls, built on :mod:`mcpctl.connect`.
+"""Health probes, tool listing and tool calls, built on :mod:`mcpctl.probe.connect`.
 
 A probe is: connect (spawn or HTTP), ``initialize``, ``tools/list`` through every page, and
 ``ping``, all inside the server's timeout. Failures become a :class:`ProbeError` with a stable
@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpctl.errors import McpctlError, PlaceholderError, exception_leaves
-from mcpctl.model import ServerEntry
-from mcpctl.placeholders import MissingPolicy, SecretSource, find_placeholders
-from mcpctl.spawn import ProbeError, command_not_found
+from mcpctl.config.model import ServerEntry
+from mcpctl.config.placeholders import MissingPolicy, SecretSource, find_placeholders
+from mcpctl.probe.spawn import ProbeError, command_not_found
 
 if TYPE_CHECKING:
     from anyio.abc import Process
 
-    from mcpctl.connect import Connection
-    from mcpctl.placeholders import ResolvedEntry
-    from mcpctl.spawn import StdioDiagnostics
+    from mcpctl.probe.connect import Connection
+    from mcpctl.config.placeholders import ResolvedEntry
+    from mcpctl.probe.spawn import StdioDiagnostics
 
 __all__ = [
     "ProbeError",
@@ -180,7 +180,7 @@ def _classify(
 ) -> ProbeError:
     import httpx2
 
-    from mcpctl.connect import MCPError, TransportFailure
+    from mcpctl.probe.connect import MCPError, TransportFailure
 
     leaves = exception_leaves(exc)
     for leaf in leaves:
@@ -336,8 +336,8 @@ async def _probe(
         return result
     import anyio
 
-    from mcpctl.connect import connect
-    from mcpctl.spawn import StdioDiagnostics
+    from mcpctl.probe.connect import connect
+    from mcpctl.probe.spawn import StdioDiagnostics
 
     seconds = timeout if timeout is not None else entry.timeout_ms / 1000
     diag = StdioDiagnostics() if entry.effective_transport == "stdio" else None
@@ -424,7 +424,7 @@ async def probe_all(
     results: list[ProbeResult | None] = [None] * len(items)
     started = await _start_first(items, stdio_limit, policy, secrets)
     if started or any(entry.is_remote for _, entry, _ in items):
-        import mcpctl.connect  # noqa: F401 -- the SDK's import, while those servers boot
+        import mcpctl.probe.connect  # noqa: F401 -- the SDK's import, while those servers boot
 
     limiters = {
         "stdio": anyio.CapacityLimiter(stdio_limit),
@@ -454,7 +454,7 @@ async def probe_all(
             for i, (name, entry, kind) in enumerate(items):
                 tg.start_soon(one, i, name, entry, kind)
     finally:
-        from mcpctl.spawn import stop_server
+        from mcpctl.probe.spawn import stop_server
 
         for process, _ in started.values():  # never handed over (cancelled early)
             await stop_server(process)
@@ -468,8 +468,8 @@ async def _start_first(
     secrets: SecretSource | None,
 ) -> dict[int, tuple[Process, ResolvedEntry]]:
     """Start up to ``limit`` stdio servers that look startable; failures are left to _probe."""
-    from mcpctl.placeholders import resolve_entry
-    from mcpctl.spawn import spawn_server
+    from mcpctl.config.placeholders import resolve_entry
+    from mcpctl.probe.spawn import spawn_server
 
     started: dict[int, tuple[Process, ResolvedEntry]] = {}
     for i, (name, entry, _) in enumerate(items):
@@ -545,8 +545,8 @@ async def call_tool(
         raise ProbeFailed(name, early)
     import anyio
 
-    from mcpctl.connect import connect
-    from mcpctl.spawn import StdioDiagnostics
+    from mcpctl.probe.connect import connect
+    from mcpctl.probe.spawn import StdioDiagnostics
 
     seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, 60.0)
     diag = StdioDiagnostics() if entry.effective_transport == "stdio" else None

@@ -1,0 +1,1 @@
+"""Talking to servers: spawn or connect, probe their health, list and call their tools."""
