@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcpctl.registry.cache import DiscoveryCache  # noqa: E402
 from mcpctl.registry.sources import RegistrySource, sync_source  # noqa: E402
-from tests.registry_server import OFFICIAL, Registry, make_record, serve  # noqa: E402
+from tests.registry.server import OFFICIAL, Registry, make_record, serve  # noqa: E402
 
 WORDS = [
     "github", "slack", "postgres", "weather", "files", "memory", "search", "browser", "docs",

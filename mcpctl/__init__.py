@@ -15,6 +15,11 @@ from typing import TYPE_CHECKING, Any
 from mcpctl._version import __version__
 
 if TYPE_CHECKING:
+    from mcpctl.config.loader import LoadResult, load_config
+    from mcpctl.config.model import Config, Problem, ServerEntry
+    from mcpctl.config.placeholders import ResolvedEntry, resolve_entry
+    from mcpctl.config.store import ConfigStore
+    from mcpctl.config.validate import ValidationReport, validate_config
     from mcpctl.errors import (
         ConfigError,
         ConfigInvalidError,
@@ -24,13 +29,8 @@ if TYPE_CHECKING:
         PlaceholderError,
         UsageError,
     )
-    from mcpctl.config.loader import LoadResult, load_config
-    from mcpctl.config.model import Config, Problem, ServerEntry
     from mcpctl.paths import Paths
-    from mcpctl.config.placeholders import ResolvedEntry, resolve_entry
     from mcpctl.results import Result
-    from mcpctl.config.store import ConfigStore
-    from mcpctl.config.validate import ValidationReport, validate_config
 
 __all__ = [
     "Config",

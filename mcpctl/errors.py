@@ -1,11 +1,14 @@
 """The exceptions mcpctl raises, each with a stable ``code`` and an exit code.
 
-Every error the library raises on purpose is an :class:`McpctlError`. The CLI turns
-them into a message (or the JSON envelope) and an exit code in exactly one place,
-``mcpctl.cli.app``. Codes are part of the scripting contract: they never change
-meaning once released.
+Every error the library raises is an :class:`McpctlError`; the class is the error's
+identity (its ``code`` and ``exit_code`` are class attributes, never changed on an
+instance). The CLI turns them into a message (or the JSON envelope) and an exit code in
+exactly one place, ``mcpctl.cli.app``. Codes are part of the scripting contract: they never
+change meaning once released.
 
     McpctlError                        exit 1  error
+    ├── InternalError                  exit 1  internal_error
+    ├── ToolError                      exit 1  tool_error
     ├── UsageError                     exit 2  usage_error
     │   ├── ServerNotFoundError        exit 2  server_not_found
     │   ├── ServerExistsError          exit 2  server_exists
@@ -13,26 +16,38 @@ meaning once released.
     │   ├── PlaintextSecretError       exit 2  plaintext_secret
     │   ├── MissingInputError          exit 2  missing_input
     │   ├── NothingToUndoError         exit 2  nothing_to_undo
-    │   └── UndoConflictError          exit 2  undo_conflict
+    │   ├── UndoConflictError          exit 2  undo_conflict
+    │   ├── CommandNotFoundError       exit 2  command_not_found
+    │   ├── ToolNotFoundError          exit 2  tool_not_found
+    │   └── ToolArgumentsError         exit 2  invalid_arguments
     ├── ConfigError                    exit 2  config_error
+    │   ├── ConfigNotFoundError        exit 2  config_not_found
     │   ├── ConfigSyntaxError          exit 2  config_syntax
     │   └── ConfigInvalidError         exit 2  config_invalid
     ├── PlaceholderError               exit 2  missing_variable
+    │   └── SkipServer                 exit 2  server_skipped
     └── OutsideError                   exit 3  outside_error
+        ├── ProbeFailed                exit 3  probe_failed
+        ├── RegistryError              exit 3  registry_unavailable
         ├── ReadOnlyError              exit 3  read_only
         ├── LockTimeoutError           exit 3  lock_timeout
         └── StorageError               exit 3  io_error
 
-Exit codes follow DESIGN.md section 5: 1 the thing checked is not OK, 2 bad usage or
-bad input, 3 an outside failure.
+Exit codes: 1 the thing checked is not OK, 2 bad usage or bad input, 3 an outside failure.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from os import PathLike
+
 __all__ = [
+    "CommandNotFoundError",
     "ConfigError",
     "ConfigInvalidError",
+    "ConfigNotFoundError",
     "ConfigSyntaxError",
+    "InternalError",
     "InvalidEntryError",
     "LockTimeoutError",
     "McpctlError",
@@ -41,12 +56,19 @@ __all__ = [
     "OutsideError",
     "PlaceholderError",
     "PlaintextSecretError",
+    "ProbeFailed",
     "ReadOnlyError",
+    "RegistryError",
     "ServerExistsError",
     "ServerNotFoundError",
+    "SkipServer",
     "StorageError",
+    "ToolArgumentsError",
+    "ToolError",
+    "ToolNotFoundError",
     "UndoConflictError",
     "UsageError",
+    "closest",
     "exception_leaves",
 ]
 
@@ -74,6 +96,18 @@ class McpctlError(Exception):
         return {"code": self.code, "message": self.message, "hint": self.hint}
 
 
+class InternalError(McpctlError):
+    """A bug in mcpctl: an exception nobody expected (the CLI's last resort)."""
+
+    code = "internal_error"
+
+
+class ToolError(McpctlError):
+    """A tool answered a call with an error (the server works; the call did not)."""
+
+    code = "tool_error"
+
+
 class UsageError(McpctlError):
     """The request cannot be carried out as given (bad flag, bad value, wrong name)."""
 
@@ -85,6 +119,22 @@ class ServerNotFoundError(UsageError):
     """No server of that name in the config."""
 
     code = "server_not_found"
+
+    @classmethod
+    def for_names(
+        cls,
+        missing: Sequence[str],
+        known: Iterable[str],
+        where: str | PathLike[str] | None = None,
+    ) -> ServerNotFoundError:
+        """The error for ``missing`` names, with "did you mean" from ``known`` names."""
+        names = list(known)
+        guess = closest(missing[0], names) if missing and names else None
+        hint = f"did you mean {guess!r}?" if guess else "run 'mcpctl list' to see the servers"
+        listed = ", ".join(repr(n) for n in missing)
+        noun = "server" if len(missing) == 1 else "servers"
+        place = f" in {where}" if where is not None else ""
+        return cls(f"no {noun} {listed}{place}", hint=hint)
 
 
 class ServerExistsError(UsageError):
@@ -123,11 +173,49 @@ class UndoConflictError(UsageError):
     code = "undo_conflict"
 
 
+class CommandNotFoundError(UsageError):
+    """A stdio server's executable is not installed (the fix is the user's)."""
+
+    code = "command_not_found"
+
+
+class ToolNotFoundError(UsageError):
+    """The server has no tool of that name.
+
+    Attributes:
+        server: the server's name.
+        tool: the tool asked for.
+        available: the tools it has.
+    """
+
+    code = "tool_not_found"
+
+    def __init__(self, server: str, tool: str, available: Sequence[str]) -> None:
+        guess = closest(tool, available) if available else None
+        hint = f"did you mean {guess!r}?" if guess else f"run 'mcpctl tools {server}'"
+        super().__init__(f"server {server!r} has no tool {tool!r}", hint=hint)
+        self.server = server
+        self.tool = tool
+        self.available = list(available)
+
+
+class ToolArgumentsError(UsageError):
+    """The arguments of a tool call do not match the tool's input schema."""
+
+    code = "invalid_arguments"
+
+
 class ConfigError(McpctlError):
     """The config file cannot be used as it is."""
 
     code = "config_error"
     exit_code = 2
+
+
+class ConfigNotFoundError(ConfigError):
+    """The config file named explicitly (``--config``, ``MCPCTL_CONFIG``) does not exist."""
+
+    code = "config_not_found"
 
 
 class ConfigSyntaxError(ConfigError):
@@ -171,11 +259,62 @@ class PlaceholderError(McpctlError):
         self.variable = variable
 
 
+class SkipServer(PlaceholderError):
+    """A variable has no value and the policy is ``skip``: leave the server out."""
+
+    code = "server_skipped"
+
+    def __init__(self, variable: str) -> None:
+        super().__init__(f"variable {variable} is not set", variable=variable)
+
+
 class OutsideError(McpctlError):
-    """Something outside mcpctl failed: the file system, the network, the keyring."""
+    """Something outside mcpctl failed: the file system, the network, a server."""
 
     code = "outside_error"
     exit_code = 3
+
+
+class ProbeFailed(OutsideError):
+    """A server could not be started, reached or used.
+
+    Attributes:
+        server: the server's name.
+        reason: why, as a stable code (``timeout``, ``server_exited``, ``auth_required``...:
+            the codes of a health probe's ``error``).
+        stderr: the last lines the server wrote on stderr (redacted), for stdio servers.
+    """
+
+    code = "probe_failed"
+
+    def __init__(
+        self,
+        server: str,
+        reason: str,
+        message: str,
+        *,
+        hint: str | None = None,
+        stderr: Sequence[str] = (),
+    ) -> None:
+        super().__init__(f"{server}: {message}", hint=hint)
+        self.server = server
+        self.reason = reason
+        self.stderr = list(stderr)
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The envelope's form, with the ``reason`` code."""
+        return {**super().to_dict(), "reason": self.reason}
+
+    @property
+    def details(self) -> list[str]:
+        """Lines worth showing after the message: the server's last words on stderr."""
+        return [f"{self.server} stderr: {line}" for line in self.stderr[-5:]]
+
+
+class RegistryError(OutsideError):
+    """A registry could not be read (network, HTTP status, bad data)."""
+
+    code = "registry_unavailable"
 
 
 class ReadOnlyError(OutsideError):
@@ -194,6 +333,18 @@ class StorageError(OutsideError):
     """Reading or writing a file failed (disk full, I/O error, permission)."""
 
     code = "io_error"
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` closest to a mistyped ``word``, if any is close."""
+    import difflib
+
+    options = list(choices)
+    lowered = {c.lower(): c for c in options}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    match = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return match[0] if match else None
 
 
 def exception_leaves(exc: BaseException) -> list[BaseException]:

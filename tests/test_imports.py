@@ -64,6 +64,8 @@ def test_health_of_unstartable_servers_skips_the_sdk(tmp_path: Path) -> None:
 
 CLIENT_HALF = """
 import sys
+from mcpctl.probe import sdk
+sdk.use_client_half()
 import mcpctl.probe.connect
 loaded = sorted(m for m in sys.modules if m == "mcp" or m.startswith("mcp.server"))
 from mcp import ClientSession  # the real package is still there for the host process
@@ -74,7 +76,7 @@ print(loaded)
 """
 
 
-def test_connect_loads_only_the_client_half_of_the_sdk() -> None:
+def test_the_program_loads_only_the_client_half_of_the_sdk() -> None:
     r = subprocess.run(
         [sys.executable, "-c", CLIENT_HALF], capture_output=True, text=True, timeout=60
     )
@@ -82,7 +84,34 @@ def test_connect_loads_only_the_client_half_of_the_sdk() -> None:
     assert r.stdout.strip() == "[]"
 
 
+def test_a_library_user_gets_the_plain_sdk_import() -> None:
+    # A daemon importing the library must not see sys.modules swapped under it.
+    code = (
+        "import sys, mcpctl.probe.connect; "
+        "assert 'mcp' in sys.modules and sys.modules['mcp'].__spec__ is not None; "
+        "import mcp; assert mcp.ClientSession is mcpctl.probe.connect.ClientSession; "
+        "print(any(m.startswith('mcp.server') for m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True"  # the whole package, as a plain import loads it
+
+
+def test_health_loads_only_the_client_half(tmp_path: Path) -> None:
+    from tests.conftest import SERVERS
+
+    (tmp_path / "external-mcps.json").write_text(
+        json.dumps({"basic": {"command": sys.executable, "args": [str(SERVERS / "basic.py")]}})
+    )
+    mods = loaded(["health", "--json"], tmp_path)
+    assert "mcp.client.session" in mods
+    assert not [m for m in mods if m.startswith("mcp.server")]
+
+
 def test_connect_after_the_host_imported_the_sdk() -> None:
-    code = "import mcp, mcpctl.probe.connect; assert mcpctl.probe.connect.ClientSession is mcp.ClientSession"
+    code = (
+        "import mcp; from mcpctl.probe import sdk; sdk.use_client_half(); "
+        "import mcpctl.probe.connect; assert mcpctl.probe.connect.ClientSession is mcp.ClientSession"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

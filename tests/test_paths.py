@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.paths import CONFIG_FILENAME, Paths, backup_key, find_config
 from mcpctl.config.validate import validate_config
+from mcpctl.paths import CONFIG_FILENAME, Paths, backup_key, find_config
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,8 +1,8 @@
 """The root command: global options, the command groups, and errors -> exit codes.
 
-This is the only place where exceptions become messages and exit codes (DESIGN.md
-section 5): McpctlError -> its code; a usage error -> 2; Ctrl-C -> 130; anything else
--> 1 with a one-line message (``MCPCTL_DEBUG=1`` shows the traceback).
+This is the only place where exceptions become messages and exit codes: McpctlError -> its
+code; a usage error -> 2; Ctrl-C -> 130; anything else -> 1 with a one-line message
+(``MCPCTL_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import typer
 # typer 0.28 vendors click; its exception classes are only reachable here.
 from typer._click.exceptions import ClickException, NoSuchOption
 from typer._click.exceptions import UsageError as ClickUsageError
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperOption
 
 from mcpctl._version import __version__
 from mcpctl.cli import output
-from mcpctl.cli.output import STATE
-from mcpctl.errors import McpctlError
+from mcpctl.cli.output import STATE, CommandGroup
+from mcpctl.errors import InternalError, McpctlError, UsageError
 from mcpctl.results import Result
 
 __all__ = ["COMMAND_MODULES", "build_command", "full_app", "main", "run"]
@@ -38,27 +38,17 @@ Exit codes: 0 success, 1 the thing checked is not OK, 2 bad usage or input,
 """
 
 
-class McpctlGroup(TyperGroup):
-    """Records which command runs, so errors can name it in the JSON envelope."""
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        name, cmd, rest = super().resolve_command(ctx, args)
-        if cmd is not None:
-            STATE.command = cmd.name or STATE.command
-        return name, cmd, rest
-
-
 # Which module defines each top-level command: a command line that names one imports only
 # that module (tests/cli/test_app.py keeps this map in step with the modules).
 COMMAND_MODULES = {
-    "add": "servers", "remove": "servers", "list": "servers", "get": "servers",
-    "enable": "servers", "disable": "servers", "undo": "servers",
+    "add": "servers", "remove": "servers", "enable": "servers", "disable": "servers",
+    "undo": "servers", "list": "listing", "get": "listing",
     "validate": "validate", "schema": "validate",
-    "health": "health", "tools": "health", "call": "health",
+    "health": "health", "tools": "tools", "call": "tools",
     "registry": "registry", "discover": "registry", "show": "registry",
-    "outdated": "registry", "upgrade": "registry",
+    "outdated": "updates", "upgrade": "updates",
 }  # fmt: skip
-MODULES = ("servers", "validate", "health", "registry")
+MODULES = ("servers", "listing", "validate", "health", "tools", "registry", "updates")
 
 
 def _group(module: str) -> typer.Typer:
@@ -70,7 +60,10 @@ def _group(module: str) -> typer.Typer:
 
 def _version(value: bool) -> None:
     if value:
-        print(f"mcpctl {__version__}")
+        if STATE.json:
+            output.print_json(Result("version", {"version": __version__}).envelope())
+        else:
+            print(f"mcpctl {__version__}")
         raise typer.Exit()
 
 
@@ -86,7 +79,7 @@ def _new_app() -> typer.Typer:
     root = typer.Typer(
         name="mcpctl",
         help=HELP,
-        cls=McpctlGroup,
+        cls=CommandGroup,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -200,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     STATE.reset()
     STATE.json = _wants_json(args)
+    STATE.argv = args
+    if not args:
+        args = ["--help"]  # bare mcpctl: the help, and success
     try:
         rv = build_command(args).main(args, prog_name="mcpctl", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
@@ -211,13 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             hint = "put '--' before the server's command: mcpctl add NAME [options] -- CMD ARGS..."
         elif exc.ctx is not None:
             hint = f"see '{exc.ctx.command_path} --help'"
-        err = McpctlError(exc.format_message(), hint=hint)
-        err.code, err.exit_code = "usage_error", 2
-        return _fail(err)
+        return _fail(UsageError(exc.format_message(), hint=hint))
     except ClickException as exc:
-        err = McpctlError(exc.format_message())
-        err.exit_code = exc.exit_code
-        return _fail(err)
+        return _fail(McpctlError(exc.format_message()))
     except (KeyboardInterrupt, typer.Abort):
         print("interrupted", file=sys.stderr)
         return 130
@@ -229,12 +221,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("MCPCTL_DEBUG"):
             raise
-        err = McpctlError(
-            f"internal error: {type(exc).__name__}: {exc}",
-            hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return _fail(
+            InternalError(
+                f"internal error: {type(exc).__name__}: {first}",
+                hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
+            )
         )
-        err.code = "internal_error"
-        return _fail(err)
 
 
 def run() -> NoReturn:

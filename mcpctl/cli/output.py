@@ -1,6 +1,6 @@
 """The one renderer: results become a table, text or the JSON envelope.
 
-Rules (DESIGN.md section 5): data on stdout, diagnostics on stderr; rich output only
+Rules: data on stdout, diagnostics on stderr; rich output only
 when stdout is a terminal (rich is imported only then); ``--json`` prints exactly one
 JSON document; ``-q`` silences confirmations and warnings, never errors.
 """
@@ -13,10 +13,23 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from typer.core import TyperGroup
+
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
 
-__all__ = ["STATE", "Detail", "Lines", "State", "Table", "emit", "error", "info", "warn"]
+__all__ = [
+    "STATE",
+    "CommandGroup",
+    "Detail",
+    "Lines",
+    "State",
+    "Table",
+    "emit",
+    "error",
+    "info",
+    "warn",
+]
 
 
 class State:
@@ -32,9 +45,21 @@ class State:
         self.verbose = 0
         self.config: str | None = None
         self.command = "mcpctl"
+        self.argv: list[str] = []
 
 
 STATE = State()
+
+
+class CommandGroup(TyperGroup):
+    """Records which command runs (``registry add``), so errors can name it in the envelope."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None and cmd.name:
+            parent = ctx.command_path.partition(" ")[2]
+            STATE.command = f"{parent} {cmd.name}" if parent else cmd.name
+        return name, cmd, rest
 
 
 class Table(NamedTuple):
@@ -107,6 +132,8 @@ def error(err: McpctlError | str, hint: str | None = None) -> None:
     message = err.message if isinstance(err, McpctlError) else err
     hint = err.hint if isinstance(err, McpctlError) else hint
     _stderr_line("error:", "bold red", message)
+    for line in getattr(err, "details", ()):
+        _stderr_line("note:", "dim", line)
     if hint:
         _stderr_line("hint:", "cyan", hint)
 

@@ -8,14 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from mcpctl.cli import output
-from mcpctl.cli.output import STATE, Detail, Table
-from mcpctl.errors import UsageError
+from mcpctl.cli import common, output
+from mcpctl.cli.output import CommandGroup, Detail, Table
+from mcpctl.errors import RegistryError, UsageError
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
     from mcpctl.registry.cache import DiscoveryCache
-    from mcpctl.registry.sources import RegistrySource
 
 app = typer.Typer()
 REGISTRY_HELP = """Manage the registries mcpctl searches (official, builtin, and your own).
@@ -26,7 +25,7 @@ Examples:
 
   mcpctl registry add team ./approved-servers.json && mcpctl registry sync team
 """
-registry_app = typer.Typer(help=REGISTRY_HELP, no_args_is_help=True)
+registry_app = typer.Typer(help=REGISTRY_HELP, no_args_is_help=True, cls=CommandGroup)
 app.add_typer(registry_app, name="registry")
 
 
@@ -35,40 +34,6 @@ class TransportKind(StrEnum):
 
     stdio = "stdio"
     remote = "remote"
-
-
-def _paths() -> Any:
-    from mcpctl.paths import Paths
-
-    return Paths.from_env(STATE.config)
-
-
-def _sources(wanted: list[str] | None = None) -> list[RegistrySource]:
-    from mcpctl.registry.sources import load_sources
-
-    sources = load_sources(_paths().registries)
-    if wanted:
-        known = {s.id: s for s in sources}
-        unknown = [w for w in wanted if w not in known]
-        if unknown:
-            raise UsageError(
-                f"no registry {unknown[0]!r}", hint="run 'mcpctl registry list' to see them"
-            )
-        return [known[w] for w in wanted]
-    return sources
-
-
-def _cache() -> DiscoveryCache:
-    from mcpctl.registry.cache import DiscoveryCache
-
-    return DiscoveryCache.open(_paths().discovery_cache)
-
-
-def cache_and_sources(
-    wanted: list[str] | None = None,
-) -> tuple[DiscoveryCache, list[RegistrySource]]:
-    """The discovery cache and the registries to use (all, or the ones named)."""
-    return _cache(), _sources(wanted)
 
 
 @registry_app.command("list")
@@ -81,9 +46,9 @@ def registry_list() -> int:
     """
     from datetime import datetime
 
-    cache = _cache()
+    cache = common.cache()
     rows: list[dict[str, Any]] = []
-    for src in _sources():
+    for src in common.sources():
         state = cache.sync_state(src.id)
         synced = datetime.fromtimestamp(state[0]).isoformat(timespec="seconds") if state else None
         rows.append({**src.to_dict(), "cached": cache.count(src.id), "synced_at": synced})
@@ -119,8 +84,8 @@ def registry_add(
     from mcpctl.registry.sources import parse_location, save_sources
 
     source = parse_location(registry_id, location)
-    sources = [s for s in _sources() if s.id != registry_id] + [source]
-    save_sources(_paths().registries, sources)
+    sources = [s for s in common.sources() if s.id != registry_id] + [source]
+    save_sources(common.paths().registries, sources)
     output.info(f"Added registry {registry_id!r} ({source.location})")
     return output.emit(Result("registry add", source.to_dict()))
 
@@ -137,11 +102,11 @@ def registry_remove(
     """
     from mcpctl.registry.sources import save_sources
 
-    sources = _sources()
+    sources = common.sources()
     if registry_id not in {s.id for s in sources}:
         raise UsageError(f"no registry {registry_id!r}", hint="run 'mcpctl registry list'")
-    save_sources(_paths().registries, [s for s in sources if s.id != registry_id])
-    _cache().drop(registry_id)
+    save_sources(common.paths().registries, [s for s in sources if s.id != registry_id])
+    common.cache().drop(registry_id)
     output.info(f"Removed registry {registry_id!r}")
     return output.emit(Result("registry remove", {"id": registry_id}))
 
@@ -166,17 +131,15 @@ def registry_sync(
 
       mcpctl registry sync official --full --json
     """
-    from mcpctl.registry.sources import RegistryError, sync_source
+    from mcpctl.registry.sources import sync_source
 
-    cache = _cache()
+    cache = common.cache()
     done, errors = [], []
-    for src in _sources(registry_ids):
+    for src in common.sources(registry_ids):
         try:
             outcome = sync_source(cache, src, full=full, timeout=timeout)
         except (RegistryError, UsageError) as exc:
-            errors.append(
-                {"code": exc.code, "message": f"{src.id}: {exc.message}", "hint": exc.hint}
-            )
+            errors.append(type(exc)(f"{src.id}: {exc.message}", hint=exc.hint).to_dict())
             continue
         done.append({"registry": outcome.registry, "mode": outcome.mode,
                      "records": outcome.records, "seconds": round(outcome.seconds, 3)})  # fmt: skip
@@ -232,8 +195,8 @@ def discover(
 
     if refresh and offline:
         raise UsageError("--refresh and --offline contradict each other")
-    sources = _sources(registry)
-    cache = _cache()
+    sources = common.sources(registry)
+    cache = common.cache()
     report = refresh_cache(cache, sources, force=refresh, offline=offline)
     hits = cache.search(
         query, registries=[s.id for s in sources],
@@ -242,8 +205,11 @@ def discover(
     )  # fmt: skip
     errors = []
     if registry and report.failed:
-        message = f"no data from {', '.join(report.failed)}"
-        errors.append({"code": "registry_unavailable", "message": message, "hint": None})
+        failed = RegistryError(
+            f"no data from {', '.join(report.failed)}",
+            hint="check the network, or sync it later with 'mcpctl registry sync'",
+        )
+        errors.append(failed.to_dict())
     data: dict[str, Any] = {"query": query, "results": [h.to_dict() for h in hits]}
     warnings = list(report.warnings)
     if export is not None:
@@ -263,25 +229,14 @@ def discover(
 
 
 def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[str]) -> int:
-    """Write the hits as seed-003 descriptors (readable back as a file registry)."""
-    import json
-
-    from mcpctl.registry.convert import default_name, descriptor
+    """Write the hits as discovery descriptors (readable back as a file registry)."""
+    from mcpctl.config.store import write_json
+    from mcpctl.registry.convert import descriptors
     from mcpctl.registry.sources import find_record
-    from mcpctl.config.store import atomic_write
 
-    items: list[dict[str, Any]] = []
-    taken: set[str] = set()
-    for hit in hits:
-        reg, rec = find_record(cache, hit.name, hit.registries[0])
-        name = default_name(rec.name, taken)
-        try:
-            items.append(descriptor(rec, reg, name))
-        except UsageError as exc:
-            warnings.append(f"not exported: {exc.message}")
-            continue
-        taken.add(name)
-    atomic_write(path, (json.dumps(items, indent=2, ensure_ascii=False) + "\n").encode())
+    items, notes = descriptors([find_record(cache, h.name, h.registries[0]) for h in hits])
+    warnings += notes
+    write_json(path, items)
     output.info(f"Wrote {len(items)} descriptors to {path}")
     return len(items)
 
@@ -306,8 +261,8 @@ def show(
     from mcpctl.registry.sources import find_record
     from mcpctl.registry.sources import refresh as refresh_cache
 
-    cache = _cache()
-    report = refresh_cache(cache, _sources([registry] if registry else None), offline=offline)
+    cache = common.cache()
+    report = refresh_cache(cache, common.sources([registry] if registry else None), offline=offline)
     reg, rec = find_record(cache, spec, registry)
     server = rec.server
     versions = [r.version for _, r in cache.versions(rec.name, [reg])]
@@ -356,119 +311,3 @@ def show(
         return Detail(pairs)
 
     return output.emit(Result("show", data, report.warnings), human)
-
-
-def _config_entries() -> dict[str, Any]:
-    from mcpctl.config.loader import build_config, read_document
-
-    config, _ = build_config(read_document(_paths().config).data)
-    return dict(config.entries)
-
-
-@app.command("outdated")
-def outdated(
-    offline: bool = typer.Option(False, "--offline", help="Compare with the cache only."),
-) -> int:
-    """List servers added from a registry whose pinned version is behind the latest.
-
-    Exit 1 when something is outdated (for CI).
-
-    Examples:
-
-      mcpctl outdated
-
-      mcpctl outdated --json | jq -r '.data.outdated[].name'
-    """
-    from mcpctl.registry.sources import refresh as refresh_cache
-    from mcpctl.registry.updates import find_updates
-
-    entries = _config_entries()
-    cache = _cache()
-    wanted = sorted({e.source.registry for e in entries.values() if e.source is not None})
-    known = {s.id for s in _sources()}
-    report = refresh_cache(cache, _sources([w for w in wanted if w in known]), offline=offline)
-    updates, current, unknown = find_updates(entries, cache)
-    warnings = report.warnings + [f"{n}: its registry entry is not in the cache" for n in unknown]
-    data = {
-        "outdated": [
-            {
-                "name": u.name,
-                "registry": u.registry,
-                "server": u.server,
-                "pinned": u.pinned,
-                "latest": u.latest,
-            }
-            for u in updates
-        ],
-        "current": current,
-        "unknown": unknown,
-    }
-    table = Table(
-        ["NAME", "SERVER", "PINNED", "LATEST", "REGISTRY"],
-        [[u.name, u.server, u.pinned, u.latest, u.registry] for u in updates],
-        "everything added from a registry is up to date",
-    )
-    result = Result("outdated", data, warnings, exit_code=1 if updates else 0)
-    return output.emit(result, lambda _: table)
-
-
-@app.command("upgrade")
-def upgrade(
-    names: list[str] | None = typer.Argument(
-        None, metavar="[NAME]...", help="Servers (default: all outdated)."
-    ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
-    env: list[str] = typer.Option(
-        [], "--env", "-e", metavar="KEY=VALUE", help="A value a new version needs (repeatable)."
-    ),
-    offline: bool = typer.Option(False, "--offline", help="Use the cache only."),
-) -> int:
-    """Move servers added from a registry to the latest version (one write, undoable).
-
-    Keeps the entry's own settings (values, description, timeout, tool filter, enabled).
-
-    Examples:
-
-      mcpctl upgrade --dry-run
-
-      mcpctl upgrade github time
-    """
-    from mcpctl.cli.servers import _parse_pairs, _store
-    from mcpctl.errors import ServerNotFoundError
-    from mcpctl.registry.sources import refresh as refresh_cache
-    from mcpctl.registry.updates import find_updates, plan_upgrades
-
-    entries = _config_entries()
-    for name in names or []:
-        if name not in entries:
-            raise ServerNotFoundError(f"no server {name!r}", hint="run 'mcpctl list'")
-        if entries[name].source is None:
-            raise UsageError(f"{name!r} was not added from a registry: nothing to upgrade")
-    cache = _cache()
-    report = refresh_cache(cache, _sources(), offline=offline)
-    updates, _, _ = find_updates(entries, cache)
-    if names:
-        updates = [u for u in updates if u.name in names]
-    planned = plan_upgrades(entries, updates, _parse_pairs(env, "=", "--env", "KEY=VALUE"))
-    rows = [{"name": u.name, "from": u.pinned, "to": u.latest} for u in updates]
-    if planned and not dry_run:
-        store = _store()
-
-        def apply(doc: dict[str, Any]) -> None:
-            for name, new in planned.items():
-                doc[name] = new.to_data()
-
-        store.update(apply, action="upgrade " + " ".join(planned))
-        for r in rows:
-            output.info(f"Upgraded {r['name']}: {r['from']} -> {r['to']}")
-    elif not planned:
-        output.info("Nothing to upgrade")
-    data = {"dry_run": dry_run, "upgrades": rows}
-    table = Table(
-        ["NAME", "FROM", "TO"],
-        [[r["name"], r["from"], r["to"]] for r in rows],
-        "nothing to upgrade",
-    )
-    return output.emit(
-        Result("upgrade", data, report.warnings), lambda _: table if dry_run else None
-    )

@@ -1,111 +1,76 @@
-"""Server management: add, remove, list, get, enable, disable, undo."""
+"""Changing the servers: add, remove, enable, disable, undo."""
 
 from __future__ import annotations
 
-import shlex
-from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.output import STATE, Detail, Table
-from mcpctl.errors import (
-    ConfigInvalidError,
-    MissingInputError,
-    PlaintextSecretError,
-    ServerNotFoundError,
-    UsageError,
+from mcpctl.cli.common import (
+    config_store,
+    entry_summary,
+    parse_duration,
+    parse_pairs,
+    read_config,
 )
-from mcpctl.config.loader import build_config
-from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter, format_path, suggest
-from mcpctl.paths import Paths
-from mcpctl.config.placeholders import redact_entry_data, secret_fragments
+from mcpctl.cli.output import STATE, Table
+from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
+from mcpctl.errors import UsageError
+from mcpctl.probe.transports import remote_transports
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
-    from mcpctl.config.store import ConfigStore
+    from mcpctl.registry.convert import MissingInput
 
 app = typer.Typer()
 
-
-class RegistryChoice(StrEnum):
-    """What to install from a registry entry."""
-
-    package = "package"
-    remote = "remote"
+_AUTH_SCHEMES = ("bearer", "basic", "token", "bot")
 
 
-class RemoteTransport(StrEnum):
-    """Transports of remote servers."""
-
-    streamable_http = "streamable-http"
-    sse = "sse"
-
-
-def _paths() -> Paths:
-    return Paths.from_env(STATE.config)
-
-
-def _store() -> ConfigStore:
-    from mcpctl.config.store import ConfigStore  # filelock and friends: not on the read-only paths
-
-    return ConfigStore.from_paths(_paths())
-
-
-def _parse_pairs(values: list[str], sep: str, flag: str, example: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for raw in values:
-        key, found, value = raw.partition(sep)
-        key = key.strip()
-        if not found or not key:
-            raise UsageError(f"{flag} {raw!r} is not in the form {example}")
-        pairs[key] = value.strip() if sep == ":" else value
-    return pairs
-
-
-def _check_no_literal_secrets(entry: ServerEntry) -> None:
-    places: list[tuple[str, str, str]] = [
-        *(("--env", k, v) for k, v in entry.env.items()),
-        *(("--header", k, v) for k, v in entry.headers.items()),
-        *(("argument", str(i), a) for i, a in enumerate(entry.args)),
-    ]
-    if entry.url:
-        places.append(("--url", "", entry.url))
-    for flag, key, value in places:
-        if next(secret_fragments(value), None) is None:
-            continue
-        var = key.upper().replace("-", "_") if flag in ("--env", "--header") else "API_TOKEN"
-        var = "".join(c if c.isalnum() or c == "_" else "_" for c in var) or "API_TOKEN"
-        where = f"{flag} {key}" if key and flag != "argument" else flag
-        if flag == "argument":
-            where = f"argument {int(key) + 1}"
-        raise PlaintextSecretError(
-            f"{where} looks like a literal secret; mcpctl does not write secrets into the "
-            "config file",
-            hint=(
-                f"write a placeholder instead, e.g. --env {var}='${{{var}}}', and provide the "
-                f"value at run time: export {var}=... (or store it with 'mcpctl secret set {var}')"
-            ),
+def _remote_transport(value: str | None) -> str | None:
+    choices = remote_transports()
+    if value is not None and value not in choices:
+        raise UsageError(
+            f"--transport {value!r} is not a remote transport",
+            hint=f"choose one of {', '.join(choices)}",
         )
+    return value
 
 
-def _target(data: dict[str, Any]) -> str:
-    if "url" in data:
-        return str(data["url"])
-    parts = [str(data.get("command", "")), *(str(a) for a in data.get("args", []))]
-    return shlex.join(parts)
+def _empty_values(env: dict[str, str], headers: dict[str, str], bearer: str | None) -> list[str]:
+    """Warnings for values a shell most likely expanded to nothing (``"${TOKEN}"``)."""
+    warnings = []
+    for key, value in env.items():
+        if not value:
+            warnings.append(
+                f"--env {key} is empty; if you meant a placeholder, the shell expanded it: "
+                f"write -e {key}='${{{key}}}' (single quotes)"
+            )
+    for key, value in headers.items():
+        words = value.split()
+        if not words or (len(words) == 1 and words[0].lower() in _AUTH_SCHEMES):
+            var = key.upper().replace("-", "_")
+            warnings.append(
+                f"--header {key} has no value after {value.strip() or 'the colon'}; if you meant "
+                f"a placeholder, the shell expanded it: write -H '{key}: "
+                f"{(value.strip() + ' ') if words else ''}${{{var}}}' (single quotes)"
+            )
+    if bearer is not None and not bearer.strip():
+        warnings.append(
+            "--bearer is empty; if you meant a placeholder, the shell expanded it: "
+            "write --bearer '${API_TOKEN}' (single quotes)"
+        )
+    return warnings
 
 
-def _summary(name: str, entry: ServerEntry) -> dict[str, Any]:
-    data = redact_entry_data(entry.to_data())
-    return {
-        "name": name,
-        "transport": entry.effective_transport,
-        "enabled": entry.enabled,
-        **{k: v for k, v in data.items() if k != "enabled"},
-    }
+def _name_after_dashdash(name: str | None) -> bool:
+    """Whether the only positional came after ``--`` (``mcpctl add -- true``)."""
+    args = STATE.argv
+    if name is None or "--" not in args:
+        return False
+    cut = args.index("--")
+    return name in args[cut + 1 :] and name not in args[:cut]
 
 
 @app.command("add")
@@ -117,8 +82,11 @@ def add(
         None, metavar="[-- COMMAND [ARGS]...]", help="The stdio server to spawn, after '--'."
     ),
     url: str | None = typer.Option(None, "--url", help="Endpoint of a remote server."),
-    transport: RemoteTransport | None = typer.Option(
-        None, "--transport", help="Remote transport (default: streamable-http, SSE fallback)."
+    transport: str | None = typer.Option(
+        None,
+        "--transport",
+        metavar="|".join(remote_transports()),
+        help="Remote transport (default: streamable-http, SSE fallback).",
     ),
     env: list[str] = typer.Option(
         [], "--env", "-e", metavar="KEY=VALUE", help="Environment variable (repeatable)."
@@ -133,8 +101,11 @@ def add(
         help="Bearer token of a remote server (a placeholder).",
     ),
     description: str | None = typer.Option(None, "--description", "-d", help="Description."),
-    timeout: int | None = typer.Option(
-        None, "--timeout", metavar="MS", min=1, help="Connect timeout in ms (default 30000)."
+    timeout: str | None = typer.Option(
+        None,
+        "--timeout",
+        metavar="DURATION",
+        help="Connect timeout: 30s, 500ms, 2m (a bare number is ms; default 30s).",
     ),
     sensitive: bool = typer.Option(
         False, "--sensitive", help="Tool inputs must be screened by the host."
@@ -157,8 +128,11 @@ def add(
     registry: str | None = typer.Option(
         None, "--registry", metavar="ID", help="With --from-registry: only this registry."
     ),
-    prefer: RegistryChoice | None = typer.Option(
-        None, "--prefer", help="With --from-registry: a package (local) or a remote."
+    prefer: str | None = typer.Option(
+        None,
+        "--prefer",
+        metavar="package|remote",
+        help="With --from-registry: a package (local) or a remote.",
     ),
     package_type: str | None = typer.Option(
         None, "--package-type", metavar="TYPE", help="With --from-registry: npm, pypi, oci, nuget."
@@ -166,8 +140,8 @@ def add(
 ) -> int:
     """Add a stdio server (after --) or a remote one (--url).
 
-    Secrets are never written into the file: use ${VAR} placeholders, resolved at run
-    time from the environment (or the keyring).
+    Secrets are never written into the file: use ${VAR} placeholders (in single quotes,
+    so the shell leaves them alone), resolved at run time from the environment.
 
     Examples:
 
@@ -177,21 +151,40 @@ def add(
 
       mcpctl add linear --url https://mcp.linear.app/mcp -H 'Authorization: Bearer ${TOKEN}'
 
-      mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --json
+      mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --timeout 10s --json
 
       mcpctl add --from-registry io.github.modelcontextprotocol/time
     """
+    warnings: list[str] = []
+    timeout_ms = None
+    if timeout is not None:
+        seconds, note = parse_duration(timeout, bare="ms")
+        timeout_ms = max(1, round(seconds * 1000))
+        warnings += [note] if note else []
+    env_pairs = parse_pairs(env, "=", "--env", "KEY=VALUE")
+    header_pairs = parse_pairs(header, ":", "--header", "'Name: value'")
+    warnings += _empty_values(env_pairs, header_pairs, bearer)
     if from_registry is not None:
         if command or url:
             raise UsageError("--from-registry replaces the command and --url; give only one")
+        if prefer not in (None, "package", "remote"):
+            raise UsageError(f"--prefer {prefer!r}: choose package or remote")
+        overrides: dict[str, Any] = {"enabled": not disabled}
+        if description is not None:
+            overrides["description"] = description
+        if timeout_ms is not None:
+            overrides["timeout"] = timeout_ms
         return _add_from_registry(
-            name, from_registry, registry, prefer.value if prefer else None, package_type,
-            _parse_pairs(env, "=", "--env", "KEY=VALUE"),
-            _parse_pairs(header, ":", "--header", "'Name: value'"),
-            description=description, timeout=timeout, disabled=disabled, force=force,
+            name, from_registry, registry, prefer, package_type, env_pairs, header_pairs,
+            overrides=overrides, force=force, warnings=warnings,
         )  # fmt: skip
+    if _name_after_dashdash(name):
+        raise UsageError(
+            "missing NAME: everything after '--' is the server's command",
+            hint=f"mcpctl add NAME -- {name} {' '.join(command or [])}".rstrip(),
+        )
     if name is None:
-        raise UsageError("a name is required", hint="mcpctl add NAME -- COMMAND [ARGS...]")
+        raise UsageError("missing NAME", hint="mcpctl add NAME -- COMMAND [ARGS...]")
     argv = list(command or [])
     if url is not None and argv:
         raise UsageError(
@@ -213,13 +206,13 @@ def add(
     entry = ServerEntry(
         command=argv[0] if argv else None,
         args=tuple(argv[1:]),
-        env=_parse_pairs(env, "=", "--env", "KEY=VALUE"),
+        env=env_pairs,
         cwd=cwd,
         url=url,
-        transport=transport.value if transport else None,
-        headers=_parse_pairs(header, ":", "--header", "'Name: value'"),
+        transport=_remote_transport(transport),  # type: ignore[arg-type]
+        headers=header_pairs,
         auth=AuthConfig(type="bearer", token=bearer) if bearer else None,
-        timeout=timeout,
+        timeout=timeout_ms,
         sensitive=sensitive,
         description=description,
         enabled=not disabled,
@@ -227,33 +220,30 @@ def add(
         if allow_tool or deny_tool
         else None,
     )
-    _check_no_literal_secrets(entry)
-    if bearer is not None and next(secret_fragments(bearer), None) is None and "${" not in bearer:
-        raise PlaintextSecretError(
-            "--bearer must be a placeholder such as '${API_TOKEN}', not the token itself"
-        )
-    store = _store()
+    store = config_store()
     from mcpctl.config.validate import entry_warnings
 
-    warnings = entry_warnings(name, entry.to_data(), base=store.path.parent)
+    warnings += entry_warnings(name, entry.to_data(), base=store.path.parent)
     outcome = store.add(name, entry, force=force)
     kind = "remote" if entry.is_remote else "stdio"
     verb = "Replaced" if outcome.replaced else "Added"
     if outcome.created_file:
         output.info(f"Created {store.path}")
     output.info(f"{verb} {kind} server {name!r} in {store.path}")
-    result = Result(
-        "add",
-        {
-            "name": name,
-            "config": str(store.path),
-            "replaced": outcome.replaced,
-            "created_file": outcome.created_file,
-            "server": _summary(name, entry),
-        },
-        warnings=warnings,
-    )
-    return output.emit(result)
+    data = {
+        "name": name,
+        "config": str(store.path),
+        "replaced": outcome.replaced,
+        "created_file": outcome.created_file,
+        "server": entry_summary(name, entry),
+    }
+    return output.emit(Result("add", data, warnings=warnings))
+
+
+def _ask(missing: MissingInput) -> str:
+    label = missing.name + (f" ({missing.description})" if missing.description else "")
+    value: str = typer.prompt(label)
+    return value
 
 
 def _add_from_registry(
@@ -265,72 +255,55 @@ def _add_from_registry(
     env: dict[str, str],
     headers: dict[str, str],
     *,
-    description: str | None,
-    timeout: int | None,
-    disabled: bool,
+    overrides: dict[str, Any],
     force: bool,
+    warnings: list[str],
 ) -> int:
     import sys
-    from dataclasses import replace
 
-    from mcpctl.cli.registry import cache_and_sources
-    from mcpctl.config.loader import read_document
-    from mcpctl.registry.convert import default_name, entry_from_server_json
-    from mcpctl.registry.sources import find_record, refresh
+    from mcpctl.cli.common import cache, sources
+    from mcpctl.registry.install import apply_add, plan_add
 
-    cache, sources = cache_and_sources([registry] if registry else None)
-    report = refresh(cache, sources)
-    for warning in report.warnings:
-        output.warn(warning)
-    reg, record = find_record(cache, spec, registry)
-    conversion = entry_from_server_json(
-        record, registry=reg, prefer=prefer, package_type=package_type, env=env, headers=headers
-    )
-    if conversion.missing:
-        if not sys.stdin.isatty():
-            listed = "; ".join(
-                f"{m.name} ({m.flag})" + (f": {m.description}" if m.description else "")
-                for m in conversion.missing
-            )
-            raise MissingInputError(
-                f"{record.name} needs values that have no default: {listed}",
-                hint="pass them with the flags shown (there is no terminal to ask on)",
-            )
-        for missing in conversion.missing:
-            label = missing.name + (f" ({missing.description})" if missing.description else "")
-            target = headers if missing.flag.startswith("--header") else env
-            target[missing.name] = typer.prompt(label)
-        conversion = entry_from_server_json(
-            record, registry=reg, prefer=prefer, package_type=package_type, env=env, headers=headers
-        )
-    entry = replace(
-        conversion.entry,
-        description=description or conversion.entry.description,
-        timeout=timeout,
-        enabled=not disabled,
-    )
-    _check_no_literal_secrets(entry)
-    store = _store()
-    taken = {k for k in read_document(store.path).data if not k.startswith("$")}
-    chosen = name or default_name(record.name, taken)
-    outcome = store.add(chosen, entry, force=force)
-    verb = "Replaced" if outcome.replaced else "Added"
-    output.info(f"{verb} {chosen!r} from {reg}: {record.name}@{record.version} ({conversion.kind})")
-    for note in conversion.notes:
-        output.warn(note)
-    if conversion.secrets:
-        output.info(f"It needs secrets before it works: {', '.join(conversion.secrets)}")
-        for secret in conversion.secrets:
-            output.info(f"  mcpctl secret set {secret}   (or: export {secret}=...)")
-    data = {
-        "name": chosen,
+    store = config_store()
+    plan = plan_add(
+        cache(), sources([registry] if registry else None), spec, read_config().config.entries,
+        registry=registry, name=name, prefer=prefer, package_type=package_type, env=env,
+        headers=headers, overrides=overrides, force=force,
+        ask=_ask if sys.stdin.isatty() else None,
+    )  # fmt: skip
+    warnings += plan.warnings
+    record = plan.record
+    data: dict[str, Any] = {
+        "name": plan.name,
         "config": str(store.path),
-        "replaced": outcome.replaced,
-        "registry": reg,
-        "server": _summary(chosen, entry),
-        "secrets": conversion.secrets,
+        "changed": not plan.unchanged,
+        "replaced": False,
+        "registry": plan.registry,
+        "server": entry_summary(plan.name, plan.entry),
+        "secrets": plan.conversion.secrets,
     }
-    return output.emit(Result("add", data, report.warnings + conversion.notes))
+    if plan.unchanged:
+        output.info(
+            f"{record.name} is already configured as {plan.existing!r} in {store.path}; "
+            "nothing changed (--force replaces it, a NAME adds another copy)"
+        )
+        existing = read_config().config.entries.get(str(plan.existing))
+        if existing is not None:
+            data["server"] = entry_summary(str(plan.existing), existing)
+        return output.emit(Result("add", data, warnings))
+    outcome = apply_add(store, plan, force=force)
+    assert outcome is not None
+    data["replaced"] = outcome.replaced
+    verb = "Replaced" if outcome.replaced else "Added"
+    output.info(
+        f"{verb} {plan.name!r} from {plan.registry}: {record.name}@{record.version} "
+        f"({plan.conversion.kind})"
+    )
+    if plan.conversion.secrets:
+        output.info(f"It needs secrets before it works: {', '.join(plan.conversion.secrets)}")
+        for secret in plan.conversion.secrets:
+            output.info(f"  export {secret}=...   (where mcpctl and the host run)")
+    return output.emit(Result("add", data, warnings))
 
 
 @app.command("remove")
@@ -348,7 +321,7 @@ def remove(
 
       mcpctl remove a b c --ignore-missing --json
     """
-    store = _store()
+    store = config_store()
     removed = store.remove(names, missing_ok=ignore_missing)
     for name in removed:
         output.info(f"Removed {name!r} from {store.path}")
@@ -357,126 +330,8 @@ def remove(
     return output.emit(Result("remove", {"config": str(store.path), "removed": removed}))
 
 
-def _load() -> tuple[Path, Any, list[str], bool]:
-    from mcpctl.config.loader import read_document
-
-    path = _paths().config
-    doc = read_document(path)
-    config, problems = build_config(doc.data)
-    warnings = [p.message for p in problems]
-    warnings += [f"key {k!r} appears more than once; the last one is used" for k in doc.duplicates]
-    output.debug(f"config: {path} ({'exists' if doc.exists else 'not created yet'})")
-    return path, (doc, config), warnings, doc.exists
-
-
-@app.command("list")
-def list_(
-    enabled_only: bool = typer.Option(False, "--enabled", help="Only enabled servers."),
-) -> int:
-    """List the configured servers (never starts one, never touches the network).
-
-    Literal secrets are shown as ****; ${VAR} placeholders are shown as written.
-    Piped output is tab-separated: NAME, TRANSPORT, ENABLED, TARGET, DESCRIPTION.
-
-    Examples:
-
-      mcpctl list
-
-      mcpctl list --json | jq -r '.data.servers[].name'
-    """
-    path, (_doc, config), warnings, exists = _load()
-    servers = [
-        _summary(name, entry)
-        for name, entry in config.entries.items()
-        if entry.enabled or not enabled_only
-    ]
-    result = Result(
-        "list", {"config": str(path), "exists": exists, "servers": servers}, warnings=warnings
-    )
-
-    def human(_: Result) -> Table:
-        rows = [
-            [
-                s["name"],
-                s["transport"],
-                "yes" if s["enabled"] else "no",
-                _target(s),
-                s.get("description") or "",
-            ]
-            for s in servers
-        ]
-        empty = f"no servers in {path}" if exists else f"no config file yet ({path})"
-        return Table(["NAME", "TRANSPORT", "ENABLED", "TARGET", "DESCRIPTION"], rows, empty)
-
-    return output.emit(result, human)
-
-
-@app.command("get")
-def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
-    """Show one server's entry (secrets redacted, placeholders as written).
-
-    Examples:
-
-      mcpctl get github
-
-      mcpctl get github --json | jq .data.server.args
-    """
-    path, (doc, config), warnings, _ = _load()
-    if name not in doc.data or name.startswith("$"):
-        names = [k for k in doc.data if not k.startswith("$")]
-        guess = suggest(name, names) if names else None
-        raise ServerNotFoundError(
-            f"no server {name!r} in {path}",
-            hint=f"did you mean {guess!r}?" if guess else "run 'mcpctl list' to see the servers",
-        )
-    entry = config.entries.get(name)
-    if entry is None:
-        from mcpctl.config.model import entry_from_data
-
-        _, issues = entry_from_data(name, doc.data[name])
-        first = issues[0]
-        raise ConfigInvalidError(
-            f"server {name!r} is invalid: {format_path(first.path)}: {first.message}",
-            hint=f"run 'mcpctl validate' to see every problem in {path}",
-        )
-    summary = _summary(name, entry)
-    result = Result(
-        "get", {"config": str(path), "server": summary}, warnings=[w for w in warnings if name in w]
-    )
-
-    def human(_: Result) -> Detail:
-        pairs: list[tuple[str, str]] = [
-            ("name", name),
-            ("transport", entry.effective_transport),
-            ("enabled", "yes" if entry.enabled else "no"),
-        ]
-        if "url" in summary:
-            pairs.append(("url", summary["url"]))
-        if "command" in summary:
-            pairs.append(("command", _target(summary)))
-        pairs += [(f"env {k}", v) for k, v in summary.get("env", {}).items()]
-        pairs += [(f"header {k}", v) for k, v in summary.get("headers", {}).items()]
-        if "cwd" in summary:
-            pairs.append(("cwd", summary["cwd"]))
-        if "auth" in summary:
-            pairs.append(("auth", summary["auth"]["type"]))
-        pairs.append(("timeout", f"{entry.timeout_ms} ms"))
-        pairs.append(("sensitive", "yes" if entry.sensitive else "no"))
-        if entry.tools is not None:
-            allow = ", ".join(entry.tools.allow) if entry.tools.allow is not None else "*"
-            pairs.append(("tools", f"allow {allow}; deny {', '.join(entry.tools.deny) or '-'}"))
-        if entry.source is not None:
-            src = entry.source
-            pairs.append(("source", f"{src.name}@{src.version} ({src.registry})"))
-        if entry.description:
-            pairs.append(("description", entry.description))
-        return Detail(pairs)
-
-    return output.emit(result, human)
-
-
 def _toggle(name: str, enabled: bool) -> int:
-    store = _store()
+    store = config_store()
     changed = store.set_enabled(name, enabled)
     state = "enabled" if enabled else "disabled"
     if changed:
@@ -533,7 +388,7 @@ def undo(
     """
     from datetime import datetime
 
-    store = _store()
+    store = config_store()
     if list_versions:
         history = store.history()
         items = [

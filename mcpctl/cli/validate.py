@@ -98,9 +98,10 @@ def validate(
     report = validate_config(path, strict_commands=strict_commands, internal_names=internal)
     shown = _shown_path(report.path)
     exit_code = 0 if report.ok else 1
+    errors = [p.to_error() for p in report.errors]
     if STATE.json or fmt is Format.json:
         STATE.json = True
-        return output.emit(Result("validate", report.to_dict(), exit_code=exit_code))
+        return output.emit(Result("validate", report.to_dict(), errors=errors, exit_code=exit_code))
     lines: list[str] = []
     if fmt is Format.github:
         lines = [github_annotation(p, shown) for p in report.problems]

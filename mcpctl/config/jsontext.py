@@ -1,18 +1,30 @@
-"""JSON with positions: what the strict validator needs and ``json.loads`` does not give.
+"""JSON text in and out: positions for the strict validator, and the canonical writer.
 
 :func:`parse_with_positions` records the line and column of every value and key and
 reports duplicate keys (which ``json.loads`` silently resolves to the last one). It is
 a small recursive-descent parser that leaves strings and numbers to the stdlib decoder,
 so it accepts exactly what ``json.loads`` accepts.
+
+:func:`dump_config` writes the stable on-disk form, and :func:`splice_canonical` rewrites a
+file it wrote by copying the text of unchanged entries.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any
 
-__all__ = ["JsonPosError", "PositionedJson", "line_col", "parse_with_positions"]
+__all__ = [
+    "JsonPosError",
+    "PositionedJson",
+    "dump_config",
+    "line_col",
+    "parse_with_positions",
+    "splice_canonical",
+]
 
 PathPart = str | int
 Pos = tuple[int, int]
@@ -144,6 +156,7 @@ class _Parser:
             i = self.value(i + 1, child, depth)
             i = self.skip(i)
             if i < len(self.text) and self.text[i] == ",":
+                self._no_trailing_comma(i, "}")
                 i += 1
                 continue
             if i < len(self.text) and self.text[i] == "}":
@@ -161,11 +174,17 @@ class _Parser:
             index += 1
             i = self.skip(i)
             if i < len(self.text) and self.text[i] == ",":
+                self._no_trailing_comma(i, "]")
                 i += 1
                 continue
             if i < len(self.text) and self.text[i] == "]":
                 return i + 1
             raise self.error("expected ',' or ']' after an array element", i)
+
+    def _no_trailing_comma(self, comma: int, closer: str) -> None:
+        after = self.skip(comma + 1)
+        if after < len(self.text) and self.text[after] == closer:
+            raise self.error(f"trailing comma before '{closer}' (JSON allows none)", comma)
 
 
 def parse_with_positions(text: str) -> PositionedJson:
@@ -180,3 +199,100 @@ def parse_with_positions(text: str) -> PositionedJson:
     if end != len(text):
         raise parser.error("extra data after the JSON document", end)
     return parser.doc
+
+
+# --- the canonical writer ---------------------------------------------------------------
+
+
+def dump_config(data: dict[str, Any]) -> bytes:
+    """The stable on-disk form: 2-space indent, key order kept, trailing newline.
+
+    Byte for byte what ``json.dumps(data, indent=2, ensure_ascii=False)`` gives, but
+    faster: with ``indent`` set, the stdlib falls back to its pure-Python encoder, which
+    costs a 1,000-entry ``mcpctl add`` a noticeable share of its budget.
+    """
+    out: list[str] = []
+    _encode(data, "", out)
+    out.append("\n")
+    try:
+        return "".join(out).encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (valid as a \\udXXX escape in JSON, not as UTF-8): keep it
+        # escaped rather than fail or write bytes no JSON reader accepts.
+        return (json.dumps(data, indent=2, ensure_ascii=True) + "\n").encode("ascii")
+
+
+_TOP_KEY_RE = re.compile(rb'^  "', re.MULTILINE)
+
+
+def splice_canonical(raw: bytes, old: dict[str, Any], new: dict[str, Any]) -> bytes | None:
+    """``dump_config(new)``, reusing the text of entries unchanged since ``old``.
+
+    ``raw`` must be ``dump_config(old)``; in that form a line starting with exactly two
+    spaces and a quote starts a top-level key, so the file splits into entries without
+    parsing it. Returns ``None`` when ``raw`` does not split as expected.
+    """
+    if not new:
+        return b"{}\n"
+    if not old or not raw.startswith(b"{\n") or not raw.endswith(b"\n}\n"):
+        return None
+    starts = [m.start() for m in _TOP_KEY_RE.finditer(raw)]
+    if len(starts) != len(old):
+        return None
+    chunks: dict[str, bytes] = {}
+    ends = [s - 2 for s in starts[1:]] + [len(raw) - 3]  # drop ",\n" and "\n}\n"
+    for key, start, end in zip(old, starts, ends, strict=True):
+        if not raw.startswith(encode_basestring(key).encode("utf-8"), start + 2):
+            return None
+        chunks[key] = raw[start:end]
+    parts: list[bytes] = []
+    for key, value in new.items():
+        if key in chunks and value == old[key]:
+            parts.append(chunks[key])
+        else:
+            out = ["  ", encode_basestring(key), ": "]
+            _encode(value, "  ", out)
+            try:
+                parts.append("".join(out).encode("utf-8"))
+            except UnicodeEncodeError:
+                return None
+    return b"{\n" + b",\n".join(parts) + b"\n}\n"
+
+
+_CONSTANTS = {True: "true", False: "false", None: "null"}
+
+
+def _encode(value: Any, indent: str, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif value is None or value is True or value is False:
+        out.append(_CONSTANTS[value])
+    elif type(value) is int:
+        out.append(int.__repr__(value))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = indent + "  "
+        out.append("{\n" + inner)
+        first = True
+        for key, item in value.items():
+            if not first:
+                out.append(",\n" + inner)
+            first = False
+            out.append(encode_basestring(key) + ": ")
+            _encode(item, inner, out)
+        out.append("\n" + indent + "}")
+    elif isinstance(value, list):
+        if not value:
+            out.append("[]")
+            return
+        inner = indent + "  "
+        out.append("[\n" + inner)
+        for i, item in enumerate(value):
+            if i:
+                out.append(",\n" + inner)
+            _encode(item, inner, out)
+        out.append("\n" + indent + "]")
+    else:  # floats and the rare rest: the stdlib's exact spelling
+        out.append(json.dumps(value))

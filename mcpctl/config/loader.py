@@ -1,9 +1,11 @@
-"""Reading ``external-mcps.json``: the raw document, and the lenient loader for the daemon.
+"""Reading ``external-mcps.json``: the raw document, commands' reads, the daemon's lenient loader.
 
 :func:`read_document` gives the JSON object as written (or raises with file, line and
-column); :func:`load_config` never raises and returns what is usable plus the problems,
-the way the seeds' orchestrator expects a loader to behave -- except that one bad entry
-no longer costs the whole file.
+column); :func:`read_config` is what commands use (it raises when the file is unusable, and
+skips bad entries with problems); :func:`load_config` never raises and returns what is
+usable plus the problems,
+the way an orchestrator (the Annabelle one, say) expects a loader to behave -- except that
+one bad entry no longer costs the whole file.
 """
 
 from __future__ import annotations
@@ -14,10 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpctl.errors import ConfigError, ConfigSyntaxError, StorageError
-from mcpctl.config.model import Config, Problem, entry_from_data, format_path
+from mcpctl.config.checks import entry_from_data, wrapper_problem
+from mcpctl.config.model import Config, Problem, format_path
+from mcpctl.errors import ConfigError, ConfigNotFoundError, ConfigSyntaxError, StorageError
 
-__all__ = ["Document", "LoadResult", "build_config", "load_config", "read_document"]
+__all__ = [
+    "Document",
+    "LoadResult",
+    "build_config",
+    "load_config",
+    "parse_document",
+    "read_config",
+    "read_document",
+]
 
 
 @dataclass
@@ -74,9 +85,7 @@ def parse_document(raw: bytes, path: Path) -> Document:
     try:
         data = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        raise ConfigSyntaxError(
-            f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno, column=exc.colno
-        ) from None
+        raise _syntax_error(text, exc, path) from None
     except (ValueError, RecursionError) as exc:
         # Numbers with thousands of digits, or nesting deeper than Python's stack.
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
@@ -90,6 +99,23 @@ def parse_document(raw: bytes, path: Path) -> Document:
             path=str(path), line=1, column=1,
         )  # fmt: skip
     return Document(path, data, True, raw, duplicates)
+
+
+def _syntax_error(text: str, exc: json.JSONDecodeError, path: Path) -> ConfigSyntaxError:
+    """The error in the words ``validate`` uses: its parser names what went wrong better."""
+    from mcpctl.config.jsontext import JsonPosError, parse_with_positions
+
+    try:
+        parse_with_positions(text)
+    except JsonPosError as ours:
+        return ConfigSyntaxError(
+            f"invalid JSON: {ours.msg}", path=str(path), line=ours.line, column=ours.column
+        )
+    except RecursionError:
+        pass
+    return ConfigSyntaxError(
+        f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno, column=exc.colno
+    )
 
 
 def read_document(path: Path) -> Document:
@@ -117,7 +143,12 @@ def build_config(data: dict[str, Any]) -> tuple[Config, list[Problem]]:
     """Turn a config object into a :class:`Config`, skipping bad entries one by one."""
     config = Config()
     problems: list[Problem] = []
+    wrapped = wrapper_problem(data)
+    if wrapped is not None:
+        problems.append(wrapped)
     for name, value in data.items():
+        if wrapped is not None and name == wrapped.path:
+            continue
         if name.startswith("$"):
             config.extras[name] = value
             continue
@@ -140,38 +171,47 @@ def build_config(data: dict[str, Any]) -> tuple[Config, list[Problem]]:
 
 @dataclass
 class LoadResult:
-    """What the lenient loader found: usable entries and everything it had to skip."""
+    """What a load found: usable entries and everything it had to skip.
+
+    ``document`` is the JSON object as written (``None`` when it could not be read).
+    """
 
     path: Path
     config: Config
     problems: list[Problem]
     exists: bool
+    document: Document | None = None
 
     @property
     def ok(self) -> bool:
         """True when nothing had to be skipped."""
         return not self.problems
 
+    @property
+    def warnings(self) -> list[str]:
+        """The problems as one line each, for a command's warnings."""
+        return [p.message + (f" ({p.hint})" if p.hint else "") for p in self.problems]
 
-def load_config(path: str | os.PathLike[str] | None = None) -> LoadResult:
-    """Load a config file leniently: never raises.
 
-    A missing file gives an empty config; invalid JSON gives an empty config and a
-    problem with line and column; each bad entry is skipped with a problem, the others
-    load. ``path`` defaults to the file mcpctl would use here (DESIGN.md section 3).
+def read_config(path: str | os.PathLike[str], *, must_exist: bool = False) -> LoadResult:
+    """Read a config file for a command: bad entries are skipped with a problem each.
+
+    A missing file is an empty config unless ``must_exist`` (a file named explicitly,
+    with ``--config`` or ``MCPCTL_CONFIG``, that is not there is a mistake worth saying).
+
+    Raises:
+        ConfigNotFoundError: ``must_exist`` and the file does not exist.
+        ConfigSyntaxError: the file is not a JSON object (with line and column).
+        ConfigError: the path is a directory.
+        StorageError: the file exists but cannot be read.
     """
-    if path is None:
-        from mcpctl.paths import Paths
-
-        path = Paths.from_env().config
     file = Path(path)
-    try:
-        doc = read_document(file)
-    except ConfigSyntaxError as exc:
-        problem = Problem("error", exc.code, exc.message, line=exc.line, column=exc.column)
-        return LoadResult(file, Config(), [problem], True)
-    except (ConfigError, StorageError) as exc:
-        return LoadResult(file, Config(), [Problem("error", exc.code, exc.message)], True)
+    doc = read_document(file)
+    if must_exist and not doc.exists:
+        raise ConfigNotFoundError(
+            f"there is no config file at {file}",
+            hint="check the path; 'mcpctl add' creates the file with its first server",
+        )
     config, problems = build_config(doc.data)
     for key in doc.duplicates:
         problems.append(
@@ -181,4 +221,25 @@ def load_config(path: str | os.PathLike[str] | None = None) -> LoadResult:
                 f"key {key!r} appears more than once; the last one is used",
             )
         )
-    return LoadResult(file, config, problems, doc.exists)
+    return LoadResult(file, config, problems, doc.exists, doc)
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> LoadResult:
+    """Load a config file leniently: never raises.
+
+    A missing file gives an empty config; invalid JSON gives an empty config and a
+    problem with line and column; each bad entry is skipped with a problem, the others
+    load. ``path`` defaults to the file mcpctl would use here (see :class:`~mcpctl.paths.Paths`).
+    """
+    if path is None:
+        from mcpctl.paths import Paths
+
+        path = Paths.from_env().config
+    file = Path(path)
+    try:
+        return read_config(file)
+    except ConfigSyntaxError as exc:
+        problem = Problem("error", exc.code, exc.message, line=exc.line, column=exc.column)
+        return LoadResult(file, Config(), [problem], True)
+    except (ConfigError, StorageError) as exc:
+        return LoadResult(file, Config(), [Problem("error", exc.code, exc.message)], True)

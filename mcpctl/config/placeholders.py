@@ -1,11 +1,11 @@
 """``${NAME}`` / ``${NAME:-default}`` placeholders: parsing, resolution and redaction.
 
-NAME is UPPER_SNAKE_CASE (``[A-Z_][A-Z0-9_]*``), as in the seeds' orchestrator; anything
+NAME is UPPER_SNAKE_CASE (``[A-Z_][A-Z0-9_]*``), as orchestrators expand them; anything
 else (``$NAME``, ``${lower}``) is left as literal text and flagged by ``validate``.
 A value resolves from the process environment, then from the secret source (the
 keyring), then from the default. When none has it, the policy decides:
 
-* ``empty`` -- empty string and a warning (the seeds' orchestrator behaviour);
+* ``empty`` -- empty string and a warning (what the Annabelle orchestrator does);
 * ``skip``  -- leave the whole server out, with a warning naming the variable;
 * ``error`` -- raise :class:`~mcpctl.errors.PlaceholderError` (what ``validate`` and CI use).
 
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from mcpctl.errors import PlaceholderError
+from mcpctl.errors import PlaceholderError, SkipServer
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -32,9 +32,10 @@ __all__ = [
     "Placeholder",
     "ResolvedEntry",
     "SecretSource",
-    "SkipServer",
     "find_placeholders",
+    "literal_secrets",
     "looks_like_secret",
+    "placeholder_hint",
     "redact_entry_data",
     "redact_literal",
     "redact_text",
@@ -74,14 +75,6 @@ def near_misses(text: str) -> list[str]:
     """Fragments that look like placeholders but are not expanded (``$X``, ``${x}``)."""
     stripped = PLACEHOLDER_RE.sub("", text)
     return [m.group(0) for m in NEAR_MISS_RE.finditer(stripped)]
-
-
-class SkipServer(Exception):
-    """Raised under the ``skip`` policy when a server must be left out."""
-
-    def __init__(self, variable: str) -> None:
-        super().__init__(variable)
-        self.variable = variable
 
 
 class _Resolution:
@@ -334,3 +327,54 @@ def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
                 clean[key] = REDACTED
         out["auth"] = clean
     return out
+
+
+def _auth_literal(value: str) -> bool:
+    # A credential in auth is secret whatever it looks like, unless it only references
+    # variables ("Bearer ${TOKEN}").
+    return bool(value) and not (find_placeholders(value) and not looks_like_secret(value))
+
+
+def literal_secrets(data: Mapping[str, object]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Where an entry's JSON object holds a literal secret: (path in the entry, its key).
+
+    Looked at: ``env``, ``headers``, ``args`` and ``url`` values that look like a credential,
+    and every ``auth`` credential that is not a ``${VAR}`` placeholder.
+    """
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    for section in ("env", "headers"):
+        mapping = data.get(section)
+        if isinstance(mapping, Mapping):
+            for key, value in mapping.items():
+                if isinstance(value, str) and looks_like_secret(value):
+                    found.append(((section, key), str(key)))
+    args = data.get("args")
+    if isinstance(args, list):
+        for i, arg in enumerate(args):
+            if isinstance(arg, str) and looks_like_secret(arg):
+                found.append((("args", i), ""))
+    url = data.get("url")
+    if isinstance(url, str) and looks_like_secret(url):
+        found.append((("url",), ""))
+    auth = data.get("auth")
+    if isinstance(auth, Mapping):
+        for key in ("token", "value", "password", "client_secret"):
+            value = auth.get(key)
+            if isinstance(value, str) and _auth_literal(value):
+                found.append((("auth", key), key))
+    return found
+
+
+def variable_name(server: str, key: str) -> str:
+    """A ``${VAR}`` name for a secret at ``key`` of ``server`` (``X-Api-Key`` -> ``X_API_KEY``)."""
+    raw = key.upper().replace("-", "_") if key else f"{server.upper().replace('-', '_')}_TOKEN"
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in raw).strip("_") or "SECRET"
+
+
+def placeholder_hint(server: str, where: str, key: str = "") -> str:
+    """What to write instead of a literal secret at ``where`` (``env.GITHUB_TOKEN``)."""
+    var = variable_name(server, key)
+    return (
+        f'write "${{{var}}}" in {where} instead and give {var} a value where mcpctl and the '
+        f"host run (export {var}=...)"
+    )

@@ -1,8 +1,9 @@
 """The pydantic models of ``external-mcps.json``: the schema of record. No I/O.
 
 Used by the strict validator (:func:`mcpctl.config.validate.validate_config`) and by
-``mcpctl schema``. The hot paths check entries with :mod:`mcpctl.config.model` instead, which
-accepts exactly what these models accept (``tests/test_model.py`` holds them together).
+``mcpctl schema``. The hot paths check entries with :mod:`mcpctl.config.checks` instead,
+which accepts exactly what these models accept (``tests/config/test_model.py`` holds them
+together).
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ from pydantic import (
     model_validator,
 )
 
+from mcpctl.config.checks import check_url, transport_field_issues
 from mcpctl.config.model import (
     DEFAULT_TIMEOUT_MS,
     ENV_NAME_RE,
     HEADER_NAME_RE,
     MAX_TIMEOUT_MS,
     NAME_RE,
-    check_url,
-    transport_field_issues,
 )
+from mcpctl.probe.transports import Transport
 
 __all__ = ["SCHEMA_ID", "ServerEntryModel", "config_json_schema"]
 
@@ -57,7 +58,7 @@ def _absent() -> Any:
 
 
 def _no_null(value: Any) -> Any:
-    # Optional fields are left out, never null: the seeds' loader rejects null too.
+    # Optional fields are left out, never null: orchestrators' loaders reject null too.
     if value is None:
         raise ValueError("null is not allowed here; leave the field out instead")
     return value
@@ -141,8 +142,8 @@ class SourceModel(_NoNulls):
 class ServerEntryModel(_NoNulls):
     """One external MCP server: a command to spawn (stdio) or a URL to connect to.
 
-    Optional fields are left out rather than written as ``null`` (the seeds' loader
-    rejects ``null`` too), so the schema does not offer ``null``.
+    Optional fields are left out rather than written as ``null`` (orchestrators'
+    loaders reject ``null`` too), so the schema does not offer ``null``.
     """
 
     command: NonEmpty = Field(default_factory=_absent, description="Executable of a stdio server.")
@@ -154,7 +155,7 @@ class ServerEntryModel(_NoNulls):
     url: NonEmpty = Field(
         default_factory=_absent, description="Endpoint of a remote server (http/https)."
     )
-    transport: Literal["stdio", "streamable-http", "sse"] = Field(
+    transport: Transport = Field(
         default_factory=_absent,
         description="stdio if command is set, streamable-http if url is set.",
     )

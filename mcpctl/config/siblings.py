@@ -1,8 +1,8 @@
 """Internal MCP servers: the sibling packages an orchestrator discovers by a manifest.
 
-Seed 000's orchestrator finds its own servers (Guardian, Filer, Memorizer, ...) in the
+The Annabelle orchestrator finds its own servers (Guardian, Filer, Memorizer, ...) in the
 sub-folders of an MCPs root whose ``package.json`` carries an ``"annabelle"`` manifest. The
-seed does not spell the manifest out, so parsing is tolerant: every field is optional and
+manifest has no published schema, so parsing is tolerant: every field is optional and
 anything unusable is skipped with a warning, never an error.
 
 Understood manifest fields (all optional)::
@@ -131,7 +131,7 @@ def select_targets(
 ) -> tuple[list[tuple[str, ServerEntry, Literal["internal", "external"]]], list[str]]:
     """The servers to act on, in order (internal first), and warnings.
 
-    An external server named like an internal one is skipped with a warning, as the seeds'
+    An external server named like an internal one is skipped with a warning, as that
     orchestrator does. ``names`` selects servers (an unknown name raises); disabled servers
     are left out unless named or ``include_disabled``.
 
@@ -139,7 +139,6 @@ def select_targets(
         ServerNotFoundError: a name in ``names`` is neither internal nor external.
     """
     from mcpctl.errors import ServerNotFoundError
-    from mcpctl.config.model import suggest
 
     warnings: list[str] = []
     merged: dict[str, tuple[ServerEntry, Literal["internal", "external"]]] = {}
@@ -153,13 +152,9 @@ def select_targets(
             continue
         merged[name] = (entry, "external")
     wanted = list(dict.fromkeys(names))
-    for name in wanted:
-        if name not in merged:
-            guess = suggest(name, list(merged)) if merged else None
-            raise ServerNotFoundError(
-                f"no server {name!r}",
-                hint=f"did you mean {guess!r}?" if guess else "run 'mcpctl list' to see them",
-            )
+    missing = [name for name in wanted if name not in merged]
+    if missing:
+        raise ServerNotFoundError.for_names(missing, merged)
     chosen = wanted or list(merged)
     targets = []
     for name in chosen:

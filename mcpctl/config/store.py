@@ -21,27 +21,29 @@ import errno
 import hashlib
 import json
 import os
-import re
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from mcpctl.config.checks import check_name, entry_from_data
+from mcpctl.config.jsontext import dump_config, splice_canonical
+from mcpctl.config.loader import Document, read_document
+from mcpctl.config.model import ServerEntry, format_path
+from mcpctl.config.placeholders import literal_secrets, placeholder_hint
 from mcpctl.errors import (
     ConfigInvalidError,
     InvalidEntryError,
     LockTimeoutError,
     NothingToUndoError,
+    PlaintextSecretError,
     ReadOnlyError,
     ServerExistsError,
     ServerNotFoundError,
     StorageError,
     UndoConflictError,
 )
-from mcpctl.config.loader import Document, read_document
-from mcpctl.config.model import ServerEntry, check_name, entry_from_data, format_path
 from mcpctl.paths import Paths
 
 __all__ = [
@@ -50,107 +52,12 @@ __all__ = [
     "ConfigStore",
     "UndoOutcome",
     "atomic_write",
-    "dump_config",
-    "splice_canonical",
+    "write_json",
 ]
 
 T = TypeVar("T")
 KEEP_BACKUPS = 20
 DEFAULT_LOCK_TIMEOUT = 15.0
-
-
-def dump_config(data: dict[str, Any]) -> bytes:
-    """The stable on-disk form: 2-space indent, key order kept, trailing newline.
-
-    Byte for byte what ``json.dumps(data, indent=2, ensure_ascii=False)`` gives, but
-    faster: with ``indent`` set, the stdlib falls back to its pure-Python encoder, which
-    costs a 1,000-entry ``mcpctl add`` a noticeable share of its budget.
-    """
-    out: list[str] = []
-    _encode(data, "", out)
-    out.append("\n")
-    try:
-        return "".join(out).encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (valid as a \\udXXX escape in JSON, not as UTF-8): keep it
-        # escaped rather than fail or write bytes no JSON reader accepts.
-        return (json.dumps(data, indent=2, ensure_ascii=True) + "\n").encode("ascii")
-
-
-_TOP_KEY_RE = re.compile(rb'^  "', re.MULTILINE)
-
-
-def splice_canonical(raw: bytes, old: dict[str, Any], new: dict[str, Any]) -> bytes | None:
-    """``dump_config(new)``, reusing the text of entries unchanged since ``old``.
-
-    ``raw`` must be ``dump_config(old)``; in that form a line starting with exactly two
-    spaces and a quote starts a top-level key, so the file splits into entries without
-    parsing it. Returns ``None`` when ``raw`` does not split as expected.
-    """
-    if not new:
-        return b"{}\n"
-    if not old or not raw.startswith(b"{\n") or not raw.endswith(b"\n}\n"):
-        return None
-    starts = [m.start() for m in _TOP_KEY_RE.finditer(raw)]
-    if len(starts) != len(old):
-        return None
-    chunks: dict[str, bytes] = {}
-    ends = [s - 2 for s in starts[1:]] + [len(raw) - 3]  # drop ",\n" and "\n}\n"
-    for key, start, end in zip(old, starts, ends, strict=True):
-        if not raw.startswith(encode_basestring(key).encode("utf-8"), start + 2):
-            return None
-        chunks[key] = raw[start:end]
-    parts: list[bytes] = []
-    for key, value in new.items():
-        if key in chunks and value == old[key]:
-            parts.append(chunks[key])
-        else:
-            out = ["  ", encode_basestring(key), ": "]
-            _encode(value, "  ", out)
-            try:
-                parts.append("".join(out).encode("utf-8"))
-            except UnicodeEncodeError:
-                return None
-    return b"{\n" + b",\n".join(parts) + b"\n}\n"
-
-
-_CONSTANTS = {True: "true", False: "false", None: "null"}
-
-
-def _encode(value: Any, indent: str, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(encode_basestring(value))
-    elif value is None or value is True or value is False:
-        out.append(_CONSTANTS[value])
-    elif type(value) is int:
-        out.append(int.__repr__(value))
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = indent + "  "
-        out.append("{\n" + inner)
-        first = True
-        for key, item in value.items():
-            if not first:
-                out.append(",\n" + inner)
-            first = False
-            out.append(encode_basestring(key) + ": ")
-            _encode(item, inner, out)
-        out.append("\n" + indent + "}")
-    elif isinstance(value, list):
-        if not value:
-            out.append("[]")
-            return
-        inner = indent + "  "
-        out.append("[\n" + inner)
-        for i, item in enumerate(value):
-            if i:
-                out.append(",\n" + inner)
-            _encode(item, inner, out)
-        out.append("\n" + indent + "]")
-    else:  # floats and the rare rest: the stdlib's exact spelling
-        out.append(json.dumps(value))
 
 
 def _io_error(exc: OSError, path: Path, action: str) -> Exception:
@@ -162,6 +69,20 @@ def _io_error(exc: OSError, path: Path, action: str) -> Exception:
     if exc.errno == errno.ENOSPC:
         return StorageError(f"cannot {action} {path}: no space left on device")
     return StorageError(f"cannot {action} {path}: {exc.strerror or exc}")
+
+
+def write_json(path: Path, data: Any, *, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` as canonical JSON, atomically (see :func:`atomic_write`).
+
+    Raises:
+        ReadOnlyError: the file or directory cannot be written.
+        StorageError: any other I/O failure (the original file is untouched).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _io_error(exc, path.parent, "create") from None
+    atomic_write(path, dump_config(data), mode=mode)
 
 
 def atomic_write(
@@ -350,13 +271,23 @@ class ConfigStore:
         finally:
             lock.release()
 
-    def update(self, change: Callable[[dict[str, Any]], T], *, action: str) -> T:
+    def update(
+        self,
+        change: Callable[[dict[str, Any]], T],
+        *,
+        action: str,
+        allow_secrets: bool = False,
+    ) -> T:
         """Apply ``change`` to the file's JSON object under the lock and save it.
 
         ``change`` gets a copy of the object (entries are copies too) and edits it in
-        place; if the object is unchanged afterwards nothing is written.
+        place; if the object is unchanged afterwards nothing is written. An entry the change
+        adds or alters must not hold a literal secret (a token, a password in a URL, a
+        credential in ``auth`` that is not a ``${VAR}`` placeholder) unless
+        ``allow_secrets`` says the caller really means to write one.
 
         Raises:
+            PlaintextSecretError: a changed entry holds a literal secret; nothing is written.
             ConfigSyntaxError: the current file is not valid JSON; it is left alone.
             ConfigInvalidError: the file has duplicate keys; it is left alone.
             ReadOnlyError: the file or its directory cannot be written.
@@ -377,6 +308,8 @@ class ConfigStore:
             result = change(data)
             if data == doc.data:
                 return result  # nothing to do: no write, no backup, no new file
+            if not allow_secrets:
+                _refuse_literal_secrets(doc.data, data)
             content = self._render(doc, data)
             seq = self._save_backup(target, doc, content, action)
             try:
@@ -519,12 +452,16 @@ class ConfigStore:
 
     # --- the changes the CLI and the daemon make ----------------------------------------
 
-    def add(self, name: str, entry: ServerEntry, *, force: bool = False) -> AddOutcome:
+    def add(
+        self, name: str, entry: ServerEntry, *, force: bool = False, allow_secrets: bool = False
+    ) -> AddOutcome:
         """Add (or with ``force`` replace) one server.
 
         Raises:
             InvalidEntryError: the name or the entry breaks the model.
             ServerExistsError: the name is taken and ``force`` is false.
+            PlaintextSecretError: the entry holds a literal secret (``allow_secrets`` to
+                write it anyway).
             and the errors of :meth:`update`.
         """
         if (why := check_name(name)) is not None:
@@ -546,7 +483,7 @@ class ConfigStore:
             doc[name] = data
             return replaced
 
-        replaced = self.update(change, action=f"add {name}")
+        replaced = self.update(change, action=f"add {name}", allow_secrets=allow_secrets)
         return AddOutcome(name, replaced, not existed_before)
 
     def remove(self, names: Iterable[str], *, missing_ok: bool = False) -> list[str]:
@@ -561,7 +498,7 @@ class ConfigStore:
         def change(doc: dict[str, Any]) -> list[str]:
             missing = [n for n in wanted if n not in doc or n.startswith("$")]
             if missing and not missing_ok:
-                raise _not_found(missing, doc, self.path)
+                raise ServerNotFoundError.for_names(missing, _names(doc), self.path)
             removed = [n for n in wanted if n not in missing]
             for n in removed:
                 del doc[n]
@@ -580,7 +517,7 @@ class ConfigStore:
 
         def change(doc: dict[str, Any]) -> bool:
             if name not in doc or name.startswith("$"):
-                raise _not_found([name], doc, self.path)
+                raise ServerNotFoundError.for_names([name], _names(doc), self.path)
             entry = doc[name]
             if not isinstance(entry, dict):
                 raise ConfigInvalidError(f"server {name!r} is not a JSON object")
@@ -597,12 +534,18 @@ class ConfigStore:
         return self.update(change, action=f"{verb} {name}")
 
 
-def _not_found(missing: list[str], doc: dict[str, Any], path: Path) -> ServerNotFoundError:
-    from mcpctl.config.model import suggest
+def _names(doc: dict[str, Any]) -> list[str]:
+    return [k for k in doc if not k.startswith("$")]
 
-    names = [k for k in doc if not k.startswith("$")]
-    guess = suggest(missing[0], names) if names else None
-    hint = f"did you mean {guess!r}?" if guess else "run 'mcpctl list' to see the servers"
-    listed = ", ".join(repr(n) for n in missing)
-    noun = "server" if len(missing) == 1 else "servers"
-    return ServerNotFoundError(f"no {noun} {listed} in {path}", hint=hint)
+
+def _refuse_literal_secrets(before: dict[str, Any], after: dict[str, Any]) -> None:
+    for name, value in after.items():
+        if name.startswith("$") or not isinstance(value, dict) or before.get(name) == value:
+            continue
+        for rel, key in literal_secrets(value):
+            where = format_path(rel)
+            raise PlaintextSecretError(
+                f"{format_path((name, *rel))} looks like a literal secret; mcpctl does not "
+                "write secrets into the config file",
+                hint=placeholder_hint(name, where, key),
+            )

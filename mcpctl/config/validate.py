@@ -17,19 +17,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcpctl.config.checks import check_name, transport_field_issues, unknown_field_message
 from mcpctl.config.jsontext import JsonPosError, PositionedJson, parse_with_positions
 from mcpctl.config.model import (
     AUTH_FIELDS,
+    AUTH_TYPES,
     ENTRY_FIELDS,
     SOURCE_FIELDS,
     TOOLS_FIELDS,
     Problem,
-    check_name,
     format_path,
-    suggest,
-    transport_field_issues,
 )
-from mcpctl.config.placeholders import find_placeholders, looks_like_secret, near_misses
+from mcpctl.config.placeholders import (
+    find_placeholders,
+    literal_secrets,
+    near_misses,
+    placeholder_hint,
+)
 
 __all__ = ["ValidationReport", "entry_warnings", "validate_config", "validate_text"]
 
@@ -125,18 +129,15 @@ def _model_problems(col: _Collector, name: str, value: Any) -> None:
             kind = err["type"]
             msg = str(err["msg"]).removeprefix("Value error, ")
             if kind == "extra_forbidden":
-                key = str(loc[-1])
-                guess = suggest(key, _allowed_fields(loc))
-                col.add(
-                    "error", "unknown_field", path,
-                    f"unknown field {key!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
-                    at_key=True,
-                )  # fmt: skip
+                message = unknown_field_message(str(loc[-1]), _allowed_fields(loc))
+                col.add("error", "unknown_field", path, message, at_key=True)
             elif kind == "missing":
                 col.add("error", "missing_field", path, f"missing field {str(loc[-1])!r}")
             elif kind in ("union_tag_invalid", "union_tag_not_found"):
-                col.add("error", "invalid_value", (*path, "type"),
-                        "auth type must be one of none, bearer, header, basic, oauth")  # fmt: skip
+                allowed = ", ".join(AUTH_TYPES)
+                col.add(
+                    "error", "invalid_value", (*path, "type"), f"auth type must be one of {allowed}"
+                )
             else:
                 code = "wrong_type" if kind.endswith("_type") else "invalid_value"
                 col.add("error", code, path, msg, at_key="[key]" in loc)
@@ -149,15 +150,6 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def _secret_hint(name: str, where: str, key: str) -> str:
-    var = key.upper().replace("-", "_") if key else f"{name.upper().replace('-', '_')}_TOKEN"
-    var = "".join(c if c.isalnum() or c == "_" else "_" for c in var).strip("_") or "SECRET"
-    return (
-        f"move it to the keyring with 'mcpctl secret set {var}' (or export {var}) "
-        f'and write "${{{var}}}" in {where} instead'
-    )
 
 
 def _strings(entry: dict[str, Any]) -> Iterable[tuple[PathT, str, str]]:
@@ -184,16 +176,16 @@ def _strings(entry: dict[str, Any]) -> Iterable[tuple[PathT, str, str]]:
 def _extra_checks(
     col: _Collector, name: str, entry: dict[str, Any], base: Path, strict_commands: bool
 ) -> None:
-    for rel, value, key in _strings(entry):
+    for rel, key in literal_secrets(entry):
         path = (name, *rel)
-        if rel[0] in ("env", "headers", "args", "auth", "url") and looks_like_secret(value):
-            where = f"{rel[0]}" if rel[0] != "args" else "args"
-            col.add(
-                "error", "plaintext_secret", path,
-                f"{format_path(path)} looks like a literal secret; config files get "
-                "committed and shared",
-                hint=_secret_hint(name, where, key if rel[0] in ("env", "headers") else ""),
-            )  # fmt: skip
+        col.add(
+            "error", "plaintext_secret", path,
+            f"{format_path(path)} looks like a literal secret; config files get "
+            "committed and shared",
+            hint=placeholder_hint(name, format_path(rel), key),
+        )  # fmt: skip
+    for rel, value, _ in _strings(entry):
+        path = (name, *rel)
         for miss in near_misses(value):
             col.add(
                 "warning", "unexpanded_placeholder", path,

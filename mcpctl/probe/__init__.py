@@ -1,1 +1,68 @@
-"""Talking to servers: spawn or connect, probe their health, list and call their tools."""
+"""Talking to servers: spawn or connect, probe their health, list and call their tools.
+
+    from mcpctl.probe import probe, probe_all, list_tools, call_tool, open_session  # async
+
+* :mod:`~mcpctl.probe.transports` -- the one table of transports;
+* :mod:`~mcpctl.probe.spawn` -- stdio processes: own process group, stderr tail, fast stop;
+* :mod:`~mcpctl.probe.connect` -- sessions over every transport: the only importer of the SDK;
+* :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
+* :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
+* :mod:`~mcpctl.probe.health`, :mod:`~mcpctl.probe.tools`, :mod:`~mcpctl.probe.naming`.
+
+Names are loaded on first use: importing this package does not import the MCP SDK.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpctl.probe.connect import Connection, connect, open_session
+    from mcpctl.probe.health import ProbeError, ProbeResult, default_concurrency, probe, probe_all
+    from mcpctl.probe.tools import ToolCallResult, ToolInfo, call_tool, check_arguments, list_tools
+
+__all__ = [
+    "Connection",
+    "ProbeError",
+    "ProbeResult",
+    "ToolCallResult",
+    "ToolInfo",
+    "call_tool",
+    "check_arguments",
+    "connect",
+    "default_concurrency",
+    "list_tools",
+    "open_session",
+    "probe",
+    "probe_all",
+]
+
+_LAZY = {
+    "Connection": "mcpctl.probe.connect",
+    "ProbeError": "mcpctl.probe.health",
+    "ProbeResult": "mcpctl.probe.health",
+    "ToolCallResult": "mcpctl.probe.tools",
+    "ToolInfo": "mcpctl.probe.tools",
+    "call_tool": "mcpctl.probe.tools",
+    "check_arguments": "mcpctl.probe.tools",
+    "connect": "mcpctl.probe.connect",
+    "default_concurrency": "mcpctl.probe.health",
+    "list_tools": "mcpctl.probe.tools",
+    "open_session": "mcpctl.probe.connect",
+    "probe": "mcpctl.probe.health",
+    "probe_all": "mcpctl.probe.health",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpctl.probe' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,7 +1,7 @@
 """Open an MCP client session to a configured server: the only importer of the MCP SDK.
 
 Importing this module costs over a second (the SDK), so commands import it only once they
-know they will connect. Three transports:
+know they will connect. The transports (their table is :mod:`mcpctl.probe.transports`):
 
 * **stdio** -- mcpctl spawns the server itself (in its own process group) rather than through
   the SDK's ``stdio_client``, to keep what a health checker needs: the tail of the server's
@@ -11,57 +11,23 @@ know they will connect. Three transports:
 * **streamable-http** and **sse** -- the SDK's clients over an ``httpx2`` client carrying the
   entry's headers and auth. With a ``url`` and no ``transport``, streamable HTTP is tried
   first and SSE second; :attr:`Connection.transport` says which one answered.
+
+Between the transport and the session, :func:`mcpctl.probe.tolerant.tolerant_streams`
+repairs tool listings that real servers get slightly wrong.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import importlib.util
-import sys
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from mcpctl.probe import sdk
 
-# Every SDK module this file imports: loaded ones are found without their parent package.
-_CLIENT_MODULES = (
-    "mcp.client.session",
-    "mcp.client.sse",
-    "mcp.client.streamable_http",
-    "mcp.shared.exceptions",
-    "mcp.shared.message",
-)
+sdk.load()  # the client half only, when the mcpctl program asked for it
 
+import contextlib  # noqa: E402 -- after the SDK is loaded
+from collections.abc import AsyncIterator, Callable, Mapping  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from typing import Any  # noqa: E402
 
-def _import_client_half() -> None:
-    """Load the SDK's client modules without running ``mcp/__init__`` or ``mcp/client/__init__``.
-
-    Those two re-export the server side as well (the server session, starlette, uvicorn...):
-    about 0.3 s of CPU on every connecting command, for code a client never runs. Unexecuted
-    stand-ins take the two packages' places while the client modules load and are removed
-    afterwards, so a later ``import mcp`` elsewhere in the process gets the real package.
-    (A host that imports ``mcp`` from other threads should import it before this module.)
-    """
-    if "mcp" in sys.modules:  # the host process already paid for it
-        return
-    stand_ins = []
-    try:
-        for name in ("mcp", "mcp.client"):
-            spec = importlib.util.find_spec(name)
-            if spec is None or spec.submodule_search_locations is None:
-                return  # an unexpected layout: the plain imports below still work
-            sys.modules[name] = importlib.util.module_from_spec(spec)
-            stand_ins.append(name)
-        for name in _CLIENT_MODULES:
-            importlib.import_module(name)
-    finally:
-        for name in stand_ins:
-            del sys.modules[name]
-
-
-_import_client_half()
-
-import anyio  # noqa: E402 -- after the client half is loaded
+import anyio  # noqa: E402
 import httpx2  # noqa: E402
 import mcp_types as types  # noqa: E402
 from anyio.abc import Process  # noqa: E402
@@ -72,39 +38,45 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp.shared.message import SessionMessage  # noqa: E402
 
 from mcpctl._version import __version__  # noqa: E402
-from mcpctl.errors import exception_leaves  # noqa: E402
-from mcpctl.config.model import ServerEntry, Transport  # noqa: E402
-from mcpctl.config.placeholders import MissingPolicy, ResolvedEntry, SecretSource, resolve_entry  # noqa: E402
+from mcpctl.config.model import ServerEntry  # noqa: E402
+from mcpctl.config.placeholders import (  # noqa: E402
+    MissingPolicy,
+    ResolvedEntry,
+    SecretSource,
+    resolve_entry,
+)
+from mcpctl.errors import PlaceholderError, ProbeFailed, exception_leaves  # noqa: E402
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server  # noqa: E402
-
-if TYPE_CHECKING:
-    from mcpctl.probe.spawn import ProbeError
+from mcpctl.probe.tolerant import Listing, tolerant_streams  # noqa: E402
+from mcpctl.probe.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport  # noqa: E402
 
 __all__ = [
+    "ClientSession",
     "Connection",
     "MCPError",
-    "StdioDiagnostics",
-    "TransportFailure",
     "connect",
     "open_session",
+    "open_sse",
+    "open_stdio",
+    "open_streamable_http",
 ]
 
 CLIENT_INFO = types.Implementation(name="mcpctl", version=__version__)
 STDERR_LINE_MAX = 400
 STDOUT_LINE_MAX = 16 * 1024 * 1024  # a line longer than this is not a message
 
-
-class TransportFailure(Exception):
-    """The transport could not be set up; ``error`` says why for humans and scripts."""
-
-    def __init__(self, error: ProbeError) -> None:
-        super().__init__(error.message)
-        self.error = error
+Streams = tuple[Any, Any]
+Opener = Callable[[ResolvedEntry, float, "StdioDiagnostics | None", "Process | None"],
+                  contextlib.AbstractAsyncContextManager[Streams]]  # fmt: skip
 
 
 @dataclass
 class Connection:
-    """An initialized session and how it was reached."""
+    """An initialized session and how it was reached.
+
+    ``listing`` holds what was repaired in the server's tool listings (as warnings) and each
+    tool as the server sent it.
+    """
 
     name: str
     session: ClientSession
@@ -114,21 +86,32 @@ class Connection:
     diagnostics: StdioDiagnostics | None = None
     connect_ms: float = 0.0
     initialize_ms: float = 0.0
+    listing: Listing = field(default_factory=Listing)
 
 
 # --- stdio ----------------------------------------------------------------------------
 
 
 @contextlib.asynccontextmanager
-async def _stdio(
-    resolved: ResolvedEntry, diag: StdioDiagnostics, process: Process | None = None
-) -> AsyncIterator[tuple[Any, Any]]:
+async def open_stdio(
+    resolved: ResolvedEntry,
+    timeout: float,
+    diagnostics: StdioDiagnostics | None = None,
+    process: Process | None = None,
+) -> AsyncIterator[Streams]:
+    """The streams of a stdio server (spawned here unless ``process`` is given).
+
+    Raises:
+        ProbeFailed: the server cannot be started (``command_not_found``, ``spawn_failed``).
+    """
     entry = resolved.entry
+    diag = diagnostics if diagnostics is not None else StdioDiagnostics()
     if process is None:
         try:
             process = await spawn_server(entry)
         except OSError as exc:
-            raise TransportFailure(spawn_error(exc, entry)) from None
+            error = spawn_error(exc, entry)
+            raise ProbeFailed(resolved.name, error.code, error.message, hint=error.hint) from None
     diag.pid = process.pid
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](16)
@@ -228,23 +211,17 @@ def _auth_headers(entry: ServerEntry) -> tuple[dict[str, str], httpx2.Auth | Non
 
 
 @contextlib.asynccontextmanager
-async def _remote(
-    resolved: ResolvedEntry, transport: Transport, timeout: float
-) -> AsyncIterator[tuple[Any, Any]]:
+async def open_streamable_http(
+    resolved: ResolvedEntry,
+    timeout: float,
+    diagnostics: StdioDiagnostics | None = None,
+    process: Process | None = None,
+) -> AsyncIterator[Streams]:
+    """The streams of a streamable-HTTP server, with the entry's headers and auth."""
     entry = resolved.entry
     assert entry.url is not None
     headers, auth = _auth_headers(entry)
     http_timeout = httpx2.Timeout(timeout, read=max(timeout, 30.0))
-    if transport == "sse":
-        async with sse_client(
-            entry.url,
-            headers=headers,
-            timeout=timeout,
-            sse_read_timeout=max(timeout, 30.0),
-            auth=auth,
-        ) as streams:
-            yield streams[0], streams[1]
-        return
     async with (
         httpx2.AsyncClient(headers=headers, timeout=http_timeout, auth=auth) as client,
         streamable_http_client(entry.url, http_client=client) as streams,
@@ -252,7 +229,29 @@ async def _remote(
         yield streams[0], streams[1]
 
 
+@contextlib.asynccontextmanager
+async def open_sse(
+    resolved: ResolvedEntry,
+    timeout: float,
+    diagnostics: StdioDiagnostics | None = None,
+    process: Process | None = None,
+) -> AsyncIterator[Streams]:
+    """The streams of an HTTP+SSE server, with the entry's headers and auth."""
+    entry = resolved.entry
+    assert entry.url is not None
+    headers, auth = _auth_headers(entry)
+    async with sse_client(
+        entry.url, headers=headers, timeout=timeout, sse_read_timeout=max(timeout, 30.0), auth=auth
+    ) as streams:
+        yield streams[0], streams[1]
+
+
 # --- sessions --------------------------------------------------------------------------
+
+
+def _opener(transport: Transport) -> Opener:
+    opener: Opener = globals()[TRANSPORTS[transport].opener]
+    return opener
 
 
 @contextlib.asynccontextmanager
@@ -265,15 +264,14 @@ async def _session(
     process: Process | None = None,
 ) -> AsyncIterator[Connection]:
     started = anyio.current_time()
-    streams_cm = (
-        _stdio(resolved, diag if diag is not None else StdioDiagnostics(), process)
-        if transport == "stdio"
-        else _remote(resolved, transport, timeout)
-    )
-    async with streams_cm as (read_stream, write_stream):
+    listing = Listing()
+    async with (
+        _opener(transport)(resolved, timeout, diag, process) as (read_stream, write_stream),
+        tolerant_streams(read_stream, write_stream, listing) as (reads, writes),
+    ):
         connected = anyio.current_time()
         async with ClientSession(
-            read_stream, write_stream, read_timeout_seconds=timeout, client_info=CLIENT_INFO
+            reads, writes, read_timeout_seconds=timeout, client_info=CLIENT_INFO
         ) as session:
             result = await session.initialize()
             done = anyio.current_time()
@@ -286,6 +284,7 @@ async def _session(
                 diagnostics=diag,
                 connect_ms=(connected - started) * 1000,
                 initialize_ms=(done - connected) * 1000,
+                listing=listing,
             )
 
 
@@ -312,7 +311,7 @@ async def connect(
 
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
-        TransportFailure: the server could not be started or reached (with a ProbeError).
+        ProbeFailed: the server could not be started (with its ``reason``).
         MCPError: the server answered the handshake with an error.
         OSError, httpx2.HTTPError: other failures of the connection.
     """
@@ -320,33 +319,32 @@ async def connect(
     if resolved is None:
         resolved = resolve_entry(name, entry, policy=policy, environ=environ, secrets=secrets)
     if resolved is None:  # policy "skip": resolve_entry already knows which variable
-        from mcpctl.errors import PlaceholderError
-
         raise PlaceholderError(f"server {name!r} skipped: a variable is not set", variable="")
     transport = entry.effective_transport
-    if transport == "stdio":
+    if not TRANSPORTS[transport].remote:
         diag = diagnostics if diagnostics is not None else StdioDiagnostics()
-        async with _session(name, resolved, "stdio", seconds, diag, process) as conn:
+        async with _session(name, resolved, transport, seconds, diag, process) as conn:
             yield conn
         return
     if entry.transport is not None:
         async with _session(name, resolved, transport, seconds, None) as conn:
             yield conn
         return
-    # No transport named: streamable HTTP first, then the older SSE transport.
+    # No transport named: the current one first, then the older ones.
+    first, *others = REMOTE_FALLBACKS
     async with contextlib.AsyncExitStack() as stack:
         try:
-            conn = await stack.enter_async_context(
-                _session(name, resolved, "streamable-http", seconds, None)
-            )
-        except Exception as first:
-            if not _worth_sse_fallback(first):
+            conn = await stack.enter_async_context(_session(name, resolved, first, seconds, None))
+        except Exception as failure:
+            if not others or not _worth_fallback(failure):
                 raise
-            conn = await stack.enter_async_context(_session(name, resolved, "sse", seconds, None))
+            conn = await stack.enter_async_context(
+                _session(name, resolved, others[0], seconds, None)
+            )
         yield conn
 
 
-def _worth_sse_fallback(exc: BaseException) -> bool:
+def _worth_fallback(exc: BaseException) -> bool:
     """Whether a failed streamable-HTTP attempt may mean "this server speaks SSE"."""
     for inner in exception_leaves(exc):
         if isinstance(inner, httpx2.HTTPStatusError) and inner.response.status_code in (
@@ -372,7 +370,7 @@ async def open_session(
 
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
-        TransportFailure: the server could not be started or reached.
+        ProbeFailed: the server could not be started (with its ``reason``).
         MCPError: the server answered the handshake with an error.
     """
     async with connect(name, entry, timeout=timeout, policy=policy, secrets=secrets) as conn:

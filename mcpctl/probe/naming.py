@@ -1,9 +1,9 @@
 """Tool names as a host sees them: prefixes, allow/deny filters and collisions.
 
 A host that aggregates several servers prefixes each tool with its server's name, either
-``mcp_<server>_<tool>`` (seed 002's bridge) or ``<server>:<tool>``. Two different tools can
-end up with the same prefixed name (``mcp_a_b`` + ``c`` and ``mcp_a`` + ``b_c``); such
-collisions are reported, never resolved silently.
+``mcp_<server>_<tool>`` (as agent frameworks' MCP bridges do) or ``<server>:<tool>``. Two
+different tools can end up with the same prefixed name (``mcp_a_b`` + ``c`` and ``mcp_a`` +
+``b_c``); such collisions are reported, never resolved silently.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 from mcpctl.registry import RegistryClient, DiscoveryCache, entry_from_server_json
 """
 
+from mcpctl.errors import RegistryError
 from mcpctl.registry.cache import DiscoveryCache, SearchHit
-from mcpctl.registry.client import RegistryClient, RegistryError, load_file_registry
+from mcpctl.registry.client import RegistryClient, load_file_registry
 from mcpctl.registry.convert import Conversion, MissingInput, entry_from_server_json
 from mcpctl.registry.records import Record, record_from_json
 

@@ -15,21 +15,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from mcpctl.errors import OutsideError, UsageError
+from mcpctl.errors import RegistryError, UsageError
 from mcpctl.registry.records import Record, record_from_json
 
-__all__ = ["RegistryClient", "RegistryError", "load_file_registry"]
+__all__ = ["RegistryClient", "load_file_registry"]
 
 API = "/v0.1"
 PAGE_LIMIT = 100
 MAX_BYTES = 10 * 1024 * 1024
 RETRY_STATUSES = {429, 500, 502, 503, 504}
-
-
-class RegistryError(OutsideError):
-    """A registry could not be read (network, HTTP status, bad data)."""
-
-    code = "registry_unavailable"
 
 
 @dataclass

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mcpctl.errors import UsageError
 from mcpctl.config.model import ServerEntry, Source
+from mcpctl.errors import UsageError
 from mcpctl.registry.records import Record, clean_text
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "MissingInput",
     "default_name",
     "descriptor",
+    "descriptors",
     "entry_from_server_json",
     "var_name",
 ]
@@ -339,7 +340,8 @@ def entry_from_server_json(
 
 
 def descriptor(record: Record, registry: str, name: str) -> dict[str, Any]:
-    """A seed-003 discovery descriptor: ``{name, transport, command|url, args, env, tools,
+    """A discovery descriptor (the ``discovered_servers.json`` shape of 1mcp-style catalogs):
+    ``{name, transport, command|url, args, env, tools,
     options}``, with the original ``server.json`` in ``options.server`` so the file can be
     read back as a file registry.
 
@@ -365,3 +367,21 @@ def descriptor(record: Record, registry: str, name: str) -> dict[str, Any]:
         "server": record.server,
     }
     return out
+
+
+def descriptors(
+    hits: list[tuple[str, Record]], taken: set[str] | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Discovery descriptors of (registry, record) pairs, and why some could not be made."""
+    items: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    names = set(taken or ())
+    for registry, record in hits:
+        name = default_name(record.name, names)
+        try:
+            items.append(descriptor(record, registry, name))
+        except UsageError as exc:
+            warnings.append(f"not exported: {exc.message}")
+            continue
+        names.add(name)
+    return items, warnings

@@ -15,16 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpctl.errors import UsageError
+from mcpctl.errors import RegistryError, UsageError
 from mcpctl.registry.cache import DiscoveryCache
-from mcpctl.registry.client import RegistryClient, RegistryError, load_file_registry
+from mcpctl.registry.client import RegistryClient, load_file_registry
 from mcpctl.registry.records import Record
 
 __all__ = [
     "BUILTIN_FILE",
     "DEFAULT_TTL",
     "RefreshReport",
-    "RegistryError",
     "RegistrySource",
     "SyncOutcome",
     "find_record",
@@ -94,13 +93,12 @@ def load_sources(path: Path) -> list[RegistrySource]:
 
 def save_sources(path: Path, sources: list[RegistrySource]) -> None:
     """Write registries.json: the user's registries, and tombstones for removed defaults."""
-    from mcpctl.config.store import atomic_write, dump_config
+    from mcpctl.config.store import write_json
 
     ids = {s.id for s in sources}
     items: list[dict[str, Any]] = [s.to_dict() for s in sources if s not in DEFAULTS]
     items += [{"id": d.id, "removed": True} for d in DEFAULTS if d.id not in ids]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, dump_config({"registries": items}))
+    write_json(path, {"registries": items})
 
 
 def parse_location(registry_id: str, location: str) -> RegistrySource:
@@ -239,11 +237,10 @@ def refresh(
         failed_at = cache.last_failure(source.id)
         if not force and failed_at is not None and time.time() - failed_at < RETRY_AFTER_FAILURE:
             # Offline machines stay fast: no new attempt for a few minutes after a failure.
-            minutes = max(1, int((time.time() - failed_at) // 60))
             how = "using cached data" if has_data else "no cached data"
             report.warnings.append(
-                f"registry {source.id!r} was unreachable {minutes} min ago; {how} "
-                "(--refresh tries again now)"
+                f"registry {source.id!r} was unreachable {_age(time.time() - failed_at)}; "
+                f"{how} (--refresh tries again now)"
             )
             if not has_data:
                 report.failed.append(source.id)
@@ -258,3 +255,12 @@ def refresh(
                 report.warnings.append(f"registry {source.id!r}: {exc.message}")
                 report.failed.append(source.id)
     return report
+
+
+def _age(seconds: float) -> str:
+    """``12 s ago``, ``3 min ago``, ``2 h ago``."""
+    if seconds < 60:
+        return f"{max(0, int(seconds))} s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    return f"{int(seconds // 3600)} h ago"

@@ -91,8 +91,8 @@ def plan_upgrades(
         MissingInputError: a new version needs a value nobody gave (``extra_env`` supplies it).
         UsageError: a new version cannot be converted, or converts to an invalid entry.
     """
+    from mcpctl.config.checks import entry_from_data
     from mcpctl.errors import MissingInputError, UsageError
-    from mcpctl.config.model import entry_from_data
 
     planned: dict[str, ServerEntry] = {}
     for u in updates:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.config.siblings import discover_internal, select_targets
 from mcpctl.config.model import ServerEntry, ToolFilter
+from mcpctl.config.siblings import discover_internal, select_targets
 from mcpctl.probe.naming import build_catalog, prefixed
 from tests.conftest import MCPCTL, SERVERS, Cli, write_config
 

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe.health import call_tool, probe, probe_all
+from mcpctl.probe import call_tool, probe, probe_all
 from tests.conftest import Cli, published_npm_server, published_time_server, write_config
 
 pytestmark = pytest.mark.integration

@@ -99,13 +99,13 @@ def test_bad_names() -> None:
         ("env", "a8Kd93jf0QpZ7mX2vB5nL1cR4tY6wE9u"),
     ],
 )
-def test_literal_secrets_are_flagged_with_the_keyring_command(section: str, value: str) -> None:
+def test_literal_secrets_are_flagged_with_a_placeholder_to_write(section: str, value: str) -> None:
     entry = {"command": "sh", "env": {"API_KEY": value}} if section == "env" else {
         "url": "https://h", "headers": {"Authorization": value}}  # fmt: skip
     report = validate_text(json.dumps({"x": entry}), path=Path("f"))
     secret = [p for p in report.errors if p.code == "plaintext_secret"]
     assert secret, report.problems
-    assert "mcpctl secret set" in (secret[0].hint or "")
+    assert "${API_KEY}" in (secret[0].hint or "") or "${AUTHORIZATION}" in (secret[0].hint or "")
     assert value not in secret[0].message and value not in (secret[0].hint or "")
 
 
@@ -148,7 +148,9 @@ def test_missing_command_is_a_warning_unless_strict() -> None:
 
 def test_invalid_json_reports_line_and_column() -> None:
     found = problems('{\n  "a": {"command": "sh",}\n}')
-    assert found == [("error", "config_syntax", "$", 2, 25)]
+    assert found == [("error", "config_syntax", "$", 2, 24)]  # the comma itself
+    report = validate_text('{\n  "a": {"command": "sh",}\n}', path=Path("f"))
+    assert "trailing comma" in report.problems[0].message
 
 
 @pytest.mark.parametrize("text", ["[]", '"x"', "", "{", "nul"])

@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpctl.probe.connect import open_session
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe.health import ProbeFailed, call_tool, list_tools, probe, probe_all
+from mcpctl.errors import CommandNotFoundError, ProbeFailed
+from mcpctl.probe import call_tool, list_tools, open_session, probe, probe_all
 from tests.conftest import SERVERS, free_port
 
 PY = sys.executable
@@ -239,7 +239,7 @@ def test_remote_faults(fault_server: Any, status: int, body: bytes, ctype: str, 
     assert r.error is not None, r
     assert r.error.code == code, r.error
     if code == "auth_required":
-        assert "mcpctl auth remote" in (r.error.hint or "")
+        assert "credentials of 'remote'" in (r.error.hint or "")
 
 
 def test_one_bad_server_does_not_delay_the_others() -> None:
@@ -259,10 +259,18 @@ def test_one_bad_server_does_not_delay_the_others() -> None:
     assert elapsed < 3.0 + 2.0
 
 
-def test_call_tool_on_a_missing_server_raises_probe_failed() -> None:
-    with pytest.raises(ProbeFailed) as info:
+def test_call_tool_on_a_missing_command_is_the_users_to_fix() -> None:
+    with pytest.raises(CommandNotFoundError) as info:
         run(lambda: call_tool("x", ServerEntry(command="no-such-command-xyz"), "t"))
-    assert info.value.error.code == "command_not_found"
+    assert info.value.exit_code == 2 and "no-such-command-xyz" in info.value.message
+
+
+def test_call_tool_on_an_unreachable_server_raises_probe_failed() -> None:
+    entry = ServerEntry(url=f"http://127.0.0.1:{free_port()}/mcp", timeout=2000)
+    with pytest.raises(ProbeFailed) as info:
+        run(lambda: call_tool("x", entry, "t"))
+    assert info.value.reason == "connection_refused" and info.value.exit_code == 3
+    assert info.value.to_dict()["reason"] == "connection_refused"
 
 
 def test_child_environment_gets_entry_env(tmp_path: Path) -> None:

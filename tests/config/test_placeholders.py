@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from mcpctl.errors import PlaceholderError
 from mcpctl.config.model import AuthConfig, ServerEntry
 from mcpctl.config.placeholders import (
     REDACTED,
@@ -16,6 +15,7 @@ from mcpctl.config.placeholders import (
     resolve_entry,
     resolve_text,
 )
+from mcpctl.errors import PlaceholderError
 
 
 def test_find_placeholders() -> None:

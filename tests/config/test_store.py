@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from mcpctl import ConfigStore, ServerEntry
+from mcpctl.config.jsontext import dump_config
+from mcpctl.config.store import atomic_write
 from mcpctl.errors import (
     ConfigInvalidError,
     ConfigSyntaxError,
@@ -22,7 +24,6 @@ from mcpctl.errors import (
     ReadOnlyError,
     ServerExistsError,
 )
-from mcpctl.config.store import atomic_write, dump_config
 from tests.conftest import MCPCTL
 
 
@@ -197,7 +198,7 @@ def test_splice_canonical_equals_a_full_dump() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from mcpctl.config.store import splice_canonical
+    from mcpctl.config.jsontext import splice_canonical
 
     entry = st.fixed_dictionaries(
         {"command": st.text(max_size=5)},

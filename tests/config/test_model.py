@@ -1,4 +1,4 @@
-"""The fast checker of mcpctl.config.model agrees with the pydantic model of record."""
+"""The fast checker of mcpctl.config.checks agrees with the pydantic model of record."""
 
 from __future__ import annotations
 
@@ -9,16 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from mcpctl.config.checks import check_name, entry_from_data
+from mcpctl.config.model import AuthConfig, ServerEntry, Source, ToolFilter, format_path
 from mcpctl.config.schema import ServerEntryModel
-from mcpctl.config.model import (
-    AuthConfig,
-    ServerEntry,
-    Source,
-    ToolFilter,
-    check_name,
-    entry_from_data,
-    format_path,
-)
 
 # --- generated entries: mostly plausible, often slightly wrong ------------------------
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mcpctl import load_config
 from mcpctl.config.validate import validate_text
-from tests.test_model import mutated
+from tests.config.test_model import mutated
 
 
 def test_missing_file_is_an_empty_config(tmp_path: Path) -> None:

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
+from mcpctl.config.checks import entry_from_data
 from mcpctl.errors import UsageError
-from mcpctl.config.model import entry_from_data
 from mcpctl.registry import DiscoveryCache, RegistryClient, RegistryError, entry_from_server_json
 from mcpctl.registry.convert import default_name
 from mcpctl.registry.records import clean_text, record_from_json, version_key
 from mcpctl.registry.sources import RegistrySource, refresh, sync_source
 from tests.conftest import Cli, write_config
-from tests.registry_server import OFFICIAL, Registry, make_record, serve
+from tests.registry.server import OFFICIAL, Registry, make_record, serve
 
 
 @pytest.fixture

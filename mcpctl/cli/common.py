@@ -1,0 +1,228 @@
+"""What several command modules share: locations, the config, input parsing, async runs."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import typer
+
+from mcpctl.cli.output import STATE
+from mcpctl.errors import UsageError
+from mcpctl.paths import Paths
+
+if TYPE_CHECKING:
+    from mcpctl.config.loader import LoadResult
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.config.siblings import Scope
+    from mcpctl.config.store import ConfigStore
+    from mcpctl.registry.cache import DiscoveryCache
+    from mcpctl.registry.sources import RegistrySource
+
+__all__ = [
+    "INTERNAL_ROOT",
+    "MANIFEST_KEY",
+    "cache",
+    "config_store",
+    "entry_summary",
+    "entry_target",
+    "parse_duration",
+    "parse_pairs",
+    "paths",
+    "read_config",
+    "run_async",
+    "sources",
+    "targets",
+]
+
+INTERNAL_ROOT = typer.Option(
+    None,
+    "--internal-root",
+    envvar="MCPCTL_INTERNAL_ROOT",
+    metavar="DIR",
+    help="Also use internal MCPs: sub-folders of DIR whose package.json has a manifest.",
+)
+MANIFEST_KEY = typer.Option(
+    "annabelle", "--manifest-key", metavar="KEY", help="package.json key of the manifest."
+)
+
+
+def paths() -> Paths:
+    """The locations of this invocation (``--config`` and the environment)."""
+    return Paths.from_env(STATE.config)
+
+
+def config_store() -> ConfigStore:
+    """The store of the config file in use, with its backups."""
+    from mcpctl.config.store import ConfigStore  # filelock and friends: not on read-only paths
+
+    return ConfigStore.from_paths(paths())
+
+
+def read_config() -> LoadResult:
+    """The config for a command that reads it; a file named explicitly must exist.
+
+    Raises:
+        ConfigNotFoundError, ConfigSyntaxError, ConfigError, StorageError: see
+        :func:`mcpctl.config.loader.read_config`.
+    """
+    from mcpctl.config.loader import read_config as read
+
+    where = paths()
+    loaded = read(where.config, must_exist=where.config_override is not None)
+    if STATE.verbose:
+        state = "exists" if loaded.exists else "not created yet"
+        print(f"debug: config: {loaded.path} ({state})", file=sys.stderr)
+    return loaded
+
+
+def parse_pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
+    """``KEY=VALUE`` (or ``Name: value``) options as a dict.
+
+    Raises:
+        UsageError: a value is not in the form ``example``.
+    """
+    pairs: dict[str, str] = {}
+    for raw in values:
+        key, found, value = raw.partition(sep)
+        key = key.strip()
+        if not found or not key:
+            raise UsageError(f"{flag} {raw!r} is not in the form {example}")
+        pairs[key] = value.strip() if sep == ":" else value
+    return pairs
+
+
+_DURATION_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*", re.IGNORECASE)
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(
+    text: str, *, bare: Literal["ms", "s"], flag: str = "--timeout"
+) -> tuple[float, str | None]:
+    """Seconds from ``30s``, ``500ms``, ``2m`` or ``1.5h``; a bare number is in ``bare`` units.
+
+    Returns the seconds and a warning when a bare number is implausible in its unit
+    (``--timeout 30`` where milliseconds are meant, ``30000`` where seconds are).
+
+    Raises:
+        UsageError: not a duration, or zero.
+    """
+    match = _DURATION_RE.fullmatch(text)
+    if match is None:
+        raise UsageError(
+            f"{flag} {text!r} is not a duration", hint="write it with a unit: 500ms, 30s, 2m"
+        )
+    number, unit = float(match[1]), (match[2] or "").lower()
+    seconds = number * _UNIT_SECONDS[unit or bare]
+    if seconds <= 0:
+        raise UsageError(f"{flag} {text!r} must be more than zero")
+    warning = None
+    if not unit and bare == "ms" and number < 100:
+        warning = (
+            f"{flag} {text} is read as {number:g} ms (a bare number is milliseconds here); "
+            f"write {number:g}s for seconds"
+        )
+    elif not unit and bare == "s" and number > 600:
+        warning = (
+            f"{flag} {text} is read as {number:g} s ({number / 3600:.1f} h; a bare number is "
+            f"seconds here); write {number:g}ms for milliseconds"
+        )
+    return seconds, warning
+
+
+def run_async(fn: Callable[[], Any], what: str) -> Any:
+    """Run async work, with a spinner on a terminal when it may take a while."""
+    import logging
+
+    import anyio
+
+    from mcpctl.probe import sdk
+
+    sdk.use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
+    # The SDK logs connection failures with tracebacks; mcpctl reports them itself.
+    sdk_log = logging.getLogger("mcp")
+    if STATE.verbose:
+        logging.basicConfig(level=logging.DEBUG, format="debug: %(name)s: %(message)s")
+    else:
+        sdk_log.addHandler(logging.NullHandler())
+        sdk_log.propagate = False
+    if sys.stderr.isatty() and not STATE.json and not STATE.quiet:
+        from rich.console import Console
+
+        with Console(stderr=True).status(what):
+            return anyio.run(fn)
+    return anyio.run(fn)
+
+
+def targets(
+    names: Sequence[str], scope: Scope, internal_root: Path | None, manifest_key: str
+) -> tuple[list[tuple[str, ServerEntry, Any]], list[str]]:
+    """The servers a probing command acts on, and warnings (bad entries, name clashes).
+
+    Raises:
+        ServerNotFoundError: a name is neither configured nor internal.
+        and the errors of :func:`read_config`.
+    """
+    from mcpctl.config.siblings import discover_internal, select_targets
+
+    loaded = read_config()
+    warnings = loaded.warnings
+    internal: dict[str, ServerEntry] = {}
+    if internal_root is not None:
+        internal, found = discover_internal(internal_root, manifest_key)
+        warnings += found
+    chosen, more = select_targets(loaded.config.entries, internal, scope=scope, names=names)
+    return chosen, warnings + more
+
+
+def sources(wanted: Sequence[str] | None = None) -> list[RegistrySource]:
+    """The registries to use: all, or the ones named.
+
+    Raises:
+        UsageError: a named registry is not configured.
+    """
+    from mcpctl.registry.sources import load_sources
+
+    found = load_sources(paths().registries)
+    if wanted:
+        known = {s.id: s for s in found}
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise UsageError(
+                f"no registry {unknown[0]!r}", hint="run 'mcpctl registry list' to see them"
+            )
+        return [known[w] for w in wanted]
+    return found
+
+
+def cache() -> DiscoveryCache:
+    """The discovery cache (created on first use)."""
+    from mcpctl.registry.cache import DiscoveryCache
+
+    return DiscoveryCache.open(paths().discovery_cache)
+
+
+def entry_summary(name: str, entry: ServerEntry) -> dict[str, Any]:
+    """An entry as commands print it: literal secrets redacted, placeholders as written."""
+    from mcpctl.config.placeholders import redact_entry_data
+
+    data = redact_entry_data(entry.to_data())
+    return {
+        "name": name,
+        "transport": entry.effective_transport,
+        "enabled": entry.enabled,
+        **{k: v for k, v in data.items() if k != "enabled"},
+    }
+
+
+def entry_target(summary: dict[str, Any]) -> str:
+    """The URL of a remote entry, or the command line of a stdio one."""
+    import shlex
+
+    if "url" in summary:
+        return str(summary["url"])
+    parts = [str(summary.get("command", "")), *(str(a) for a in summary.get("args", []))]
+    return shlex.join(parts)

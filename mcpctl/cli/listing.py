@@ -1,0 +1,116 @@
+"""Reading the servers: list and get (never start a server, never touch the network)."""
+
+from __future__ import annotations
+
+import typer
+
+from mcpctl.cli import output
+from mcpctl.cli.common import entry_summary, entry_target, read_config
+from mcpctl.cli.output import Detail, Table
+from mcpctl.config.checks import entry_from_data
+from mcpctl.config.model import format_path
+from mcpctl.errors import ConfigInvalidError, ServerNotFoundError
+from mcpctl.results import Result
+
+app = typer.Typer()
+
+
+@app.command("list")
+def list_(
+    enabled_only: bool = typer.Option(False, "--enabled", help="Only enabled servers."),
+) -> int:
+    """List the configured servers (never starts one, never touches the network).
+
+    Literal secrets are shown as ****; ${VAR} placeholders are shown as written.
+    Piped output is tab-separated: NAME, TRANSPORT, ENABLED, TARGET, DESCRIPTION.
+
+    Examples:
+
+      mcpctl list
+
+      mcpctl list --json | jq -r '.data.servers[].name'
+    """
+    loaded = read_config()
+    path = loaded.path
+    servers = [
+        entry_summary(name, entry)
+        for name, entry in loaded.config.entries.items()
+        if entry.enabled or not enabled_only
+    ]
+    data = {"config": str(path), "exists": loaded.exists, "servers": servers}
+    result = Result("list", data, warnings=loaded.warnings)
+
+    def human(_: Result) -> Table:
+        rows = [
+            [
+                s["name"],
+                s["transport"],
+                "yes" if s["enabled"] else "no",
+                entry_target(s),
+                s.get("description") or "",
+            ]
+            for s in servers
+        ]
+        empty = f"no servers in {path}" if loaded.exists else f"no config file yet ({path})"
+        return Table(["NAME", "TRANSPORT", "ENABLED", "TARGET", "DESCRIPTION"], rows, empty)
+
+    return output.emit(result, human)
+
+
+@app.command("get")
+def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
+    """Show one server's entry (secrets redacted, placeholders as written).
+
+    Examples:
+
+      mcpctl get github
+
+      mcpctl get github --json | jq .data.server.args
+    """
+    loaded = read_config()
+    path = loaded.path
+    raw = loaded.document.data if loaded.document is not None else {}
+    if name not in raw or name.startswith("$"):
+        names = [k for k in raw if not k.startswith("$")]
+        raise ServerNotFoundError.for_names([name], names, path)
+    entry = loaded.config.entries.get(name)
+    if entry is None:
+        _, issues = entry_from_data(name, raw[name])
+        first = issues[0]
+        raise ConfigInvalidError(
+            f"server {name!r} is invalid: {format_path(first.path)}: {first.message}",
+            hint=f"run 'mcpctl validate' to see every problem in {path}",
+        )
+    summary = entry_summary(name, entry)
+    warnings = [w for w in loaded.warnings if name in w]
+    result = Result("get", {"config": str(path), "server": summary}, warnings=warnings)
+
+    def human(_: Result) -> Detail:
+        pairs: list[tuple[str, str]] = [
+            ("name", name),
+            ("transport", entry.effective_transport),
+            ("enabled", "yes" if entry.enabled else "no"),
+        ]
+        if "url" in summary:
+            pairs.append(("url", summary["url"]))
+        if "command" in summary:
+            pairs.append(("command", entry_target(summary)))
+        pairs += [(f"env {k}", v) for k, v in summary.get("env", {}).items()]
+        pairs += [(f"header {k}", v) for k, v in summary.get("headers", {}).items()]
+        if "cwd" in summary:
+            pairs.append(("cwd", summary["cwd"]))
+        if "auth" in summary:
+            pairs.append(("auth", summary["auth"]["type"]))
+        pairs.append(("timeout", f"{entry.timeout_ms} ms"))
+        pairs.append(("sensitive", "yes" if entry.sensitive else "no"))
+        if entry.tools is not None:
+            allow = ", ".join(entry.tools.allow) if entry.tools.allow is not None else "*"
+            pairs.append(("tools", f"allow {allow}; deny {', '.join(entry.tools.deny) or '-'}"))
+        if entry.source is not None:
+            src = entry.source
+            pairs.append(("source", f"{src.name}@{src.version} ({src.registry})"))
+        if entry.description:
+            pairs.append(("description", entry.description))
+        return Detail(pairs)
+
+    return output.emit(result, human)

@@ -1,0 +1,236 @@
+"""Tools of servers: tools (the catalog a host sees) and call."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from mcpctl.cli import output
+from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, run_async, targets
+from mcpctl.cli.health import seconds_option
+from mcpctl.cli.output import Lines, Table
+from mcpctl.errors import ToolError, UsageError
+from mcpctl.results import Result
+
+if TYPE_CHECKING:
+    from mcpctl.probe.health import ProbeResult
+    from mcpctl.probe.tools import ToolInfo
+
+app = typer.Typer()
+
+
+class Prefix(StrEnum):
+    """How a host names aggregated tools."""
+
+    underscore = "underscore"
+    colon = "colon"
+    none = "none"
+
+
+@app.command("tools")
+def tools(
+    names: list[str] | None = typer.Argument(
+        None, metavar="[NAME]...", help="Servers (default: all enabled)."
+    ),
+    prefix: Prefix = typer.Option(
+        Prefix.none,
+        "--prefix",
+        help="Aggregated catalog: underscore (mcp_<server>_<tool>) or colon (<server>:<tool>).",
+    ),
+    show_all: bool = typer.Option(False, "--all", help="Include tools hidden by tools.allow/deny."),
+    timeout: str | None = typer.Option(
+        None,
+        "--timeout",
+        metavar="DURATION",
+        help="Per-server timeout: 10s, 500ms; a bare number is seconds.",
+    ),
+    internal_root: Path | None = INTERNAL_ROOT,
+    manifest_key: str = MANIFEST_KEY,
+) -> int:
+    """List the tools of one or all servers, with a summary of their parameters.
+
+    With --prefix, the aggregated catalog a host would see, honouring each entry's
+    tools.allow/deny, and any name collision (exit 1).
+
+    Examples:
+
+      mcpctl tools time
+
+      mcpctl tools --prefix underscore --json
+    """
+    from mcpctl.probe.health import probe_all
+    from mcpctl.probe.naming import build_catalog
+
+    warnings: list[str] = []
+    seconds = seconds_option(timeout, warnings)
+    chosen, more = targets(names or [], "all", internal_root, manifest_key)
+    warnings += more
+    results: list[ProbeResult] = run_async(
+        lambda: probe_all(chosen, timeout=seconds),
+        what=f"Listing tools of {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
+    )
+    filters = {name: entry.tools for name, entry, _ in chosen}
+    ok = [r for r in results if r.error is None]
+    for r in results:
+        warnings += [f"{r.name}: {w}" for w in r.warnings]
+        if r.error is not None:
+            warnings.append(f"{r.name}: {r.error.code}: {r.error.message}")
+    catalog, collisions = build_catalog(
+        ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix.value
+    )
+    info = {(r.name, t.name): t for r in ok for t in r.tools}
+    rows_data = [
+        {
+            "name": c.name, "server": c.server, "tool": c.tool, "exposed": c.exposed,
+            "description": info[(c.server, c.tool)].description,
+            "params": info[(c.server, c.tool)].params_summary(),
+            "input_schema": info[(c.server, c.tool)].input_schema,
+        }
+        for c in catalog
+        if c.exposed or show_all
+    ]  # fmt: skip
+    for col in collisions:
+        sources = ", ".join(f"{s}/{t}" for s, t in col.sources)
+        warnings.append(f"name collision: {col.name!r} is exposed by {sources}")
+    data = {
+        "prefix": prefix.value,
+        "tools": rows_data,
+        "collisions": [
+            {"name": c.name, "sources": [list(s) for s in c.sources]} for c in collisions
+        ],
+        "failed": [{"name": r.name, "error": r.error.to_dict()} for r in results if r.error],
+    }
+    exit_code = 1 if collisions or len(ok) != len(results) else 0
+
+    def human(_: Result) -> Table:
+        cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION"]
+        rows = [
+            [
+                str(d["name"]) + ("" if d["exposed"] else " (hidden)"),
+                str(d["server"]),
+                str(d["params"]),
+                str(d["description"] or "").split("\n")[0],
+            ]
+            for d in rows_data
+        ]
+        return Table(cols, rows, "no tools")
+
+    return output.emit(Result("tools", data, warnings, exit_code=exit_code), human)
+
+
+def _parse_args(pairs: list[str], args_json: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    if args_json is not None:
+        if args_json.startswith("@"):
+            try:
+                text = Path(args_json[1:]).read_text("utf-8")
+            except OSError as exc:
+                raise UsageError(f"cannot read {args_json[1:]}: {exc.strerror or exc}") from None
+        else:
+            text = args_json
+        try:
+            loaded = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"--args-json is not valid JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise UsageError("--args-json must be a JSON object of arguments")
+        arguments.update(loaded)
+    props = schema.get("properties") or {}
+    for raw in pairs:
+        key, found, value = raw.partition("=")
+        if not found or not key:
+            raise UsageError(f"--arg {raw!r} is not in the form key=value")
+        arguments[key] = _coerce(value, props.get(key))
+    return arguments
+
+
+def _read_stdin_json() -> str:
+    if sys.stdin.isatty():
+        raise UsageError(
+            "--args-json - reads the arguments from stdin, but stdin is a terminal",
+            hint="pipe the JSON in, or pass --args-json '{...}'",
+        )
+    return sys.stdin.read()
+
+
+def _coerce(value: str, spec: Any) -> Any:
+    """``--arg`` values are strings unless the tool's schema asks for another JSON type."""
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if kind == "string" or (isinstance(kind, list) and "string" in kind):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+@app.command("call")
+def call(
+    name: str = typer.Argument(..., help="The server."),
+    tool: str = typer.Argument(..., help="The tool to call."),
+    arg: list[str] = typer.Option(
+        [],
+        "--arg",
+        "-a",
+        metavar="KEY=VALUE",
+        help="An argument (repeatable); typed by the tool's schema.",
+    ),
+    args_json: str | None = typer.Option(
+        None,
+        "--args-json",
+        metavar="JSON|@FILE|-",
+        help="All arguments as a JSON object, from a file (@) or stdin (-).",
+    ),
+    timeout: str | None = typer.Option(
+        None,
+        "--timeout",
+        metavar="DURATION",
+        help="The whole call: 30s, 2m; a bare number is seconds (default 60s).",
+    ),
+) -> int:
+    """Call a tool and print its result (text as text, structured content as JSON).
+
+    Arguments are checked against the tool's input schema first (exit 2 when they do not
+    fit). Images, audio and resources are one line each in text output and whole in
+    --json. A tool that reports an error exits 1 with the server's message.
+
+    Examples:
+
+      mcpctl call time get_current_time --arg timezone=Europe/Paris
+
+      mcpctl call github search_repositories --args-json '{"query": "mcp"}' --json
+    """
+    from mcpctl.probe.tools import call_tool
+
+    warnings: list[str] = []
+    seconds = seconds_option(timeout, warnings)
+    chosen, _ = targets([name], "all", None, "annabelle")
+    _, entry, _ = chosen[0]
+
+    def prepare(info: ToolInfo) -> dict[str, Any]:
+        return _parse_args(arg, args_json, info.input_schema)
+
+    if args_json == "-":
+        # Read stdin now, before connecting: a server must not see our stdin.
+        args_json = _read_stdin_json()
+    res = run_async(
+        lambda: call_tool(name, entry, tool, prepare, timeout=seconds),
+        what=f"Calling {name}/{tool}…",
+    )
+    data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,
+            "structured": res.structured, "content": res.content}  # fmt: skip
+    if res.is_error:
+        err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
+        return output.emit(Result("call", data, warnings, [err.to_dict()], exit_code=1))
+
+    def human(_: Result) -> Lines:
+        if res.structured is not None:
+            return Lines([json.dumps(res.structured, indent=2, ensure_ascii=False)])
+        return Lines([res.text])
+
+    return output.emit(Result("call", data, warnings), human)

@@ -1,0 +1,205 @@
+"""Why a server failed: cheap checks before connecting, and exceptions -> stable codes.
+
+Every failure of a probe becomes a :class:`~mcpctl.probe.spawn.ProbeError` (a stable
+``code``, one line of message, a hint), never a traceback or a validation dump; the codes
+are listed in docs/health.md. Functions that raise (``list_tools``, ``call_tool``) turn it
+into an exception of the :mod:`mcpctl.errors` tree with :func:`as_exception`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.config.placeholders import find_placeholders
+from mcpctl.errors import (
+    CommandNotFoundError,
+    McpctlError,
+    PlaceholderError,
+    ProbeFailed,
+    exception_leaves,
+)
+from mcpctl.probe.spawn import ProbeError, command_not_found
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.probe.spawn import StdioDiagnostics
+
+__all__ = [
+    "MESSAGE_MAX",
+    "as_exception",
+    "classify",
+    "one_line",
+    "precheck",
+    "timeout_error",
+]
+
+MESSAGE_MAX = 300
+_NOT_JSON_RPC_HINT = "a stdio server must write only protocol messages on stdout; logs go to stderr"
+_NOT_MCP_HINT = "check the URL's path (often /mcp or /sse)"
+
+
+def one_line(text: str, limit: int = MESSAGE_MAX) -> str:
+    """``text`` as one line of at most ``limit`` characters (errors are never a dump)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def precheck(entry: ServerEntry) -> ProbeError | None:
+    """Cheap checks that spare a doomed probe the SDK import and the spawn."""
+    if entry.is_remote or entry.command is None:
+        return None
+    command = entry.command
+    if find_placeholders(command):
+        return None
+    if os.sep in command:
+        base = Path(entry.cwd) if entry.cwd and not find_placeholders(entry.cwd) else Path()
+        path = base / Path(command).expanduser()
+        if not path.exists():
+            return command_not_found(command)
+        if not os.access(path, os.X_OK):
+            return ProbeError("spawn_failed", f"{command!r} is not executable",
+                              f"chmod +x {command}")  # fmt: skip
+        return None
+    if shutil.which(command) is None:
+        return command_not_found(command)
+    return None
+
+
+def timeout_error(
+    seconds: float, diag: StdioDiagnostics | None = None, *, calling: str | None = None
+) -> ProbeError:
+    """The error for a server (or, with ``calling``, a tool) that did not answer in time."""
+    if diag is not None and diag.garbage_lines:
+        return _garbage(diag, f"no valid answer within {seconds:g} s; ")
+    if calling is not None:
+        return ProbeError(
+            "timeout",
+            f"the tool {calling!r} did not answer within {seconds:g} s",
+            "the tool may need longer: raise --timeout",
+        )
+    return ProbeError(
+        "timeout",
+        f"no answer within {seconds:g} s",
+        "the server may be slow to start (raise its timeout) or be waiting for input",
+    )
+
+
+def _garbage(diag: StdioDiagnostics, prefix: str = "") -> ProbeError:
+    first = one_line(diag.first_garbage or "", 120)
+    return ProbeError(
+        "protocol_error",
+        f"{prefix}the server wrote {diag.garbage_lines} line(s) that are not JSON-RPC on "
+        f"stdout, first: {first!r}",
+        _NOT_JSON_RPC_HINT,
+    )
+
+
+def classify(
+    exc: BaseException, entry: ServerEntry, diag: StdioDiagnostics | None, name: str
+) -> ProbeError:
+    """The :class:`ProbeError` for an exception raised while connecting or probing."""
+    import httpx2
+
+    from mcpctl.probe.connect import MCPError
+
+    leaves = exception_leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, ProbeFailed):
+            return ProbeError(leaf.reason, leaf.message.removeprefix(f"{leaf.server}: "),
+                              leaf.hint)  # fmt: skip
+        if isinstance(leaf, PlaceholderError):
+            return ProbeError("missing_variable", leaf.message, leaf.hint)
+    if diag is not None:
+        if diag.exited_by_itself:
+            code = diag.returncode
+            how = (
+                f"with code {code}"
+                if code is not None and code >= 0
+                else f"on signal {-(code or 0)}"
+            )
+            return ProbeError(
+                "server_exited",
+                f"the server exited {how} before the handshake finished",
+                "its last lines of stderr are shown; run the command by hand to see more",
+            )
+        if diag.garbage_lines:
+            return _garbage(diag)
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.HTTPStatusError):
+            return http_error(leaf.response.status_code, name, leaf.response)
+        if isinstance(leaf, httpx2.ConnectError | ConnectionRefusedError):
+            return ProbeError("connection_refused",
+                              one_line(f"cannot connect to {entry.url}: {leaf}"),
+                              "is the server running, and is the URL right?")  # fmt: skip
+        if isinstance(leaf, httpx2.TimeoutException | TimeoutError):
+            return timeout_error(entry.timeout_ms / 1000)
+        if isinstance(leaf, MCPError):
+            return _mcp_error(leaf, name)
+        if isinstance(leaf, httpx2.SSEError) and "html" in str(leaf):
+            return ProbeError("not_mcp", f"{entry.url} answered with an HTML page, not MCP",
+                              _NOT_MCP_HINT)  # fmt: skip
+        if isinstance(leaf, httpx2.HTTPError):
+            return ProbeError("network_error", one_line(f"{type(leaf).__name__}: {leaf}"))
+    return ProbeError(
+        "probe_failed",
+        one_line(f"{type(leaves[0]).__name__}: {_first_line(leaves[0])}"),
+        "run with -v to see the exchange; if the server works elsewhere, report it to mcpctl",
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    # A pydantic ValidationError's str() is a multi-line dump: its first error says enough.
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
+        except Exception:  # noqa: S110 -- any other errors() shape: fall back to the text
+            pass
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def http_error(status: int, name: str, response: Any = None) -> ProbeError:
+    """The error for an HTTP error status of a remote server."""
+    if status == 401:
+        return ProbeError("auth_required", "the server answered 401 Unauthorized",
+                          f"set the credentials of {name!r} (its headers or auth)")  # fmt: skip
+    if status == 403:
+        return ProbeError("forbidden", "the server answered 403 Forbidden",
+                          "the credentials lack the needed permissions")  # fmt: skip
+    ctype = response.headers.get("content-type", "") if response is not None else ""
+    if "html" in ctype:
+        return ProbeError("not_mcp", f"HTTP {status} with an HTML page: not an MCP endpoint",
+                          _NOT_MCP_HINT)  # fmt: skip
+    return ProbeError("http_error", f"the server answered HTTP {status}")
+
+
+def _mcp_error(exc: Any, name: str) -> ProbeError:
+    message = one_line(str(getattr(exc, "message", exc)))
+    lowered = message.lower()
+    if "401" in lowered or "unauthorized" in lowered:
+        return http_error(401, name)
+    if "html" in lowered:
+        return ProbeError("not_mcp", message, _NOT_MCP_HINT)
+    if "connection closed" in lowered:
+        return ProbeError("connection_closed", message, "the server closed the connection")
+    status = re.search(r"\b([45]\d\d)\b", message)
+    if status:
+        return http_error(int(status.group(1)), name)
+    return ProbeError("mcp_error", message)
+
+
+def as_exception(name: str, error: ProbeError, stderr: Sequence[str] = ()) -> McpctlError:
+    """The exception for a failed server: the user's to fix (exit 2) or an outside one (3)."""
+    if error.code == "command_not_found":
+        return CommandNotFoundError(f"{name}: {error.message}", hint=error.hint)
+    if error.code == "missing_variable":
+        return PlaceholderError(f"{name}: {error.message}", variable="", hint=error.hint)
+    return ProbeFailed(name, error.code, error.message, hint=error.hint, stderr=stderr)

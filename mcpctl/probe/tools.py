@@ -1,0 +1,303 @@
+"""Tools of a server: listing them (every page), checking arguments, calling one.
+
+Arguments are checked against the tool's ``inputSchema`` before anything is sent, so a
+missing or mistyped argument is one clear line ("missing required argument timezone
+(string)"), not whatever the server makes of it. Results keep every content block whole;
+:attr:`ToolCallResult.text` is the text blocks, with a one-line marker for each image, audio
+clip or resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.config.placeholders import MissingPolicy, SecretSource
+from mcpctl.errors import (
+    McpctlError,
+    ToolArgumentsError,
+    ToolNotFoundError,
+    closest,
+    exception_leaves,
+)
+from mcpctl.probe.failures import as_exception, classify, one_line, precheck, timeout_error
+
+if TYPE_CHECKING:
+    from mcpctl.probe.connect import Connection
+
+__all__ = [
+    "ToolCallResult",
+    "ToolInfo",
+    "call_tool",
+    "check_arguments",
+    "content_marker",
+    "list_all_tools",
+    "list_tools",
+]
+
+MAX_TOOL_PAGES = 100
+DEFAULT_CALL_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool of a server (``raw``: the object exactly as the server sent it)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    title: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def params_summary(self, limit: int = 6) -> str:
+        """``city*: string, days: integer`` (``*`` = required)."""
+        props = self.input_schema.get("properties") or {}
+        required = set(self.input_schema.get("required") or [])
+        parts = []
+        for pname, spec in list(props.items())[:limit]:
+            parts.append(f"{pname}{'*' if pname in required else ''}: {_type_of(spec)}")
+        if len(props) > limit:
+            parts.append(f"+{len(props) - limit} more")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+
+def _type_of(spec: object) -> str:
+    kind = spec.get("type", "any") if isinstance(spec, dict) else "any"
+    if isinstance(kind, list):
+        return "|".join(str(k) for k in kind)
+    return str(kind)
+
+
+@dataclass(frozen=True)
+class ToolCallResult:
+    """What a tool call returned.
+
+    ``text`` is for people: the text blocks, and a marker line for every other block
+    (``[image/png, 1,234 bytes]``); ``content`` has every block whole, as sent.
+    """
+
+    is_error: bool
+    text: str
+    structured: Any = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def list_all_tools(conn: Connection) -> list[ToolInfo]:
+    """Every tool of a connected server, through every page."""
+    import mcp_types as types
+
+    tools: list[ToolInfo] = []
+    cursor: str | None = None
+    for _ in range(MAX_TOOL_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await conn.session.list_tools(params=params)
+        for tool in page.tools:
+            tools.append(
+                ToolInfo(
+                    tool.name,
+                    tool.description or "",
+                    dict(tool.input_schema or {}),
+                    tool.title,
+                    conn.listing.raw_tools.get(tool.name, {}),
+                )
+            )
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+async def list_tools(
+    name: str,
+    entry: ServerEntry,
+    *,
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+    secrets: SecretSource | None = None,
+) -> list[ToolInfo]:
+    """Every tool of one server (all pages).
+
+    Raises:
+        CommandNotFoundError: a stdio server's command is not installed.
+        PlaceholderError: a placeholder has no value (``policy="error"``).
+        ProbeFailed: the server could not be reached or listed (``reason`` says why).
+    """
+    from mcpctl.probe.health import probe
+
+    result = await probe(name, entry, timeout=timeout, policy=policy, secrets=secrets)
+    if result.error is not None:
+        raise as_exception(name, result.error, result.stderr)
+    return result.tools
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+
+def _describe_error(err: Any, schema: dict[str, Any]) -> str:
+    where = ".".join(str(p) for p in err.absolute_path)
+    found = schema.get("properties")
+    props: dict[str, Any] = found if isinstance(found, dict) else {}
+    if err.validator == "required" and not where:
+        missing = err.message.split("'")[1] if err.message.count("'") >= 2 else err.message
+        return f"missing required argument {missing} ({_type_of(props.get(missing))})"
+    if err.validator == "additionalProperties" and not where:
+        extra = (
+            [k for k in err.instance if k not in props] if isinstance(err.instance, dict) else []
+        )
+        if extra:
+            guess = closest(extra[0], list(props))
+            return f"unknown argument {extra[0]!r}" + (
+                f" (did you mean {guess!r}?)" if guess else ""
+            )
+    if err.validator == "type":
+        got = type(err.instance).__name__
+        names = {"str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean",
+                 "list": "an array", "dict": "an object", "NoneType": "null"}  # fmt: skip
+        expected = err.validator_value
+        wanted = "|".join(expected) if isinstance(expected, list) else str(expected)
+        return f"argument {where or '(all)'} must be {wanted}, got {names.get(got, got)}"
+    return f"argument {where or '(all)'}: {one_line(err.message, 160)}"
+
+
+def check_arguments(tool: ToolInfo, arguments: dict[str, Any]) -> None:
+    """Check ``arguments`` against the tool's input schema before calling it.
+
+    A schema that is itself invalid is not held against the call (the server decides).
+
+    Raises:
+        ToolArgumentsError: every way the arguments break the schema, in one message.
+    """
+    from jsonschema import SchemaError
+    from jsonschema.validators import validator_for
+
+    schema = tool.input_schema
+    try:
+        cls = validator_for(schema)
+        cls.check_schema(schema)
+        errors = sorted(cls(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    except SchemaError:
+        return
+    except Exception:
+        return
+    if not errors:
+        return
+    messages = list(dict.fromkeys(_describe_error(e, schema) for e in errors))
+    more = f" (and {len(messages) - 3} more)" if len(messages) > 3 else ""
+    raise ToolArgumentsError(
+        f"{tool.name}: " + "; ".join(messages[:3]) + more,
+        hint=f"its parameters: {tool.params_summary(20) or 'none'}",
+    )
+
+
+# --- calls ----------------------------------------------------------------------------------
+
+
+def _decoded_size(data: object) -> int | None:
+    if not isinstance(data, str):
+        return None
+    return len(data) * 3 // 4 - data[-2:].count("=")
+
+
+def content_marker(block: dict[str, Any]) -> str:
+    """One line standing for a content block that is not text (``[image/png, 1,234 bytes]``)."""
+    kind = str(block.get("type", "content"))
+    if kind in ("image", "audio"):
+        size = _decoded_size(block.get("data"))
+        mime = block.get("mimeType") or kind
+        return f"[{mime}, {size:,} bytes]" if size is not None else f"[{mime}]"
+    if kind == "resource":
+        res = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+        assert isinstance(res, dict)
+        body = res.get("text") if isinstance(res.get("text"), str) else None
+        size = len(body.encode()) if body is not None else _decoded_size(res.get("blob"))
+        mime = f" ({res['mimeType']})" if res.get("mimeType") else ""
+        bytes_ = f", {size:,} bytes" if size is not None else ""
+        return f"[resource {res.get('uri', '?')}{mime}{bytes_}]"
+    if kind == "resource_link":
+        return f"[resource link {block.get('uri', '?')}]"
+    return f"[{kind} content]"
+
+
+async def call_tool(
+    name: str,
+    entry: ServerEntry,
+    tool: str,
+    arguments: dict[str, Any] | Callable[[ToolInfo], dict[str, Any]] | None = None,
+    *,
+    timeout: float | None = None,
+    policy: MissingPolicy = "error",
+    secrets: SecretSource | None = None,
+) -> ToolCallResult:
+    """Call one tool over one connection and return its result.
+
+    ``arguments`` may be a function of the tool's :class:`ToolInfo` (its input schema), to
+    build typed arguments from strings. They are checked against the tool's input schema
+    before the call. A tool that reports an error returns ``is_error=True``; it does not
+    raise. ``timeout`` bounds the whole call (default: the entry's, at least a minute).
+
+    Raises:
+        ToolNotFoundError: the server has no such tool.
+        ToolArgumentsError: the arguments do not match the tool's input schema.
+        CommandNotFoundError: a stdio server's command is not installed.
+        PlaceholderError: a placeholder has no value (``policy="error"``).
+        ProbeFailed: the server could not be reached, the tool did not answer in time
+            (``reason`` ``timeout``), or the call failed at the protocol level.
+    """
+    early = precheck(entry)
+    if early is not None:
+        raise as_exception(name, early)
+    import anyio
+
+    from mcpctl.probe.connect import connect
+    from mcpctl.probe.spawn import StdioDiagnostics
+
+    seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, DEFAULT_CALL_TIMEOUT)
+    diag = StdioDiagnostics() if not entry.is_remote else None
+    calling = False
+    try:
+        with anyio.fail_after(seconds):
+            async with connect(
+                name, entry, timeout=seconds, policy=policy, secrets=secrets, diagnostics=diag
+            ) as conn:
+                found = {t.name: t for t in await list_all_tools(conn)}
+                if tool not in found:
+                    raise ToolNotFoundError(name, tool, sorted(found))
+                args = arguments(found[tool]) if callable(arguments) else dict(arguments or {})
+                check_arguments(found[tool], args)
+                calling = True
+                res = await conn.session.call_tool(tool, args)
+                return _result(res, conn)
+    except TimeoutError:
+        error = timeout_error(seconds, diag, calling=tool if calling else None)
+        raise as_exception(name, error, diag.tail() if diag else ()) from None
+    except Exception as exc:
+        ours = [e for e in exception_leaves(exc) if isinstance(e, McpctlError)]
+        if ours:
+            raise ours[0] from None
+        error = classify(exc, entry, diag, name)
+        raise as_exception(name, error, diag.tail() if diag else ()) from None
+
+
+def _result(res: Any, conn: Connection) -> ToolCallResult:
+    lines: list[str] = []
+    content: list[dict[str, Any]] = []
+    for block in res.content:
+        data = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+        content.append(data)
+        if data.get("type") == "text":
+            lines.append(str(data.get("text", "")))
+        else:
+            lines.append(content_marker(data))
+    text = conn.resolved.redact("\n".join(lines))
+    return ToolCallResult(bool(res.is_error), text, res.structured_content, content)
