@@ -8,7 +8,8 @@ Every change to a config file goes through :meth:`ConfigStore.update`:
    or has duplicate keys (rewriting would silently drop data);
 3. apply the change to the raw JSON object -- entries mcpctl did not touch, key order
    and top-level ``$`` keys stay exactly as they were;
-4. keep the previous bytes under the state dir's ``backups/`` (the last 20), for undo;
+4. keep the previous bytes under the state dir's ``backups/`` (the last 20), for undo
+   (:mod:`mcpctl.config.backups` decides their layout; this module writes them);
 5. write a temporary file in the same directory, fsync it, give it the old file's
    permissions, and ``os.replace`` it over the file: readers see the old or the new
    content, never a mix, even if the process is killed mid-write.
@@ -19,28 +20,24 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import json
 import os
 import stat
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from mcpctl.config.checks import check_name, entry_from_data
+from mcpctl.config.backups import Backup, BackupHistory
+from mcpctl.config.edits import AddOutcome, ServerEdits
 from mcpctl.config.jsontext import dump_config, splice_canonical
 from mcpctl.config.loader import Document, read_document
-from mcpctl.config.model import ServerEntry, format_path
+from mcpctl.config.model import format_path
 from mcpctl.config.placeholders import literal_secrets, placeholder_hint
 from mcpctl.errors import (
     ConfigInvalidError,
-    InvalidEntryError,
     LockTimeoutError,
     NothingToUndoError,
     PlaintextSecretError,
     ReadOnlyError,
-    ServerExistsError,
-    ServerNotFoundError,
     StorageError,
     UndoConflictError,
 )
@@ -52,6 +49,7 @@ __all__ = [
     "ConfigStore",
     "UndoOutcome",
     "atomic_write",
+    "io_error",
     "write_json",
 ]
 
@@ -60,7 +58,8 @@ KEEP_BACKUPS = 20
 DEFAULT_LOCK_TIMEOUT = 15.0
 
 
-def _io_error(exc: OSError, path: Path, action: str) -> Exception:
+def io_error(exc: OSError, path: Path, action: str) -> Exception:
+    """The mcpctl error for a failed file operation (read-only, disk full, other I/O)."""
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return ReadOnlyError(
             f"cannot {action} {path}: {exc.strerror}",
@@ -81,8 +80,13 @@ def write_json(path: Path, data: Any, *, mode: int | None = None) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _io_error(exc, path.parent, "create") from None
+        raise io_error(exc, path.parent, "create") from None
     atomic_write(path, dump_config(data), mode=mode)
+
+
+def _write_private(path: Path, content: bytes) -> None:
+    # Backups: owner-only, and not worth an fsync (the rename keeps them whole).
+    atomic_write(path, content, mode=0o600, durable=False)
 
 
 def atomic_write(
@@ -109,7 +113,7 @@ def atomic_write(
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     except OSError as exc:
-        raise _io_error(exc, target, "write") from None
+        raise io_error(exc, target, "write") from None
     try:
         try:
             if mode is None and existing is not None:
@@ -134,7 +138,7 @@ def atomic_write(
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise _io_error(exc, target, "write") from None
+        raise io_error(exc, target, "write") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -152,25 +156,6 @@ def atomic_write(
         os.close(dir_fd)
 
 
-class Backup(NamedTuple):
-    """One saved version of a config file, from before a change mcpctl made."""
-
-    seq: int
-    action: str
-    time: float
-    existed: bool
-    after_sha256: str | None
-    path: Path
-
-
-class AddOutcome(NamedTuple):
-    """What :meth:`ConfigStore.add` did."""
-
-    name: str
-    replaced: bool
-    created_file: bool
-
-
 class UndoOutcome(NamedTuple):
     """What :meth:`ConfigStore.undo` restored."""
 
@@ -180,7 +165,7 @@ class UndoOutcome(NamedTuple):
     remaining: int
 
 
-class ConfigStore:
+class ConfigStore(ServerEdits):
     """Safe, concurrent edits of one ``external-mcps.json``.
 
     Args:
@@ -200,6 +185,11 @@ class ConfigStore:
         self.path = Path(path)
         self.backups = backups
         self.keep_backups = keep_backups
+        self._backups = (
+            BackupHistory(backups, keep=keep_backups, write=_write_private)
+            if backups is not None
+            else None
+        )
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("MCPCTL_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT))
         self.lock_timeout = lock_timeout
@@ -231,7 +221,7 @@ class ConfigStore:
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _io_error(exc, directory, "create") from None
+            raise io_error(exc, directory, "create") from None
         # A read-only mode is a statement of intent; honour it even for root.
         try:
             st = target.stat()
@@ -265,7 +255,7 @@ class ConfigStore:
                 hint="retry, or raise MCPCTL_LOCK_TIMEOUT",
             ) from None
         except OSError as exc:
-            raise _io_error(exc, target, "lock") from None
+            raise io_error(exc, target, "lock") from None
         try:
             yield
         finally:
@@ -311,28 +301,28 @@ class ConfigStore:
             if not allow_secrets:
                 _refuse_literal_secrets(doc.data, data)
             content = self._render(doc, data)
-            seq = self._save_backup(target, doc, content, action)
+            seq = None
+            if self._backups is not None:
+                try:
+                    seq = self._backups.save(target, self.path, doc, content, action)
+                except OSError as exc:
+                    raise io_error(exc, self._backups.folder, "write in") from None
             try:
                 atomic_write(target, content)
             except BaseException:
-                if seq is not None:
-                    self._drop_backup(seq)  # the change did not happen
+                if self._backups is not None and seq is not None:
+                    self._backups.drop(seq)  # the change did not happen
                 raise
             return result
 
     def _render(self, doc: Document, data: dict[str, Any]) -> bytes:
         # When the file is byte for byte what mcpctl last wrote, it is canonical, and the
         # entries a change did not touch can be copied instead of encoded again.
-        existing = self._backup_files()
-        if doc.raw and existing:
-            try:
-                meta = json.loads(existing[-1][1].read_bytes())
-            except (OSError, ValueError):
-                meta = {}
-            if meta.get("after_sha256") == hashlib.sha256(doc.raw).hexdigest():
-                spliced = splice_canonical(doc.raw, doc.data, data)
-                if spliced is not None:
-                    return spliced
+        last = self._backups.last_written() if self._backups is not None else None
+        if doc.raw and last is not None and last == hashlib.sha256(doc.raw).hexdigest():
+            spliced = splice_canonical(doc.raw, doc.data, data)
+            if spliced is not None:
+                return spliced
         return dump_config(data)
 
     def _remove_stale_temps(self, target: Path) -> None:
@@ -341,75 +331,9 @@ class ConfigStore:
         for leftover in target.parent.glob(f".{target.name}.*.tmp"):
             leftover.unlink(missing_ok=True)
 
-    # --- backups --------------------------------------------------------------------------
-
-    def _backup_files(self) -> list[tuple[int, Path]]:
-        if self.backups is None or not self.backups.is_dir():
-            return []
-        found = []
-        for meta in self.backups.glob("*.meta.json"):
-            stem = meta.name.split(".", 1)[0]
-            if stem.isdigit():
-                found.append((int(stem), meta))
-        return sorted(found)
-
-    def _save_backup(self, target: Path, doc: Document, content: bytes, action: str) -> int | None:
-        """Keep the current version; returns its sequence number."""
-        if self.backups is None:
-            return None
-        try:
-            self.backups.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            raise _io_error(exc, self.backups, "create") from None
-        existing = self._backup_files()
-        seq = existing[-1][0] + 1 if existing else 1
-        base = self.backups / f"{seq:06d}"
-        meta = {
-            "action": action,
-            "time": time.time(),
-            "config": str(self.path.absolute()),
-            "existed": doc.exists,
-            "after_sha256": hashlib.sha256(content).hexdigest(),
-        }
-        if doc.exists:
-            # The file is about to be replaced, not rewritten, so a hard link keeps the
-            # old version for free; across file systems, copy it.
-            copy = base.with_suffix(".json")
-            copy.unlink(missing_ok=True)
-            try:
-                os.link(target, copy)
-            except OSError:
-                atomic_write(copy, doc.raw, mode=0o600, durable=False)
-        atomic_write(base.with_suffix(".meta.json"), dump_config(meta), mode=0o600, durable=False)
-        for old_seq, _ in existing[: max(0, len(existing) + 1 - self.keep_backups)]:
-            self._drop_backup(old_seq)
-        return seq
-
-    def _drop_backup(self, seq: int) -> None:
-        if self.backups is None:
-            return
-        for suffix in (".meta.json", ".json"):
-            (self.backups / f"{seq:06d}{suffix}").unlink(missing_ok=True)
-
     def history(self) -> list[Backup]:
-        """The saved versions, oldest first (at most 20)."""
-        out = []
-        for seq, meta_path in self._backup_files():
-            try:
-                meta = json.loads(meta_path.read_text("utf-8"))
-            except (OSError, ValueError):
-                continue
-            out.append(
-                Backup(
-                    seq=seq,
-                    action=str(meta.get("action", "")),
-                    time=float(meta.get("time", 0)),
-                    existed=bool(meta.get("existed", True)),
-                    after_sha256=meta.get("after_sha256"),
-                    path=meta_path.with_name(f"{seq:06d}.json"),
-                )
-            )
-        return out
+        """The saved versions, oldest first (at most ``keep_backups``)."""
+        return self._backups.history() if self._backups is not None else []
 
     def undo(self, *, force: bool = False) -> UndoOutcome:
         """Restore the file as it was before mcpctl's last change (repeat to go further).
@@ -443,99 +367,13 @@ class ConfigStore:
                 try:
                     content = last.path.read_bytes()
                 except OSError as exc:
-                    raise _io_error(exc, last.path, "read") from None
+                    raise io_error(exc, last.path, "read") from None
                 atomic_write(target, content)
             else:
                 target.unlink(missing_ok=True)
-            self._drop_backup(last.seq)
+            if self._backups is not None:
+                self._backups.drop(last.seq)
             return UndoOutcome(last.action, last.time, not last.existed, len(history) - 1)
-
-    # --- the changes the CLI and the daemon make ----------------------------------------
-
-    def add(
-        self, name: str, entry: ServerEntry, *, force: bool = False, allow_secrets: bool = False
-    ) -> AddOutcome:
-        """Add (or with ``force`` replace) one server.
-
-        Raises:
-            InvalidEntryError: the name or the entry breaks the model.
-            ServerExistsError: the name is taken and ``force`` is false.
-            PlaintextSecretError: the entry holds a literal secret (``allow_secrets`` to
-                write it anyway).
-            and the errors of :meth:`update`.
-        """
-        if (why := check_name(name)) is not None:
-            raise InvalidEntryError(why)
-        data = entry.to_data()
-        _, issues = entry_from_data(name, data)
-        if issues:
-            first = issues[0]
-            raise InvalidEntryError(f"{format_path(first.path)}: {first.message}", hint=first.hint)
-        existed_before = self.path.exists()
-
-        def change(doc: dict[str, Any]) -> bool:
-            replaced = name in doc
-            if replaced and not force:
-                raise ServerExistsError(
-                    f"server {name!r} already exists in {self.path}",
-                    hint=f"use --force to replace it, or 'mcpctl remove {name}' first",
-                )
-            doc[name] = data
-            return replaced
-
-        replaced = self.update(change, action=f"add {name}", allow_secrets=allow_secrets)
-        return AddOutcome(name, replaced, not existed_before)
-
-    def remove(self, names: Iterable[str], *, missing_ok: bool = False) -> list[str]:
-        """Remove servers by name, all or none; returns the names removed.
-
-        Raises:
-            ServerNotFoundError: a name is not in the file (unless ``missing_ok``).
-            and the errors of :meth:`update`.
-        """
-        wanted = list(dict.fromkeys(names))
-
-        def change(doc: dict[str, Any]) -> list[str]:
-            missing = [n for n in wanted if n not in doc or n.startswith("$")]
-            if missing and not missing_ok:
-                raise ServerNotFoundError.for_names(missing, _names(doc), self.path)
-            removed = [n for n in wanted if n not in missing]
-            for n in removed:
-                del doc[n]
-            return removed
-
-        return self.update(change, action="remove " + " ".join(wanted))
-
-    def set_enabled(self, name: str, enabled: bool) -> bool:
-        """Enable or disable a server; returns whether anything changed.
-
-        Raises:
-            ServerNotFoundError: no server of that name.
-            ConfigInvalidError: the entry is not a JSON object.
-            and the errors of :meth:`update`.
-        """
-
-        def change(doc: dict[str, Any]) -> bool:
-            if name not in doc or name.startswith("$"):
-                raise ServerNotFoundError.for_names([name], _names(doc), self.path)
-            entry = doc[name]
-            if not isinstance(entry, dict):
-                raise ConfigInvalidError(f"server {name!r} is not a JSON object")
-            was = entry.get("enabled", True) is not False
-            if was == enabled:
-                return False
-            if enabled:
-                entry.pop("enabled", None)  # true is the default: keep the file minimal
-            else:
-                entry["enabled"] = False
-            return True
-
-        verb = "enable" if enabled else "disable"
-        return self.update(change, action=f"{verb} {name}")
-
-
-def _names(doc: dict[str, Any]) -> list[str]:
-    return [k for k in doc if not k.startswith("$")]
 
 
 def _refuse_literal_secrets(before: dict[str, Any], after: dict[str, Any]) -> None:
