@@ -36,3 +36,30 @@ def test_ruff_format() -> None:
 def test_mypy_strict() -> None:
     r = run(tool("mypy"))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "banned"),
+    [
+        ("mcpctl/config/x.py", "import mcp", True),
+        ("mcpctl/config/x.py", "import httpx2", True),
+        ("mcpctl/registry/x.py", "import mcp_types", True),
+        ("mcpctl/registry/x.py", "import keyring", True),
+        ("mcpctl/config/x.py", "import typer", True),
+        ("mcpctl/probe/x.py", "import rich", True),
+        ("mcpctl/probe/x.py", "from mcpctl.cli import output", True),
+        ("mcpctl/cli/x.py", "from mcp.client.session import ClientSession", True),
+        ("mcpctl/cli/x.py", "import httpx2", True),
+        ("mcpctl/cli/x.py", "import keyring", True),
+        ("mcpctl/probe/x.py", "import mcp_types", False),
+        ("mcpctl/probe/x.py", "import httpx2", False),
+        ("mcpctl/cli/x.py", "import typer", False),
+    ],
+)
+def test_import_boundaries_are_enforced(path: str, source: str, banned: bool) -> None:
+    """Only probe/ talks to servers, only the CLI renders, the keyring is auth's alone."""
+    r = subprocess.run(
+        [tool("ruff"), "check", "--select", "TID251", "--stdin-filename", path, "-"],
+        input=f"{source}\n", cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert ("TID251" in r.stdout) is banned, r.stdout + r.stderr

@@ -45,7 +45,7 @@ class RegistryClient:
     sleep: Callable[[float], None] = time.sleep
 
     def __post_init__(self) -> None:
-        import httpx2
+        import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
         # A short connect timeout: offline, mcpctl must fail fast, not after retries.
         timeout = httpx2.Timeout(self.timeout, connect=min(self.timeout, 3.0))
@@ -75,7 +75,7 @@ class RegistryClient:
             RegistryError: network failure, an error status after the retries, a body over
                 the cap, or invalid JSON.
         """
-        import httpx2
+        import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
         url = self._url(path)
         for attempt in range(self.retries + 1):
