@@ -26,13 +26,39 @@ def test_py_typed_is_shipped() -> None:
     assert (Path(mcpctl.__file__).parent / "py.typed").exists()
 
 
+def _subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
 def test_error_tree_codes_are_unique_and_documented() -> None:
+    """Every error class, exported or not, is in the tree with its code and exit code."""
+    import mcpctl.cli.app  # noqa: F401 -- load every module that could define an error
+    import mcpctl.probe.health  # noqa: F401
+    import mcpctl.registry.install  # noqa: F401
     from mcpctl import errors
 
-    classes = [getattr(errors, n) for n in errors.__all__ if isinstance(getattr(errors, n), type)]
+    classes = [errors.McpctlError, *_subclasses(errors.McpctlError)]
+    assert len(classes) > 20
     codes = [c.code for c in classes]
-    assert len(codes) == len(set(codes))
+    assert len(codes) == len(set(codes)), sorted(codes)
+    tree = errors.__doc__ or ""
     for cls in classes:
-        assert cls.__name__ in (errors.__doc__ or ""), f"{cls.__name__} missing from the tree"
-        assert cls.code in (errors.__doc__ or "")
+        assert cls.__module__ == "mcpctl.errors", f"{cls.__name__} is defined outside errors.py"
+        line = next((ln for ln in tree.splitlines() if f" {cls.__name__} " in f" {ln} "), "")
+        assert line, f"{cls.__name__} is missing from the tree"
+        assert f"exit {cls.exit_code}" in line and cls.code in line, line
         assert cls.exit_code in (1, 2, 3)
+        assert cls.__name__ in errors.__all__
+
+
+def test_probe_exports() -> None:
+    import mcpctl.probe
+
+    for name in mcpctl.probe.__all__:
+        assert getattr(mcpctl.probe, name).__doc__, name
+    assert {"probe", "probe_all", "list_tools", "call_tool", "open_session"} <= set(
+        mcpctl.probe.__all__
+    )

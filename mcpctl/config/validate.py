@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpctl.config.checks import check_name, transport_field_issues, unknown_field_message
+from mcpctl.config.checks import (
+    check_name,
+    transport_field_issues,
+    unknown_field_message,
+    wrapper_problem,
+)
 from mcpctl.config.jsontext import JsonPosError, PositionedJson, parse_with_positions
 from mcpctl.config.model import (
     AUTH_FIELDS,
@@ -293,8 +298,12 @@ def validate_text(
         )
     base = base or path.parent
     internal = set(internal_names)
+    wrapped = wrapper_problem(doc.value)
+    if wrapped is not None:
+        col.add("error", wrapped.code, (wrapped.path,), wrapped.message, hint=wrapped.hint,
+                at_key=True)  # fmt: skip
     for name, value in doc.value.items():
-        if name.startswith("$"):
+        if name.startswith("$") or (wrapped is not None and name == wrapped.path):
             continue
         report.servers += 1
         if (why := check_name(name)) is not None:

@@ -46,12 +46,33 @@ def test_every_command_has_help_with_an_example(cli: Cli) -> None:
 def test_help_and_no_args(cli: Cli) -> None:
     r = cli("--help")
     assert r.exit_code == 0 and "external-mcps.json" in r.stdout
-    assert cli().exit_code in (0, 2)
+    bare = cli()
+    assert bare.exit_code == 0 and bare.stdout == r.stdout and bare.stderr == ""
 
 
 def test_version(cli: Cli) -> None:
     r = cli("--version")
     assert r.exit_code == 0 and r.stdout.strip() == f"mcpctl {__version__}"
+    r = cli("--version", "--json")
+    assert r.exit_code == 0
+    assert r.json == {"mcpctl": 1, "command": "version", "ok": True,
+                      "data": {"version": __version__}, "warnings": [], "errors": []}  # fmt: skip
+
+
+def test_failed_checks_list_their_problems_in_errors(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"a": {"comand": "x"}, "b": {"command": "definitely-not-here-mcp"}})
+    r = cli("validate", "--json")
+    assert r.exit_code == 1 and r.json["ok"] is False
+    assert sorted(e["code"] for e in r.json["errors"]) == ["missing_field", "unknown_field"]
+    assert any(e["message"].startswith("a.comand: ") for e in r.json["errors"])
+    r = cli("health", "b", "--json")
+    assert r.exit_code == 1 and r.json["ok"] is False
+    assert r.json["errors"] == [{
+        "code": "probe_failed", "reason": "command_not_found",
+        "message": "b: command 'definitely-not-here-mcp' not found on PATH",
+        "hint": r.json["data"]["mcps"][0]["error"]["hint"],
+    }]  # fmt: skip
+    assert r.json["errors"][0]["hint"]
 
 
 @pytest.mark.parametrize(

@@ -226,7 +226,7 @@ def test_get_unknown_suggests(cli: Cli, config_path: Path) -> None:
     assert r.exit_code == 2
     assert r.json["errors"][0] == {
         "code": "server_not_found",
-        "message": r.json["errors"][0]["message"],
+        "message": f"no server 'githb' in {config_path}",
         "hint": "did you mean 'github'?",
     }
 
@@ -362,3 +362,112 @@ def test_read_only_file_or_directory_exits_3_and_changes_nothing(
         assert leftovers == []
     finally:
         victim.chmod(mode)
+
+
+# --- input that used to go wrong silently --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "written", "warned"),
+    [("30s", 30000, False), ("500ms", 500, False), ("2m", 120000, False), ("1.5s", 1500, False),
+     ("5000", 5000, False), ("30", 30, True)],
+)  # fmt: skip
+def test_add_timeout_takes_a_unit_and_warns_when_implausible(
+    cli: Cli, config_path: Path, value: str, written: int, warned: bool
+) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "t", "--timeout", value, "--json", "--", "echo")
+    assert r.exit_code == 0, r.stdout
+    assert read(config_path)["t"]["timeout"] == written  # the file keeps milliseconds
+    notes = [w for w in r.json["warnings"] if "--timeout" in w]
+    assert bool(notes) is warned
+    if warned:
+        assert "30 ms" in notes[0] and "30s" in notes[0]
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "0s", "-5", "10 parsecs"])
+def test_add_bad_timeout_is_exit_2(cli: Cli, config_path: Path, value: str) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "t", "--timeout", value, "--", "echo")
+    assert r.exit_code == 2 and "--timeout" in r.stderr
+    assert config_path.read_text() == "{}\n"
+
+
+def test_add_empty_value_from_a_shell_expansion_warns(cli: Cli, config_path: Path) -> None:
+    # add gh -e GITHUB_TOKEN="${GITHUB_TOKEN}" with the variable unset reaches us as "GITHUB_TOKEN="
+    config_path.write_text("{}\n")
+    r = cli("add", "gh", "-e", "GITHUB_TOKEN=", "--", "npx", "server-github")
+    assert r.exit_code == 0
+    assert "GITHUB_TOKEN is empty" in r.stderr and "-e GITHUB_TOKEN='${GITHUB_TOKEN}'" in r.stderr
+    r = cli("add", "docs", "--url", "https://x.example/mcp", "-H", "Authorization: Bearer ", "--json")
+    assert any("-H 'Authorization: Bearer ${AUTHORIZATION}'" in w for w in r.json["warnings"])
+    r = cli("add", "ok", "-e", "MODE=fast", "--json", "--", "echo")
+    assert not [w for w in r.json["warnings"] if "empty" in w]
+
+
+def test_add_without_a_name_before_dashdash(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "--", "true")
+    assert r.exit_code == 2 and "missing NAME" in r.stderr and "mcpctl add NAME -- true" in r.stderr
+    assert config_path.read_text() == "{}\n"
+    # A server really named like a command is fine when the name comes before '--'.
+    assert cli("add", "true", "--", "true").exit_code == 0
+
+
+@pytest.mark.parametrize("command", [["list"], ["get", "x"], ["health"], ["tools"], ["outdated"]])
+def test_a_named_config_that_does_not_exist_is_an_error(
+    cli: Cli, tmp_path: Path, command: list[str]
+) -> None:
+    missing = tmp_path / "nowhere" / "typo.json"
+    r = cli("--config", str(missing), *command, "--json")
+    assert r.exit_code == 2, r.stdout
+    assert r.json["errors"][0]["code"] == "config_not_found"
+    assert str(missing) in r.json["errors"][0]["message"]
+    # Not named: the default location may simply not exist yet.
+    assert cli("list", "--json").exit_code == 0
+
+
+def test_a_claude_desktop_file_is_recognised(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"mcpServers": {"fs": {"command": "npx", "args": ["-y", "x"]}}})
+    r = cli("list", "--json")
+    assert r.exit_code == 0 and r.json["data"]["servers"] == []
+    assert any("Claude Desktop" in w and "top level" in w for w in r.json["warnings"])
+    r = cli("validate", "--json")
+    assert r.exit_code == 1
+    codes = [p["code"] for p in r.json["data"]["problems"]]
+    assert codes == ["wrapped_servers"]  # one clear problem, not a list of unknown fields
+    assert r.json["errors"][0]["code"] == "wrapped_servers"
+    # A server that is really named "servers" is just a server.
+    write_config(config_path, {"servers": {"command": "echo"}})
+    assert [s["name"] for s in cli("list", "--json").json["data"]["servers"]] == ["servers"]
+
+
+def test_json_errors_are_worded_alike_everywhere(cli: Cli, config_path: Path) -> None:
+    config_path.write_text('{\n  "a": {"command": "echo"},\n}\n')
+    listed = cli("list", "--json").json["errors"][0]["message"]
+    validated = cli("validate", "--json").json["data"]["problems"][0]["message"]
+    assert "trailing comma" in listed and "trailing comma" in validated
+    assert listed.endswith(validated)  # list adds file:line:column in front
+
+
+def test_literal_secrets_are_refused_for_library_callers(config_path: Path) -> None:
+    from mcpctl import ConfigStore, ServerEntry
+    from mcpctl.config.model import AuthConfig
+    from mcpctl.errors import PlaintextSecretError
+
+    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    store = ConfigStore(config_path)
+    with pytest.raises(PlaintextSecretError) as info:
+        store.add("gh", ServerEntry(command="npx", env={"GITHUB_TOKEN": token}))
+    assert token not in info.value.message + str(info.value.hint)
+    assert "${GITHUB_TOKEN}" in str(info.value.hint)
+    with pytest.raises(PlaintextSecretError):  # a credential in auth is secret whatever it is
+        store.add("r", ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="hello")))
+    with pytest.raises(PlaintextSecretError):  # every write, not only add
+        store.update(lambda doc: doc.update({"x": {"command": "s", "args": [token]}}), action="t")
+    assert not config_path.exists()
+    store.add("gh", ServerEntry(command="npx", env={"GITHUB_TOKEN": token}), allow_secrets=True)
+    assert read(config_path)["gh"]["env"]["GITHUB_TOKEN"] == token
+    # Entries a write does not touch are not held against it.
+    store.add("other", ServerEntry(command="echo"))
+    store.add("placeholder", ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="${T}")))
