@@ -1,4 +1,4 @@
-"""Where things live (DESIGN.md section 3)."""
+"""Where things live: the config, the user dirs, MCPCTL_HOME, backups and the snapshot."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ class BasicAuth(_Strict):
 
 
 class OAuthAuth(_Strict):
-    """OAuth 2.1 sign-in with ``mcpctl auth NAME``; tokens live in the keyring."""
+    """OAuth 2.1 sign-in; tokens are kept in the OS keyring, never in this file."""
 
     type: Literal["oauth"]
     scopes: list[StrictStr] = Field(default_factory=list)

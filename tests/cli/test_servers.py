@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Cli, write_config
 
-SEEDS_FILE = {
+ORCHESTRATOR_FILE = {
     "posthog": {
         "command": "npx",
         "args": ["-y", "@anthropic/posthog-mcp"],
@@ -25,7 +25,7 @@ def read(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def test_add_stdio_creates_file_with_seeds_fields(cli: Cli, config_path: Path) -> None:
+def test_add_stdio_creates_file_with_the_original_fields(cli: Cli, config_path: Path) -> None:
     config_path.write_text("{}\n")
     r = cli(
         "add",
@@ -260,7 +260,7 @@ def test_remove_is_all_or_nothing(cli: Cli, config_path: Path) -> None:
 
 
 def test_enable_disable_keep_file_minimal(cli: Cli, config_path: Path) -> None:
-    write_config(config_path, SEEDS_FILE)
+    write_config(config_path, ORCHESTRATOR_FILE)
     r = cli("disable", "posthog", "--json")
     assert r.json["data"] == {
         "config": str(config_path),
@@ -271,7 +271,7 @@ def test_enable_disable_keep_file_minimal(cli: Cli, config_path: Path) -> None:
     assert read(config_path)["posthog"]["enabled"] is False
     assert cli("disable", "posthog", "--json").json["data"]["changed"] is False
     cli("enable", "posthog")
-    assert read(config_path) == SEEDS_FILE
+    assert read(config_path) == ORCHESTRATOR_FILE
     assert cli("enable", "nope").exit_code == 2
 
 

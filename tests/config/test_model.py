@@ -177,7 +177,7 @@ def test_round_trip_known_entries(data: dict[str, Any]) -> None:
         assert "sensitive" not in out  # defaults are left out
 
 
-def test_stdio_entries_written_use_only_seed_fields() -> None:
+def test_stdio_entries_written_use_only_the_original_fields() -> None:
     entry = ServerEntry(
         command="npx", args=("-y", "p"), env={"A": "${A}"}, timeout=1000, description="d"
     )

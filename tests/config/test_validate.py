@@ -164,10 +164,10 @@ def test_validate_config_missing_file(tmp_path: Path) -> None:
     assert not report.ok and report.errors[0].code == "not_found"
 
 
-def test_seeds_file_validates(tmp_path: Path) -> None:
-    from tests.cli.test_servers import SEEDS_FILE
+def test_the_orchestrators_format_validates(tmp_path: Path) -> None:
+    from tests.cli.test_servers import ORCHESTRATOR_FILE
 
-    path = write_config(tmp_path / "external-mcps.json", SEEDS_FILE)
+    path = write_config(tmp_path / "external-mcps.json", ORCHESTRATOR_FILE)
     report = validate_config(path)
     assert report.ok and [p.code for p in report.problems] in ([], ["command_not_found"])
 
@@ -223,9 +223,9 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     assert entry["additionalProperties"] is False
     assert cli("schema", "--json").json["data"] == schema
     jsonschema = pytest.importorskip("jsonschema")
-    from tests.cli.test_servers import SEEDS_FILE
+    from tests.cli.test_servers import ORCHESTRATOR_FILE
 
-    jsonschema.validate({"$schema": "x", **SEEDS_FILE}, schema)
+    jsonschema.validate({"$schema": "x", **ORCHESTRATOR_FILE}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"x": {"comand": "sh"}}, schema)
 
