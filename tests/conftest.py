@@ -31,6 +31,17 @@ def need_program(program: str, why: str) -> str:
     return found
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Under MCPCTL_REQUIRE_INTEGRATION=1 (CI) no test may skip, whatever the reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_INTEGRATION and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped, which MCPCTL_REQUIRE_INTEGRATION=1 forbids: {reason}"
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own MCPCTL_HOME and working directory; no user file is touched."""
