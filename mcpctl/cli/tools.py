@@ -123,23 +123,30 @@ def tools(
     return output.emit(Result("tools", data, warnings, exit_code=exit_code), human)
 
 
-def _parse_args(pairs: list[str], args_json: str | None, schema: dict[str, Any]) -> dict[str, Any]:
-    arguments: dict[str, Any] = {}
-    if args_json is not None:
-        if args_json.startswith("@"):
-            try:
-                text = Path(args_json[1:]).read_text("utf-8")
-            except OSError as exc:
-                raise UsageError(f"cannot read {args_json[1:]}: {exc.strerror or exc}") from None
-        else:
-            text = args_json
+def _load_args_json(args_json: str | None) -> dict[str, Any]:
+    """The ``--args-json`` object (inline, ``@FILE`` or ``-``), read before any server starts."""
+    if args_json is None:
+        return {}
+    if args_json == "-":
+        text = _read_stdin_json()
+    elif args_json.startswith("@"):
         try:
-            loaded = json.loads(text)
-        except ValueError as exc:
-            raise UsageError(f"--args-json is not valid JSON: {exc}") from None
-        if not isinstance(loaded, dict):
-            raise UsageError("--args-json must be a JSON object of arguments")
-        arguments.update(loaded)
+            text = Path(args_json[1:]).read_text("utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read {args_json[1:]}: {exc.strerror or exc}") from None
+    else:
+        text = args_json
+    try:
+        loaded = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--args-json is not valid JSON: {exc}") from None
+    if not isinstance(loaded, dict):
+        raise UsageError("--args-json must be a JSON object of arguments")
+    return loaded
+
+
+def _parse_args(pairs: list[str], given: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    arguments: dict[str, Any] = dict(given)
     props = schema.get("properties") or {}
     for raw in pairs:
         key, found, value = raw.partition("=")
@@ -212,12 +219,13 @@ def call(
     chosen, _ = targets([name], "all", None, "annabelle")
     _, entry, _ = chosen[0]
 
-    def prepare(info: ToolInfo) -> dict[str, Any]:
-        return _parse_args(arg, args_json, info.input_schema)
+    # Read (and check) --args-json now, before connecting: a typo should not cost a server
+    # start, and a stdio server must not see our stdin.
+    given = _load_args_json(args_json)
 
-    if args_json == "-":
-        # Read stdin now, before connecting: a server must not see our stdin.
-        args_json = _read_stdin_json()
+    def prepare(info: ToolInfo) -> dict[str, Any]:
+        return _parse_args(arg, given, info.input_schema)
+
     res = run_async(
         lambda: call_tool(name, entry, tool, prepare, timeout=seconds),
         what=f"Calling {name}/{tool}…",

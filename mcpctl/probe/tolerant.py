@@ -62,7 +62,7 @@ def _problems(tool: dict[str, Any], version: str) -> list[tuple[str, str]]:
 def repair_tool(tool: object, version: str) -> tuple[dict[str, Any] | None, list[str]]:
     """``tool`` made to conform (or ``None`` when it cannot be), and what was changed."""
     if not isinstance(tool, dict):
-        return None, ["a tool that is not a JSON object was left out"]
+        return None, ["it is not a JSON object; the tool was left out"]
     fixed = dict(tool)
     notes: list[str] = []
     for _ in range(4):  # each round fixes every field reported; a few rounds at most
@@ -71,7 +71,7 @@ def repair_tool(tool: object, version: str) -> tuple[dict[str, Any] | None, list
             return fixed, notes
         for top, where in problems:
             if top == "name":
-                return None, ["a tool without a valid name was left out"]
+                return None, ["name is missing or not a string; the tool was left out"]
             if top == "inputSchema":
                 schema = fixed.get("inputSchema")
                 if isinstance(schema, dict) and "type" not in schema:
@@ -94,12 +94,13 @@ def _repair_listing(result: dict[str, Any], listing: Listing) -> dict[str, Any]:
         return result
     version = listing.protocol_version or _FALLBACK_VERSION
     kept: list[Any] = []
-    for tool in tools:
+    for position, tool in enumerate(tools, 1):
         name = tool.get("name") if isinstance(tool, dict) else None
         if isinstance(name, str):
             listing.raw_tools[name] = copy.deepcopy(tool)
         fixed, notes = repair_tool(tool, version)
-        label = f"tool {name!r}" if isinstance(name, str) else "a tool"
+        # A tool without a name is named by its place in the list.
+        label = f"tool {name!r}" if isinstance(name, str) else f"tool #{position}"
         listing.warnings += [f"{label}: {note}" for note in dict.fromkeys(notes)]
         if fixed is not None:
             kept.append(fixed)

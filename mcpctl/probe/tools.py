@@ -148,9 +148,12 @@ def _describe_error(err: Any, schema: dict[str, Any]) -> str:
     where = ".".join(str(p) for p in err.absolute_path)
     found = schema.get("properties")
     props: dict[str, Any] = found if isinstance(found, dict) else {}
-    if err.validator == "required" and not where:
-        missing = err.message.split("'")[1] if err.message.count("'") >= 2 else err.message
-        return f"missing required argument {missing} ({_type_of(props.get(missing))})"
+    if err.validator == "required" and not where and isinstance(err.validator_value, list):
+        given = err.instance if isinstance(err.instance, dict) else {}
+        missing = [str(r) for r in err.validator_value if r not in given]
+        return "; ".join(
+            f"missing required argument {m} ({_type_of(props.get(m))})" for m in missing
+        )
     if err.validator == "additionalProperties" and not where:
         extra = (
             [k for k in err.instance if k not in props] if isinstance(err.instance, dict) else []
@@ -170,15 +173,33 @@ def _describe_error(err: Any, schema: dict[str, Any]) -> str:
     return f"argument {where or '(all)'}: {one_line(err.message, 160)}"
 
 
+def _typos(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    """Arguments the schema does not name but that are close to a name it does.
+
+    Only where the schema says nothing of other arguments (as the Python SDK's never do):
+    the validator reports every unknown argument when they are forbidden, and they are
+    meant when allowed outright. The server would ignore a typo and use the default.
+    """
+    props = schema.get("properties")
+    if not isinstance(props, dict) or {"additionalProperties", "patternProperties"} & set(schema):
+        return []
+    out = []
+    for key in arguments:
+        guess = closest(key, list(props)) if key not in props else None
+        if guess is not None and guess not in arguments:
+            out.append(f"unknown argument {key!r} (did you mean {guess!r}?)")
+    return out
+
+
 def check_arguments(tool: ToolInfo, arguments: dict[str, Any]) -> None:
     """Check ``arguments`` against the tool's input schema before calling it.
 
-    A schema that is itself invalid is not held against the call (the server decides).
+    A schema that is itself invalid is not held against the call (the server decides). An
+    argument the schema does not name is refused when it looks like a typo of one it does.
 
     Raises:
         ToolArgumentsError: every way the arguments break the schema, in one message.
     """
-    from jsonschema import SchemaError
     from jsonschema.validators import validator_for
 
     schema = tool.input_schema
@@ -186,13 +207,13 @@ def check_arguments(tool: ToolInfo, arguments: dict[str, Any]) -> None:
         cls = validator_for(schema)
         cls.check_schema(schema)
         errors = sorted(cls(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    except SchemaError:
+    except Exception:  # an invalid schema, an unresolvable $ref...: the server judges
         return
-    except Exception:
+    described = (_describe_error(e, schema) for e in errors)
+    messages = list(dict.fromkeys(m for text in described for m in text.split("; ") if m))
+    messages += _typos(schema, arguments)
+    if not messages:
         return
-    if not errors:
-        return
-    messages = list(dict.fromkeys(_describe_error(e, schema) for e in errors))
     more = f" (and {len(messages) - 3} more)" if len(messages) > 3 else ""
     raise ToolArgumentsError(
         f"{tool.name}: " + "; ".join(messages[:3]) + more,
@@ -209,20 +230,24 @@ def _decoded_size(data: object) -> int | None:
     return len(data) * 3 // 4 - data[-2:].count("=")
 
 
+def _bytes(size: int) -> str:
+    return f"{size:,} byte{'' if size == 1 else 's'}"
+
+
 def content_marker(block: dict[str, Any]) -> str:
     """One line standing for a content block that is not text (``[image/png, 1,234 bytes]``)."""
     kind = str(block.get("type", "content"))
     if kind in ("image", "audio"):
         size = _decoded_size(block.get("data"))
         mime = block.get("mimeType") or kind
-        return f"[{mime}, {size:,} bytes]" if size is not None else f"[{mime}]"
+        return f"[{mime}, {_bytes(size)}]" if size is not None else f"[{mime}]"
     if kind == "resource":
         res = block.get("resource") if isinstance(block.get("resource"), dict) else {}
         assert isinstance(res, dict)
         body = res.get("text") if isinstance(res.get("text"), str) else None
         size = len(body.encode()) if body is not None else _decoded_size(res.get("blob"))
         mime = f" ({res['mimeType']})" if res.get("mimeType") else ""
-        bytes_ = f", {size:,} bytes" if size is not None else ""
+        bytes_ = f", {_bytes(size)}" if size is not None else ""
         return f"[resource {res.get('uri', '?')}{mime}{bytes_}]"
     if kind == "resource_link":
         return f"[resource link {block.get('uri', '?')}]"

@@ -1,4 +1,4 @@
-"""health / tools / call through the CLI, internal MCPs, naming."""
+"""health through the CLI (and --watch), internal MCPs, the program's exit."""
 
 from __future__ import annotations
 
@@ -12,16 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.config.model import ServerEntry, ToolFilter
+from mcpctl.config.model import ServerEntry
 from mcpctl.config.siblings import discover_internal, select_targets
-from mcpctl.probe.naming import build_catalog, prefixed
 from tests.conftest import MCPCTL, SERVERS, Cli, write_config
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
+BASIC_TOOL_COUNT = 10
+RAW = {"command": PY, "args": [str(SERVERS / "raw.py")]}
 
 
-def test_health_json_has_the_seeds_shape(cli: Cli, config_path: Path) -> None:
+def test_health_json_has_the_orchestrators_shape(cli: Cli, config_path: Path) -> None:
     write_config(config_path, {
         "basic": BASIC,
         "broken": {"command": PY, "args": [str(SERVERS / "misbehave.py"), "exit"]},
@@ -39,7 +40,8 @@ def test_health_json_has_the_seeds_shape(cli: Cli, config_path: Path) -> None:
         and mcps["basic"]["type"] == "external"
     )
     assert (
-        mcps["basic"]["tool_count"] == 4 and mcps["basic"]["server"]["name"] == "basic-test-server"
+        mcps["basic"]["tool_count"] == BASIC_TOOL_COUNT
+        and mcps["basic"]["server"]["name"] == "basic-test-server"
     )
     assert mcps["broken"]["error"]["code"] == "server_exited"
     assert mcps["broken"]["stderr"][-1] == "hint: set EXAMPLE_CONFIG"
@@ -50,7 +52,7 @@ def test_health_human_table_and_exit_0(cli: Cli, config_path: Path) -> None:
     write_config(config_path, {"basic": BASIC})
     r = cli("health")
     assert r.exit_code == 0
-    assert r.stdout.startswith("basic\texternal\tstdio\thealthy\t4\t")
+    assert r.stdout.startswith(f"basic\texternal\tstdio\thealthy\t{BASIC_TOOL_COUNT}\t")
     assert "1 server: 1 healthy, 0 unhealthy" in r.stderr
 
 
@@ -62,14 +64,65 @@ def test_health_named_and_unknown(cli: Cli, config_path: Path) -> None:
     assert r.exit_code == 2 and "did you mean 'basic'" in r.stderr
 
 
-def test_health_timeout_option(cli: Cli, config_path: Path) -> None:
+@pytest.mark.parametrize(("value", "seconds"), [("1", 1.0), ("1s", 1.0), ("1500ms", 1.5)])
+def test_health_timeout_option(cli: Cli, config_path: Path, value: str, seconds: float) -> None:
     write_config(
         config_path, {"hang": {"command": PY, "args": [str(SERVERS / "misbehave.py"), "hang"]}}
     )
     start = time.monotonic()
-    r = cli("health", "--timeout", "1", "--json")
-    assert time.monotonic() - start < 1 + 1.5
-    assert r.json["data"]["mcps"][0]["error"]["code"] == "timeout"
+    r = cli("health", "--timeout", value, "--json")
+    assert time.monotonic() - start < seconds + 1.5
+    error = r.json["data"]["mcps"][0]["error"]
+    assert error["code"] == "timeout"
+    assert error["message"] == f"no answer within {seconds:g} s"
+    assert "slow to start" in error["hint"]
+    assert r.json["warnings"] == []
+
+
+def test_health_timeout_bare_number_and_bad_values(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"basic": BASIC})
+    r = cli("health", "--timeout", "700", "--json")
+    assert r.exit_code == 0
+    assert any("--timeout 700 is read as 700 s" in w for w in r.json["warnings"])
+    for bad in ("soon", "0", "-1s", "5 parsecs"):
+        r = cli("health", "--timeout", bad)
+        assert r.exit_code == 2, bad
+        assert "--timeout" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_health_of_a_server_with_a_non_conforming_tool_list(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"raw": RAW})
+    r = cli("health", "--json")
+    assert r.exit_code == 0, r.stdout
+    assert r.json["ok"] is True and r.json["errors"] == []
+    mcp = r.json["data"]["mcps"][0]
+    assert mcp["healthy"] and mcp["error"] is None and mcp["tool_count"] == 6
+    assert len(mcp["warnings"]) == 6
+    warnings = r.json["warnings"]
+    assert (
+        "raw: tool 'read_file': inputSchema has no \"type\"; read as an object schema" in warnings
+    )
+    assert any(w.startswith("raw: tool 'annotated': annotations ") for w in warnings)
+    assert any(w.startswith("raw: tool 'list_names': outputSchema") for w in warnings)
+    assert any(w.startswith("raw: tool #5: name ") for w in warnings)
+    assert all("\n" not in w and len(w) < 200 for w in warnings)
+    human = cli("health")
+    assert human.exit_code == 0
+    assert human.stdout.startswith("raw\texternal\tstdio\thealthy\t6\t")
+    assert "warning: raw: tool 'read_file': inputSchema has no" in human.stderr
+
+
+def test_health_failure_that_is_a_validation_error_is_one_line(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"raw": {**RAW, "args": [*RAW["args"], "bad-init"]}})
+    r = cli("health", "--json")
+    assert r.exit_code == 1
+    error = r.json["data"]["mcps"][0]["error"]
+    assert error["code"] == "probe_failed"
+    assert "\n" not in error["message"] and len(error["message"]) <= 300
+    assert "errors.pydantic.dev" not in r.stdout
+    assert r.json["errors"][0]["reason"] == "probe_failed"
+    human = cli("health")
+    assert "Traceback" not in human.stderr and "pydantic" not in human.stdout + human.stderr
 
 
 def make_internal(root: Path, folder: str, manifest: object, **package: object) -> Path:
@@ -118,6 +171,7 @@ def test_select_targets_conflicts_scope_and_disabled() -> None:
     assert [n for n, _, _ in named] == ["off"]
 
 
+@pytest.mark.slow
 def test_health_with_internal_root(cli: Cli, config_path: Path, tmp_path: Path) -> None:
     root = tmp_path / "mcps"
     make_internal(
@@ -136,106 +190,11 @@ def test_health_with_internal_root(cli: Cli, config_path: Path, tmp_path: Path) 
     assert r.json["data"]["scope"] == "internal"
 
 
-def test_naming_and_collisions() -> None:
-    assert prefixed("gh", "search", "underscore") == "mcp_gh_search"
-    assert prefixed("gh", "search", "colon") == "gh:search"
-    catalog, collisions = build_catalog(
-        [("a_b", ["c", "secret"], ToolFilter(deny=("secret",))), ("a", ["b_c"], None)], "underscore"
-    )
-    assert [(c.name, c.exposed) for c in catalog] == [
-        ("mcp_a_b_c", True),
-        ("mcp_a_b_secret", False),
-        ("mcp_a_b_c", True),
-    ]
-    assert collisions[0].name == "mcp_a_b_c" and collisions[0].sources == (
-        ("a_b", "c"),
-        ("a", "b_c"),
-    )
-    assert build_catalog([("a_b", ["c"], None), ("a", ["b_c"], None)], "colon")[1] == []
-
-
-def test_tools_catalog_with_prefix_and_filters(cli: Cli, config_path: Path) -> None:
-    write_config(config_path, {"basic": {**BASIC, "tools": {"deny": ["fail"]}}})
-    r = cli("tools", "--prefix", "underscore", "--json")
-    assert r.exit_code == 0
-    names = [t["name"] for t in r.json["data"]["tools"]]
-    assert names == ["mcp_basic_echo", "mcp_basic_add", "mcp_basic_weather"]
-    add = r.json["data"]["tools"][1]
-    assert add["params"] == "a*: integer, b*: integer" and add["description"] == "Add two integers."
-    r = cli("tools", "--all", "--json")
-    assert [t["name"] for t in r.json["data"]["tools"]][-1] == "fail"
-    assert r.json["data"]["tools"][-1]["exposed"] is False
-    human = cli("tools", "--prefix", "colon")
-    assert human.stdout.splitlines()[0].startswith("basic:echo\tbasic\ttext*: string\t")
-
-
-def test_tools_collision_exits_1(cli: Cli, config_path: Path) -> None:
-    write_config(config_path, {"a_b": {**BASIC, "tools": {"allow": ["echo"]}},
-                               "a": {**BASIC, "tools": {"allow": ["b_echo", "echo"]}}})  # fmt: skip
-    # "a" has no tool b_echo, so no collision yet under underscore: mcp_a_b_echo vs mcp_a_echo.
-    assert cli("tools", "--prefix", "underscore").exit_code == 0
-    write_config(config_path, {"x": BASIC, "y": BASIC})
-    r = cli("tools", "--prefix", "none", "--json")
-    assert r.exit_code == 1 and r.json["data"]["collisions"]
-    assert any("name collision" in w for w in r.json["warnings"])
-
-
-def test_call_prints_text_and_structured(cli: Cli, config_path: Path) -> None:
-    write_config(config_path, {"basic": BASIC})
-    r = cli("call", "basic", "add", "--arg", "a=2", "--arg", "b=40")
-    assert r.exit_code == 0 and json.loads(r.stdout) == {"result": 42}
-    r = cli("call", "basic", "echo", "-a", "text=123")
-    assert r.stdout.strip() in ('{\n  "result": "123"\n}', "123") or json.loads(r.stdout) == {
-        "result": "123"
-    }
-    r = cli("call", "basic", "weather", "--args-json", '{"city": "Rome", "days": 1}', "--json")
-    assert r.json["data"]["structured"] == {"city": "Rome", "days": 1, "forecast": ["sunny"]}
-
-
-def test_call_args_from_file_and_stdin(cli: Cli, config_path: Path, tmp_path: Path) -> None:
-    write_config(config_path, {"basic": BASIC})
-    (tmp_path / "args.json").write_text('{"a": 1, "b": 2}')
-    assert json.loads(
-        cli("call", "basic", "add", "--args-json", f"@{tmp_path / 'args.json'}").stdout
-    ) == {"result": 3}
-    r = cli("call", "basic", "add", "--args-json", "-", input='{"a": 5, "b": 5}')
-    assert json.loads(r.stdout) == {"result": 10}
-
-
-def test_call_tool_error_exits_1_with_the_servers_message(cli: Cli, config_path: Path) -> None:
-    write_config(config_path, {"basic": BASIC})
-    r = cli("call", "basic", "fail", "--arg", "message=quota exceeded")
-    assert r.exit_code == 1
-    assert "Error calling MCP server:" in r.stderr and "quota exceeded" in r.stderr
-    rj = cli("call", "basic", "fail", "--arg", "message=quota exceeded", "--json")
-    assert rj.json["errors"][0]["code"] == "tool_error"
-
-
-@pytest.mark.parametrize(
-    ("args", "code", "needle"),
-    [
-        (["call", "basic", "ad"], 2, "did you mean 'add'"),
-        (["call", "nope", "x"], 2, "no server 'nope'"),
-        (["call", "basic", "add", "--arg", "noequals"], 2, "key=value"),
-        (["call", "basic", "add", "--args-json", "[1]"], 2, "JSON object"),
-        (["call", "basic", "add", "--args-json", "{bad"], 2, "not valid JSON"),
-        (["call", "missing", "x"], 2, "not found"),
-        (["call", "exits", "x"], 3, "exited"),
-    ],
-)
-def test_call_errors(cli: Cli, config_path: Path, args: list[str], code: int, needle: str) -> None:
-    write_config(config_path, {"basic": BASIC, "missing": {"command": "no-such-command-xyz"},
-                               "exits": {"command": PY, "args": [str(SERVERS / "misbehave.py"), "exit"]}})  # fmt: skip
-    r = cli(*args)
-    assert r.exit_code == code, (r.stdout, r.stderr)
-    assert needle in r.stderr
-    assert "Traceback" not in r.stderr
-
-
+@pytest.mark.slow
 def test_health_watch_prints_only_changes_and_stops_on_sigterm(tmp_path: Path) -> None:
     cfg = write_config(tmp_path / "external-mcps.json", {"basic": BASIC})
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
-    proc = subprocess.Popen([*MCPCTL, "--config", str(cfg), "health", "--watch", "--interval", "0.5", "--json"],
+    proc = subprocess.Popen([*MCPCTL, "--config", str(cfg), "health", "--watch", "--interval", "500ms", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)  # fmt: skip
     try:
         assert proc.stdout is not None
@@ -254,6 +213,7 @@ def test_health_watch_prints_only_changes_and_stops_on_sigterm(tmp_path: Path) -
             proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_health_watch_reports_a_server_going_down(tmp_path: Path) -> None:
     flag = tmp_path / "down"
     script = (
@@ -286,6 +246,7 @@ def test_health_watch_reports_a_server_going_down(tmp_path: Path) -> None:
             proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_the_program_leaves_fast_with_all_its_output(config_path: Path, tmp_path: Path) -> None:
     # After the SDK is loaded, `mcpctl` exits without the interpreter's teardown: what it
     # printed must still all arrive, with the right exit code.
@@ -301,6 +262,6 @@ def test_the_program_leaves_fast_with_all_its_output(config_path: Path, tmp_path
     assert json.loads(r.stdout) == {"result": text}
     r = subprocess.run([*base, "health"], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 1
-    assert r.stdout.startswith("basic\texternal\tstdio\thealthy\t4\t")
+    assert r.stdout.startswith(f"basic\texternal\tstdio\thealthy\t{BASIC_TOOL_COUNT}\t")
     assert "gone\texternal" in r.stdout
     assert r.stderr.endswith("2 servers: 1 healthy, 1 unhealthy\n")

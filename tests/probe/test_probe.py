@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import http.server
+import json
 import os
 import sys
 import threading
@@ -14,12 +16,14 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import AuthConfig, ServerEntry
 from mcpctl.errors import CommandNotFoundError, ProbeFailed
 from mcpctl.probe import call_tool, list_tools, open_session, probe, probe_all
 from tests.conftest import SERVERS, free_port
 
 PY = sys.executable
+BASIC_TOOLS = {"echo", "add", "weather", "fail", "slow", "record", "image", "audio", "resource",
+               "headers"}  # fmt: skip
 
 
 def basic(*extra: str, timeout: int | None = None) -> ServerEntry:
@@ -46,7 +50,7 @@ def test_stdio_probe_reports_everything() -> None:
     assert r.server_name == "basic-test-server"
     assert r.protocol_version
     assert "tools" in r.capabilities
-    assert r.tool_count == 4 and {t.name for t in r.tools} == {"echo", "add", "weather", "fail"}
+    assert r.tool_count == len(BASIC_TOOLS) and {t.name for t in r.tools} == BASIC_TOOLS
     assert set(r.latency_ms) >= {"connect", "initialize", "list_tools", "ping", "total"}
     data = r.to_dict()
     assert list(data)[:4] == ["name", "available", "healthy", "type"]
@@ -73,18 +77,52 @@ def test_remote_transports(
     r = run(lambda: probe("remote", entry))
     assert r.healthy, r.error
     assert r.transport == transport
-    assert r.tool_count == 4
+    assert r.tool_count == len(BASIC_TOOLS)
 
 
-def test_headers_and_placeholders_reach_the_server_and_stay_secret(
-    http_server: Any, monkeypatch: pytest.MonkeyPatch
+KEY = "k3y-value-7781"
+TOKEN = "t0ken-value-5512"
+USER = "alice-9921"
+PASSWORD = "pa55word-3318"
+
+
+def _received(entry: ServerEntry) -> dict[str, str]:
+    """The headers the server's ``headers`` tool saw."""
+    res = run(lambda: call_tool("remote", entry, "headers"))
+    assert not res.is_error, res.text
+    received: dict[str, str] = res.structured
+    return received
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("transport", "path"), [("streamable-http", "/mcp"), ("sse", "/sse")])
+def test_headers_and_auth_reach_the_server_resolved_and_stay_secret(
+    http_server: Any, monkeypatch: pytest.MonkeyPatch, transport: str, path: str
 ) -> None:
-    base = http_server("streamable-http")
-    monkeypatch.setenv("TEST_TOKEN", "s3cret-value-1234")
-    entry = ServerEntry(url=base + "/mcp", headers={"X-Token": "${TEST_TOKEN}"})
-    r = run(lambda: probe("remote", entry))
-    assert r.healthy, r.error
-    assert "s3cret" not in repr(r.to_dict())
+    url = http_server(transport) + path
+    for var, value in (("T_KEY", KEY), ("T_TOKEN", TOKEN), ("T_USER", USER), ("T_PASS", PASSWORD)):
+        monkeypatch.setenv(var, value)
+    bearer = ServerEntry(
+        url=url, transport=transport,  # type: ignore[arg-type]
+        headers={"X-Api-Key": "${T_KEY}", "X-Plain": "plain-${T_USER:-nobody}"},
+        auth=AuthConfig("bearer", token="${T_TOKEN}"), timeout=15000,
+    )  # fmt: skip
+    got = _received(bearer)
+    assert got["x-api-key"] == KEY
+    assert got["x-plain"] == f"plain-{USER}"
+    assert got["authorization"] == f"Bearer {TOKEN}"
+    basic_auth = ServerEntry(
+        url=url, transport=transport,  # type: ignore[arg-type]
+        auth=AuthConfig("basic", username="${T_USER}", password="${T_PASS}"), timeout=15000,
+    )  # fmt: skip
+    expected = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    assert _received(basic_auth)["authorization"] == f"Basic {expected}"
+    for entry in (bearer, basic_auth):
+        r = run(lambda e=entry: probe("remote", e))  # type: ignore[misc]
+        assert r.healthy, r.error
+        shown = json.dumps(r.to_dict(with_tools=True))
+        for secret in (KEY, TOKEN, USER, PASSWORD, expected):
+            assert secret not in shown
 
 
 def test_missing_placeholder_is_reported_not_raised() -> None:
@@ -105,6 +143,7 @@ def test_open_session_gives_an_initialized_session() -> None:
     assert run(go) == ["42"]
 
 
+@pytest.mark.slow
 def test_list_tools_and_call_tool() -> None:
     tools = run(lambda: list_tools("basic", basic()))
     weather = next(t for t in tools if t.name == "weather")
@@ -242,6 +281,7 @@ def test_remote_faults(fault_server: Any, status: int, body: bytes, ctype: str, 
         assert "credentials of 'remote'" in (r.error.hint or "")
 
 
+@pytest.mark.slow
 def test_one_bad_server_does_not_delay_the_others() -> None:
     entries = {
         "good": basic(),
@@ -273,12 +313,18 @@ def test_call_tool_on_an_unreachable_server_raises_probe_failed() -> None:
     assert info.value.to_dict()["reason"] == "connection_refused"
 
 
-def test_child_environment_gets_entry_env(tmp_path: Path) -> None:
+def test_child_environment_gets_entry_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "env.txt"
     script = f"import os; open({str(out)!r}, 'w').write(os.environ.get('FROM_ENTRY', ''))"
     entry = ServerEntry(
         command=PY, args=("-c", script), env={"FROM_ENTRY": "${SRC:-fallback}"}, timeout=3000
     )
+    monkeypatch.delenv("SRC", raising=False)
     run(lambda: probe("x", entry))
     assert out.read_text() == "fallback"
+    assert os.environ.get("FROM_ENTRY") is None
+    # With the variable set, its value wins over the default.
+    monkeypatch.setenv("SRC", "from-the-environment")
+    run(lambda: probe("x", entry))
+    assert out.read_text() == "from-the-environment"
     assert os.environ.get("FROM_ENTRY") is None

@@ -1,0 +1,300 @@
+"""tools and call through the CLI: catalog and naming, arguments, timeouts, content, auth."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.config.model import ToolFilter
+from mcpctl.probe.naming import build_catalog, prefixed
+from tests.conftest import SERVERS, Cli, write_config
+
+PY = sys.executable
+BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
+BASIC_TOOLS = ["echo", "add", "weather", "fail", "slow", "record", "image", "audio", "resource",
+               "headers"]  # fmt: skip
+CALL_LOG_VAR = "BASIC_SERVER_CALL_LOG"
+
+
+@pytest.fixture
+def remote_basic(
+    http_server: Any, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """basic.py over streamable HTTP as server 'basic' (one process for many calls).
+
+    Returns the file its ``record`` tool appends to: what reached the server.
+    """
+    log = tmp_path / "calls.log"
+    monkeypatch.setenv(CALL_LOG_VAR, str(log))  # inherited by the server started next
+    write_config(config_path, {"basic": {"url": http_server("streamable-http") + "/mcp"}})
+    return log
+
+
+# --- tools -----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_tools_catalog_with_prefix_and_filters(cli: Cli, config_path: Path) -> None:
+    filters = {"allow": ["echo", "add", "weather", "fail"], "deny": ["fail"]}
+    write_config(config_path, {"basic": {**BASIC, "tools": filters}})
+    r = cli("tools", "--prefix", "underscore", "--json")
+    assert r.exit_code == 0
+    names = [t["name"] for t in r.json["data"]["tools"]]
+    assert names == ["mcp_basic_echo", "mcp_basic_add", "mcp_basic_weather"]
+    add = r.json["data"]["tools"][1]
+    assert add["params"] == "a*: integer, b*: integer" and add["description"] == "Add two integers."
+    r = cli("tools", "--all", "--json")
+    listed = r.json["data"]["tools"]
+    assert [t["name"] for t in listed] == BASIC_TOOLS
+    hidden = {t["name"] for t in listed if not t["exposed"]}
+    assert hidden == set(BASIC_TOOLS) - {"echo", "add", "weather"}
+    human = cli("tools", "--prefix", "colon")
+    assert human.stdout.splitlines()[0].startswith("basic:echo\tbasic\ttext*: string\t")
+
+
+@pytest.mark.slow
+def test_tools_collision_exits_1(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"a_b": {**BASIC, "tools": {"allow": ["echo"]}},
+                               "a": {**BASIC, "tools": {"allow": ["b_echo", "echo"]}}})  # fmt: skip
+    # "a" has no tool b_echo, so no collision yet under underscore: mcp_a_b_echo vs mcp_a_echo.
+    assert cli("tools", "--prefix", "underscore").exit_code == 0
+    write_config(config_path, {"x": BASIC, "y": BASIC})
+    r = cli("tools", "--prefix", "none", "--json")
+    assert r.exit_code == 1 and r.json["data"]["collisions"]
+    assert any("name collision" in w for w in r.json["warnings"])
+
+
+def test_tools_of_a_server_with_a_non_conforming_list(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"raw": {"command": PY, "args": [str(SERVERS / "raw.py")]}})
+    r = cli("tools", "--json")
+    assert r.exit_code == 0, r.stdout
+    tools = {t["name"]: t for t in r.json["data"]["tools"]}
+    assert tools["read_file"]["params"] == "path*: string"
+    assert tools["read_file"]["input_schema"]["type"] == "object"
+    assert any("read_file" in w and '"type"' in w for w in r.json["warnings"])
+
+
+def test_naming_and_collisions() -> None:
+    assert prefixed("gh", "search", "underscore") == "mcp_gh_search"
+    assert prefixed("gh", "search", "colon") == "gh:search"
+    catalog, collisions = build_catalog(
+        [("a_b", ["c", "secret"], ToolFilter(deny=("secret",))), ("a", ["b_c"], None)], "underscore"
+    )
+    assert [(c.name, c.exposed) for c in catalog] == [
+        ("mcp_a_b_c", True),
+        ("mcp_a_b_secret", False),
+        ("mcp_a_b_c", True),
+    ]
+    assert collisions[0].name == "mcp_a_b_c" and collisions[0].sources == (
+        ("a_b", "c"),
+        ("a", "b_c"),
+    )
+    assert build_catalog([("a_b", ["c"], None), ("a", ["b_c"], None)], "colon")[1] == []
+
+
+# --- call ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_call_prints_text_and_structured(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"basic": BASIC})
+    r = cli("call", "basic", "add", "--arg", "a=2", "--arg", "b=40")
+    assert r.exit_code == 0 and json.loads(r.stdout) == {"result": 42}
+    r = cli("call", "basic", "echo", "-a", "text=123")  # a string by the schema, not 123
+    assert r.exit_code == 0 and json.loads(r.stdout) == {"result": "123"}
+    r = cli("call", "basic", "weather", "--args-json", '{"city": "Rome", "days": 1}', "--json")
+    assert r.json["data"]["structured"] == {"city": "Rome", "days": 1, "forecast": ["sunny"]}
+
+
+def test_call_args_from_file_and_stdin(cli: Cli, remote_basic: Path, tmp_path: Path) -> None:
+    (tmp_path / "args.json").write_text('{"a": 1, "b": 2}')
+    assert json.loads(
+        cli("call", "basic", "add", "--args-json", f"@{tmp_path / 'args.json'}").stdout
+    ) == {"result": 3}
+    r = cli("call", "basic", "add", "--args-json", "-", input='{"a": 5, "b": 5}')
+    assert json.loads(r.stdout) == {"result": 10}
+
+
+def test_call_tool_error_exits_1_with_the_servers_message(cli: Cli, remote_basic: Path) -> None:
+    r = cli("call", "basic", "fail", "--arg", "message=quota exceeded")
+    assert r.exit_code == 1
+    assert "Error calling MCP server:" in r.stderr and "quota exceeded" in r.stderr
+    rj = cli("call", "basic", "fail", "--arg", "message=quota exceeded", "--json")
+    assert rj.json["errors"][0]["code"] == "tool_error"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (["call", "basic", "ad"], 2, "did you mean 'add'"),
+        (["call", "nope", "x"], 2, "no server 'nope'"),
+        (["call", "basic", "add", "--arg", "noequals"], 2, "key=value"),
+        (["call", "basic", "add", "--args-json", "[1]"], 2, "JSON object"),
+        (["call", "basic", "add", "--args-json", "{bad"], 2, "not valid JSON"),
+        (["call", "basic", "add", "--timeout", "soon"], 2, "not a duration"),
+        (["call", "missing", "x"], 2, "not found"),
+        (["call", "exits", "x"], 3, "exited"),
+    ],
+)
+def test_call_errors(cli: Cli, config_path: Path, args: list[str], code: int, needle: str) -> None:
+    write_config(config_path, {"basic": BASIC, "missing": {"command": "no-such-command-xyz"},
+                               "exits": {"command": PY, "args": [str(SERVERS / "misbehave.py"), "exit"]}})  # fmt: skip
+    r = cli(*args)
+    assert r.exit_code == code, (r.stdout, r.stderr)
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+# --- arguments are checked before the call ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["record", "--arg", "times=2"], "record: missing required argument note (string)"),
+        (["record", "--arg", "note=x", "--arg", "times=two"],
+         "record: argument times must be integer, got a string"),
+        (["record", "--args-json", '{"note": "x", "times": 1.5}'],
+         "record: argument times must be integer, got a number"),
+        (["record", "--arg", "note=x", "--arg", "time=2"],
+         "record: unknown argument 'time' (did you mean 'times'?)"),
+        (["weather", "--arg", "city=Oslo", "--arg", "dayz=3"],
+         "weather: unknown argument 'dayz' (did you mean 'days'?)"),
+    ],
+)  # fmt: skip
+def test_call_with_bad_arguments_exits_2_and_never_calls(
+    cli: Cli, remote_basic: Path, args: list[str], message: str
+) -> None:
+    r = cli("call", "basic", *args)
+    assert r.exit_code == 2, (r.stdout, r.stderr)
+    assert f"error: {message}" in r.stderr
+    assert "hint: its parameters: " in r.stderr
+    rj = cli("call", "basic", *args, "--json")
+    assert rj.exit_code == 2
+    assert rj.json["errors"] == [
+        {"code": "invalid_arguments", "message": message, "hint": rj.json["errors"][0]["hint"]}
+    ]
+    assert not remote_basic.exists(), "a call with bad arguments reached the server"
+
+
+def test_call_with_good_arguments_reaches_the_server(cli: Cli, remote_basic: Path) -> None:
+    r = cli("call", "basic", "record", "--arg", "note=hello", "--arg", "times=2")
+    assert r.exit_code == 0, r.stderr
+    assert remote_basic.read_text() == "hello\nhello\n"
+    r = cli("call", "basic", "weather", "--arg", "city=Oslo", "--arg", "days=3", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json["data"]["structured"] == {"city": "Oslo", "days": 3,
+                                            "forecast": ["sunny"] * 3}  # fmt: skip
+
+
+# --- timeouts --------------------------------------------------------------------------
+
+
+def test_call_timeout_while_the_tool_runs(cli: Cli, remote_basic: Path) -> None:
+    r = cli("call", "basic", "slow", "--arg", "seconds=30", "--timeout", "1s")
+    assert r.exit_code == 3, (r.stdout, r.stderr)
+    assert "the tool 'slow' did not answer within 1 s" in r.stderr
+    assert "raise --timeout" in r.stderr and "slow to start" not in r.stderr
+    rj = cli("call", "basic", "slow", "--arg", "seconds=30", "--timeout", "500ms", "--json")
+    assert rj.exit_code == 3
+    error = rj.json["errors"][0]
+    assert error["code"] == "probe_failed" and error["reason"] == "timeout"
+    assert error["message"] == "basic: the tool 'slow' did not answer within 0.5 s"
+    assert "--timeout" in error["hint"]
+
+
+def test_call_timeout_durations(cli: Cli, remote_basic: Path) -> None:
+    r = cli("call", "basic", "slow", "--arg", "seconds=0.1", "--timeout", "2m", "--json")
+    assert r.exit_code == 0 and r.json["data"]["text"] == "slept 0.1 s"
+    assert r.json["warnings"] == []
+    r = cli("call", "basic", "slow", "--arg", "seconds=0", "--timeout", "900", "--json")
+    assert r.exit_code == 0
+    assert any("--timeout 900 is read as 900 s" in w for w in r.json["warnings"])
+
+
+# --- content that is not text ----------------------------------------------------------
+
+
+def test_call_shows_one_line_per_non_text_block(cli: Cli, remote_basic: Path) -> None:
+    rj = cli("call", "basic", "image", "--json")
+    assert rj.exit_code == 0
+    [block] = rj.json["data"]["content"]
+    png = base64.b64decode(block["data"])  # the whole image, base64
+    assert png.startswith(b"\x89PNG") and block["mimeType"] == "image/png"
+    assert rj.json["data"]["text"] == f"[image/png, {len(png):,} bytes]"
+    r = cli("call", "basic", "image")
+    assert r.exit_code == 0 and r.stdout == f"[image/png, {len(png):,} bytes]\n"
+
+    rj = cli("call", "basic", "audio", "--json")
+    [block] = rj.json["data"]["content"]
+    wav = base64.b64decode(block["data"])
+    assert wav.startswith(b"RIFF") and block["mimeType"] == "audio/wav"
+    assert cli("call", "basic", "audio").stdout == f"[audio/wav, {len(wav):,} bytes]\n"
+
+    r = cli("call", "basic", "resource")
+    assert r.exit_code == 0
+    assert r.stdout.splitlines() == [
+        "two resources follow",
+        "[resource memo://note (text/plain), 15 bytes]",
+        "[resource memo://blob (application/octet-stream), 256 bytes]",
+    ]
+    content = cli("call", "basic", "resource", "--json").json["data"]["content"]
+    assert content[1]["resource"] == {"uri": "memo://note", "mimeType": "text/plain",
+                                      "text": "hello, resource"}  # fmt: skip
+    assert base64.b64decode(content[2]["resource"]["blob"]) == bytes(range(256))
+
+
+# --- headers and auth ------------------------------------------------------------------
+
+KEY = "k3y-value-7781"
+TOKEN = "t0ken-value-5512"
+USER = "alice-9921"
+PASSWORD = "pa55word-3318"
+SECRETS = {"T_KEY": KEY, "T_TOKEN": TOKEN, "T_USER": USER, "T_PASS": PASSWORD}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("transport", "path"), [("streamable-http", "/mcp"), ("sse", "/sse")])
+def test_headers_and_auth_arrive_resolved_and_never_show_in_health(
+    cli: Cli, config_path: Path, http_server: Any, transport: str, path: str
+) -> None:
+    url = http_server(transport) + path
+    write_config(config_path, {
+        "bearer": {"url": url, "transport": transport,
+                   "headers": {"X-Api-Key": "${T_KEY}"},
+                   "auth": {"type": "bearer", "token": "${T_TOKEN}"}},
+        "basic-auth": {"url": url, "transport": transport,
+                       "auth": {"type": "basic", "username": "${T_USER}", "password": "${T_PASS}"}},
+    })  # fmt: skip
+    r = cli("call", "bearer", "headers", "--json", env=SECRETS)
+    assert r.exit_code == 0, r.stderr
+    received = r.json["data"]["structured"]
+    assert received["x-api-key"] == KEY
+    assert received["authorization"] == f"Bearer {TOKEN}"
+    assert KEY not in r.json["data"]["text"]  # the text for people is redacted
+    r = cli("call", "basic-auth", "headers", "--json", env=SECRETS)
+    assert r.exit_code == 0, r.stderr
+    basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    assert r.json["data"]["structured"]["authorization"] == f"Basic {basic}"
+
+    shown = [cli("health", "--json", env=SECRETS), cli("health", env=SECRETS)]
+    assert shown[0].exit_code == 0, shown[0].stdout
+    assert [m["transport"] for m in shown[0].json["data"]["mcps"]] == [transport] * 2
+    shown.append(cli("tools", "--json", env=SECRETS))
+    for run in shown:
+        for secret in (KEY, TOKEN, USER, PASSWORD, basic):
+            assert secret not in run.stdout + run.stderr
+
+
+def test_call_reads_args_json_before_starting_the_server(cli: Cli, config_path: Path) -> None:
+    # The server's command does not exist: an --args-json typo must be what is reported.
+    write_config(config_path, {"x": {"command": "definitely-not-installed-mcp"}})
+    r = cli("call", "x", "t", "--args-json", "{bad", "--json")
+    assert r.exit_code == 2 and "--args-json is not valid JSON" in r.json["errors"][0]["message"]
+    r = cli("call", "x", "t", "--args-json", "{}", "--json")
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "command_not_found"

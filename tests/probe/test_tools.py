@@ -1,0 +1,220 @@
+"""Tools through the library: argument checking, call timeouts, non-text content."""
+
+from __future__ import annotations
+
+import base64
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.errors import ProbeFailed, ToolArgumentsError
+from mcpctl.probe import ToolInfo, call_tool, check_arguments
+from mcpctl.probe.tools import content_marker
+from tests.conftest import SERVERS
+
+PY = sys.executable
+CALL_LOG_VAR = "BASIC_SERVER_CALL_LOG"
+
+GET_TIME = ToolInfo(
+    "get_time",
+    "",
+    {
+        "type": "object",
+        "properties": {"timezone": {"type": "string"}, "hours": {"type": "integer"}},
+        "required": ["timezone"],
+    },
+)
+STRICT = ToolInfo(
+    "strict",
+    "",
+    {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+)
+
+
+def run(fn: Any) -> Any:
+    return anyio.run(fn)
+
+
+def basic_stdio(log: Path | None = None) -> ServerEntry:
+    env = {CALL_LOG_VAR: str(log)} if log is not None else {}
+    return ServerEntry(command=PY, args=(str(SERVERS / "basic.py"),), env=env, timeout=20000)
+
+
+def arguments_error(tool: ToolInfo, arguments: dict[str, Any]) -> str:
+    with pytest.raises(ToolArgumentsError) as info:
+        check_arguments(tool, arguments)
+    assert info.value.exit_code == 2 and info.value.code == "invalid_arguments"
+    assert info.value.hint is not None and info.value.hint.startswith("its parameters: ")
+    return info.value.message
+
+
+# --- check_arguments on its own ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (GET_TIME, {}, "get_time: missing required argument timezone (string)"),
+        (GET_TIME, {"timezone": 3}, "get_time: argument timezone must be string, got an integer"),
+        (GET_TIME, {"timezone": "UTC", "hours": "3"},
+         "get_time: argument hours must be integer, got a string"),
+        (GET_TIME, {"timezone": "UTC", "hour": 3},
+         "get_time: unknown argument 'hour' (did you mean 'hours'?)"),
+        (GET_TIME, {"timezon": "UTC"}, "get_time: missing required argument timezone (string); "
+                                       "unknown argument 'timezon' (did you mean 'timezone'?)"),
+        (STRICT, {"path": "/x", "verbose": True}, "strict: unknown argument 'verbose'"),
+        (STRICT, {"path": "/x", "tag": ["a"]}, "strict: unknown argument 'tag' (did you mean 'tags'?)"),
+        (STRICT, {"path": "/x", "tags": ["a", 2]}, "strict: argument tags.1 must be string, got an integer"),
+    ],
+)  # fmt: skip
+def test_check_arguments_messages(tool: ToolInfo, arguments: dict[str, Any], message: str) -> None:
+    assert arguments_error(tool, arguments) == message
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        (GET_TIME, {"timezone": "UTC"}),
+        (GET_TIME, {"timezone": "UTC", "hours": 3}),
+        # The schema allows other arguments: one unlike any declared name is the server's.
+        (GET_TIME, {"timezone": "UTC", "verbose": True}),
+        (ToolInfo("open", "", {"type": "object", "additionalProperties": True,
+                               "properties": {"hours": {"type": "integer"}}}), {"hour": 1}),
+        (ToolInfo("any", "", {"type": "object"}), {"x": 1}),
+        # A schema that is itself invalid is not held against the call.
+        (ToolInfo("bad", "", {"type": "objekt"}), {"x": 1}),
+    ],
+)  # fmt: skip
+def test_check_arguments_accepts(tool: ToolInfo, arguments: dict[str, Any]) -> None:
+    check_arguments(tool, arguments)
+
+
+def test_check_arguments_reports_three_problems_and_counts_the_rest() -> None:
+    schema = {
+        "type": "object",
+        "properties": {k: {"type": "integer"} for k in "abcde"},
+        "required": list("abcde"),
+    }
+    message = arguments_error(ToolInfo("many", "", schema), {})
+    assert message.startswith("many: missing required argument a (integer); ")
+    assert message.endswith(" (and 2 more)") and "\n" not in message
+
+
+# --- content markers -----------------------------------------------------------------------
+
+
+def _b64(size: int) -> str:
+    return base64.b64encode(bytes(size)).decode()
+
+
+@pytest.mark.parametrize(
+    ("block", "marker"),
+    [
+        ({"type": "image", "mimeType": "image/png", "data": _b64(1234)}, "[image/png, 1,234 bytes]"),
+        ({"type": "image", "mimeType": "image/png", "data": _b64(68)}, "[image/png, 68 bytes]"),
+        ({"type": "audio", "mimeType": "audio/wav", "data": _b64(1)}, "[audio/wav, 1 byte]"),
+        ({"type": "image", "mimeType": "image/gif"}, "[image/gif]"),
+        ({"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain",
+                                           "text": "héllo"}}, "[resource file:///a.txt (text/plain), 6 bytes]"),
+        ({"type": "resource", "resource": {"uri": "memo://b", "blob": _b64(10)}}, "[resource memo://b, 10 bytes]"),
+        ({"type": "resource_link", "uri": "file:///x", "name": "x"}, "[resource link file:///x]"),
+        ({"type": "hologram"}, "[hologram content]"),
+    ],
+)  # fmt: skip
+def test_content_marker(block: dict[str, Any], marker: str) -> None:
+    assert content_marker(block) == marker
+
+
+# --- argument checking before a call -------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_arguments_are_checked_before_the_call_reaches_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    entry = basic_stdio(log)
+    with pytest.raises(ToolArgumentsError) as info:
+        run(lambda: call_tool("basic", entry, "record", {"times": 2}))
+    assert info.value.message == "record: missing required argument note (string)"
+    assert info.value.hint == "its parameters: note*: string, times: integer"
+    with pytest.raises(ToolArgumentsError) as info:
+        run(lambda: call_tool("basic", entry, "record", {"note": "x", "times": "two"}))
+    assert "argument times must be integer, got a string" in info.value.message
+    with pytest.raises(ToolArgumentsError) as info:
+        run(lambda: call_tool("basic", entry, "record", {"note": "x", "time": 2}))
+    assert "unknown argument 'time' (did you mean 'times'?)" in info.value.message
+    assert not log.exists(), "a call with bad arguments reached the server"
+    # The same server records a call with good arguments: the log above proves something.
+    res = run(lambda: call_tool("basic", entry, "record", {"note": "ok", "times": 2}))
+    assert not res.is_error
+    assert log.read_text() == "ok\nok\n"
+
+
+def test_arguments_built_from_the_schema() -> None:
+    seen: list[ToolInfo] = []
+
+    def build(info: ToolInfo) -> dict[str, Any]:
+        seen.append(info)
+        return {"a": 2, "b": 40}
+
+    res = run(lambda: call_tool("basic", basic_stdio(), "add", build))
+    assert [t.name for t in seen] == ["add"]
+    assert not res.is_error and res.structured == {"result": 42}
+
+
+# --- timeouts and content, over HTTP (no start-up inside the timeout) ----------------------
+
+
+def test_a_tool_that_does_not_answer_in_time(http_server: Any) -> None:
+    entry = ServerEntry(url=http_server("streamable-http") + "/mcp", timeout=10000)
+    start = time.monotonic()
+    with pytest.raises(ProbeFailed) as info:
+        run(lambda: call_tool("basic", entry, "slow", {"seconds": 30}, timeout=1))
+    assert time.monotonic() - start < 1 + 2
+    err = info.value
+    assert err.reason == "timeout" and err.exit_code == 3
+    assert err.message == "basic: the tool 'slow' did not answer within 1 s"
+    assert err.hint is not None and "--timeout" in err.hint and "slow to start" not in err.hint
+    res = run(lambda: call_tool("basic", entry, "slow", {"seconds": 0.1}, timeout=10))
+    assert res.text == "slept 0.1 s"
+
+
+def test_non_text_content_is_a_marker_in_text_and_whole_in_content(http_server: Any) -> None:
+    entry = ServerEntry(url=http_server("streamable-http") + "/mcp", timeout=10000)
+
+    async def calls() -> dict[str, Any]:
+        return {
+            tool: await call_tool("basic", entry, tool) for tool in ("image", "audio", "resource")
+        }
+
+    results = run(calls)
+    image = results["image"]
+    assert len(image.content) == 1 and image.content[0]["type"] == "image"
+    png = base64.b64decode(image.content[0]["data"])
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert image.text == f"[image/png, {len(png):,} bytes]"
+    audio = results["audio"]
+    wav = base64.b64decode(audio.content[0]["data"])
+    assert wav.startswith(b"RIFF") and audio.content[0]["mimeType"] == "audio/wav"
+    assert audio.text == f"[audio/wav, {len(wav):,} bytes]"
+    resource = results["resource"]
+    assert resource.text.splitlines() == [
+        "two resources follow",
+        "[resource memo://note (text/plain), 15 bytes]",
+        "[resource memo://blob (application/octet-stream), 256 bytes]",
+    ]
+    assert [b["type"] for b in resource.content] == ["text", "resource", "resource"]
+    assert resource.content[1]["resource"]["text"] == "hello, resource"
+    assert base64.b64decode(resource.content[2]["resource"]["blob"]) == bytes(range(256))
