@@ -35,9 +35,11 @@ def _subclasses(cls: type) -> list[type]:
 
 def test_error_tree_codes_are_unique_and_documented() -> None:
     """Every error class, exported or not, is in the tree with its code and exit code."""
-    import mcpctl.cli.app  # noqa: F401 -- load every module that could define an error
-    import mcpctl.probe.health  # noqa: F401
-    import mcpctl.registry.install  # noqa: F401
+    from importlib import import_module
+
+    # Load every module that could define an error before walking the tree.
+    for module in ("mcpctl.cli.app", "mcpctl.probe.health", "mcpctl.registry.install"):
+        import_module(module)
     from mcpctl import errors
 
     classes = [errors.McpctlError, *_subclasses(errors.McpctlError)]

@@ -188,6 +188,7 @@ def sources(wanted: Sequence[str] | None = None) -> list[RegistrySource]:
 
     found = load_sources(paths().registries)
     if wanted:
+        wanted = list(dict.fromkeys(wanted))
         known = {s.id: s for s in found}
         unknown = [w for w in wanted if w not in known]
         if unknown:

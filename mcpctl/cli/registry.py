@@ -123,7 +123,8 @@ def registry_sync(
 ) -> int:
     """Bring the discovery cache up to date (first sync: everything; then only changes).
 
-    Exit 3 when a registry could not be read (its previous cache is kept).
+    Exit 3 when a registry could not be read (its previous cache is kept, and other
+    commands wait 5 minutes before trying it again).
 
     Examples:
 
@@ -139,6 +140,8 @@ def registry_sync(
         try:
             outcome = sync_source(cache, src, full=full, timeout=timeout)
         except (RegistryError, UsageError) as exc:
+            if isinstance(exc, RegistryError):
+                cache.note_failure(src.id)  # other commands wait a few minutes to try again
             errors.append(type(exc)(f"{src.id}: {exc.message}", hint=exc.hint).to_dict())
             continue
         done.append({"registry": outcome.registry, "mode": outcome.mode,
@@ -217,15 +220,64 @@ def discover(
     result = Result("discover", data, warnings, errors, 3 if errors else 0)
 
     def human(_: Result) -> Table:
+        columns = ["NAME", "VERSION", "TRANSPORTS", "SECRETS", "REGISTRY", "DESCRIPTION"]
         rows = [
             [h.name, h.version, ",".join(h.transports), "yes" if h.needs_secrets else "",
-             ",".join(h.registries), h.description[:80]]
+             ",".join(h.registries), h.description]
             for h in hits
         ]  # fmt: skip
-        return Table(["NAME", "VERSION", "TRANSPORTS", "SECRETS", "REGISTRY", "DESCRIPTION"], rows,
-                     f"no servers match {query!r}" if query else "no servers cached")  # fmt: skip
+        if output.stdout_is_tty():
+            from rich.console import Console
+
+            columns, rows = fit_table(columns, rows, Console().width)
+        else:
+            rows = [[*row[:-1], row[-1][:80]] for row in rows]
+        empty = f"no servers match {query!r}" if query else "no servers cached"
+        return Table(columns, rows, empty)
 
     return output.emit(result, human)
+
+
+# Dropped in this order when a terminal is too narrow for every column.
+DROPPABLE = ("REGISTRY", "VERSION", "TRANSPORTS", "SECRETS")
+MIN_DESCRIPTION = 20
+
+
+def fit_table(
+    columns: list[str], rows: list[list[str]], width: int
+) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows a terminal ``width`` cells wide shows with every NAME on one line.
+
+    The last column (DESCRIPTION) gives way first: it is cut short with "…". When it would
+    get fewer than :data:`MIN_DESCRIPTION` cells, the :data:`DROPPABLE` columns are left
+    out one by one, then the description itself. (The renderer folds cells that do not
+    fit; a table no wider than the terminal has nothing to fold.)
+    """
+    from rich.cells import cell_len, set_cell_size
+
+    cols = list(columns)
+    table = [[*row[:-1], " ".join(row[-1].split())] for row in rows]
+
+    def widths() -> list[int]:
+        return [max([cell_len(c)] + [cell_len(r[i]) for r in table]) for i, c in enumerate(cols)]
+
+    while cols:
+        sizes = widths()
+        # No box and no outer padding: one cell of padding on each inner side of a column.
+        room = width - sum(sizes[:-1]) - 2 * (len(cols) - 1)
+        if room >= min(MIN_DESCRIPTION, sizes[-1]):
+            for row in table:
+                if cell_len(row[-1]) > room:
+                    row[-1] = set_cell_size(row[-1], room - 1).rstrip() + "…"
+            break
+        drop = next((c for c in DROPPABLE if c in cols), None)
+        index = cols.index(drop) if drop is not None else len(cols) - 1
+        del cols[index]
+        for row in table:
+            del row[index]
+        if drop is None:
+            break  # only NAME is left: it is what it is
+    return cols, table
 
 
 def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[str]) -> int:
@@ -263,7 +315,7 @@ def show(
 
     cache = common.cache()
     report = refresh_cache(cache, common.sources([registry] if registry else None), offline=offline)
-    reg, rec = find_record(cache, spec, registry)
+    reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable)
     server = rec.server
     versions = [r.version for _, r in cache.versions(rec.name, [reg])]
     repo = server.get("repository")

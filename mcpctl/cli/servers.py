@@ -265,8 +265,9 @@ def _add_from_registry(
     from mcpctl.registry.install import apply_add, plan_add
 
     store = config_store()
+    entries = read_config().config.entries
     plan = plan_add(
-        cache(), sources([registry] if registry else None), spec, read_config().config.entries,
+        cache(), sources([registry] if registry else None), spec, entries,
         registry=registry, name=name, prefer=prefer, package_type=package_type, env=env,
         headers=headers, overrides=overrides, force=force,
         ask=_ask if sys.stdin.isatty() else None,
@@ -287,7 +288,17 @@ def _add_from_registry(
             f"{record.name} is already configured as {plan.existing!r} in {store.path}; "
             "nothing changed (--force replaces it, a NAME adds another copy)"
         )
-        existing = read_config().config.entries.get(str(plan.existing))
+        flags = {
+            "--env": bool(env),
+            "--header": bool(headers),
+            "--description": "description" in overrides,
+            "--timeout": "timeout" in overrides,
+            "--disabled": not overrides.get("enabled", True),
+        }
+        given = [flag for flag, used in flags.items() if used]
+        if given:
+            warnings.append(f"{', '.join(given)} not applied: {plan.existing!r} is left as it is")
+        existing = entries.get(str(plan.existing))
         if existing is not None:
             data["server"] = entry_summary(str(plan.existing), existing)
         return output.emit(Result("add", data, warnings))

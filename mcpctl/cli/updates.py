@@ -31,10 +31,10 @@ def outdated(
 
     loaded = read_config()
     entries = dict(loaded.config.entries)
-    wanted = sorted({e.source.registry for e in entries.values() if e.source is not None})
-    known = {s.id for s in sources()}
+    # Only the registries the entries come from (none when no entry has a source).
+    wanted = {e.source.registry for e in entries.values() if e.source is not None}
     discovery = cache()
-    report = refresh(discovery, sources([w for w in wanted if w in known]), offline=offline)
+    report = refresh(discovery, [s for s in sources() if s.id in wanted], offline=offline)
     updates, current, unknown = find_updates(entries, discovery)
     warnings = loaded.warnings + report.warnings
     warnings += [f"{n}: its registry entry is not in the cache" for n in unknown]

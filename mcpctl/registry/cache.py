@@ -1,8 +1,9 @@
 """The discovery cache: registry records in SQLite, searchable with FTS5.
 
 One row per (registry, server name, version), with the raw document, its status and whether
-it is the latest version. Searches rank fields (exact name or slug > name prefix > title >
-description) and merge a server found in several registries into one result.
+it is the latest version, and an FTS5 index of the latest versions (slug, title, description,
+namespace). :meth:`DiscoveryCache.search` ranks matches and merges a server found in several
+registries into one result (:mod:`mcpctl.registry.search`).
 
 Writes are transactions; SQLite's own locking (with a busy timeout) lets two processes sync
 at once without corrupting anything. The cache is a cache: :meth:`DiscoveryCache.open`
@@ -16,12 +17,12 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mcpctl.errors import StorageError
 from mcpctl.registry.records import Record, slug_of, version_key
+from mcpctl.registry.search import SearchHit, search
 
 __all__ = ["DiscoveryCache", "SearchHit"]
 
@@ -49,36 +50,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS servers_fts USING fts5(
 """
 
 
-@dataclass
-class SearchHit:
-    """One server in search results (merged across registries)."""
-
-    name: str
-    version: str
-    title: str
-    description: str
-    status: str
-    transports: list[str]
-    package_types: list[str]
-    needs_secrets: bool
-    registries: list[str] = field(default_factory=list)
-    score: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "version": self.version,
-            "status": self.status,
-            "transports": self.transports,
-            "package_types": self.package_types,
-            "needs_secrets": self.needs_secrets,
-            "registries": self.registries,
-        }
-
-
 def _use_wal(conn: sqlite3.Connection, patience: float = 5.0) -> None:
     """Switch to WAL (readers never wait for a sync); it persists in the file.
 
@@ -96,11 +67,6 @@ def _use_wal(conn: sqlite3.Connection, patience: float = 5.0) -> None:
             if time.monotonic() > deadline:
                 return  # the default journal is slower for readers, never wrong
             time.sleep(0.02)
-
-
-def _fts_query(text: str) -> str:
-    terms = [t for t in "".join(c if c.isalnum() else " " for c in text.lower()).split() if t]
-    return " ".join(f'"{t}"*' for t in terms)
 
 
 class DiscoveryCache:
@@ -287,11 +253,14 @@ class DiscoveryCache:
 
     # --- reading ------------------------------------------------------------------------
 
-    def note_failure(self, registry: str) -> None:
-        """Remember that a sync of ``registry`` just failed (so commands do not retry at once)."""
+    def note_failure(self, registry: str, at: float | None = None) -> None:
+        """Remember that a sync of ``registry`` failed ``at`` (a Unix time; default: now).
+
+        Commands do not try it again for a few minutes; a successful sync forgets it.
+        """
         self.conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            (f"failed:{registry}", str(time.time())),
+            (f"failed:{registry}", str(time.time() if at is None else at)),
         )
 
     def last_failure(self, registry: str) -> float | None:
@@ -328,67 +297,14 @@ class DiscoveryCache:
         all_status: bool = False,
         limit: int = 20,
     ) -> list[SearchHit]:
-        """Ranked latest versions matching ``query`` (all of them when it is empty)."""
-        where = ["s.is_latest = 1"]
-        args: list[Any] = []
-        wanted = list(registries) if registries is not None else None
-        if wanted is not None:
-            where.append(f"s.registry IN ({','.join('?' * len(wanted))})")
-            args += wanted
-        if not all_status:
-            where.append("s.status NOT IN ('deleted', 'deprecated')")
-        if package_type:
-            where.append("(',' || s.package_types || ',') LIKE ?")
-            args.append(f"%,{package_type},%")
-        if transport == "stdio":
-            where.append("s.package_types != ''")
-        elif transport == "remote":
-            where.append("(s.transports LIKE '%http%' OR s.transports LIKE '%sse%')")
-        cols = "s.registry, s.name, s.version, s.title, s.description, s.status, s.transports,"
-        cols += " s.package_types, s.needs_secrets, s.slug"
-        fts = _fts_query(query)
-        if fts:
-            # Field weights decide first (name/slug > title > description), so matches in the
-            # slug or title are ranked on their own; description and namespace matches are
-            # fetched only when those do not fill the page. Ranking every description match
-            # of a common word is what costs time on a 20,000-entry cache.
-            # Only fixed column names and "?" placeholders are formatted in.
-            base = (
-                f"SELECT {cols}, bm25(servers_fts, 8.0, 4.0, 1.0, 0.5) AS rank"  # noqa: S608
-                " FROM servers_fts JOIN servers s ON s.id = servers_fts.rowid"
-                f" WHERE servers_fts MATCH ? AND {' AND '.join(where)}"
-                " ORDER BY rank LIMIT ?"
-            )
-            pool = max(limit * 5, 50)
-            rows = self.conn.execute(base, ["{slug title} : (" + fts + ")", *args, pool]).fetchall()
-            if len(rows) < limit:
-                seen = {r[1] for r in rows}
-                more = self.conn.execute(base, [fts, *args, pool]).fetchall()
-                rows += [r for r in more if r[1] not in seen]
-        else:
-            sql = f"SELECT {cols}, 0 FROM servers s WHERE {' AND '.join(where)} ORDER BY s.name"  # noqa: S608
-            rows = self.conn.execute(sql, args).fetchall()
-        hits: dict[str, SearchHit] = {}
-        needle = query.strip().lower()
-        for reg, name, version, title, desc, status, trans, pkgs, secrets, slug, rank in rows:
-            score = _score(needle, name, slug, title, desc, float(rank))
-            hit = hits.get(name)
-            if hit is None:
-                hits[name] = SearchHit(
-                    name, version, title, desc, status,
-                    [t for t in trans.split(",") if t], [p for p in pkgs.split(",") if p],
-                    bool(secrets), [reg], score,
-                )  # fmt: skip
-            else:
-                if reg not in hit.registries:
-                    hit.registries.append(reg)
-                if version_key(version) > version_key(hit.version):
-                    hit.version = version
-                hit.score = max(hit.score, score)
-        ranked = (
-            sorted(hits.values(), key=lambda h: (-h.score, h.name)) if fts else list(hits.values())
-        )
-        return ranked[:limit]
+        """Ranked latest versions matching ``query`` (all of them when it is empty).
+
+        See :func:`mcpctl.registry.search.search` for the ranking.
+        """
+        return search(
+            self.conn, query, registries=registries, transport=transport,
+            package_type=package_type, all_status=all_status, limit=limit,
+        )  # fmt: skip
 
     def versions(
         self, name: str, registries: Iterable[str] | None = None
@@ -411,25 +327,6 @@ class DiscoveryCache:
             (slug_of(text), f"%{text}%", limit),
         ).fetchall()
         return [r[0] for r in rows]
-
-
-def _score(needle: str, name: str, slug: str, title: str, desc: str, bm25: float) -> float:
-    # bm25() is lower-is-better (negative); the field bonuses decide the order first.
-    score = -bm25
-    if not needle:
-        return score
-    lname, lslug, ltitle = name.lower(), slug.lower(), title.lower()
-    if needle in (lname, lslug):
-        score += 1000
-    elif lslug.startswith(needle) or lname.startswith(needle):
-        score += 500
-    elif needle in lslug or needle in lname:
-        score += 250
-    if needle in ltitle:
-        score += 100
-    if needle in desc.lower():
-        score += 10
-    return score
 
 
 def _namespace(name: str) -> str:

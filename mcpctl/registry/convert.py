@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from mcpctl.config.model import ServerEntry, Source
 from mcpctl.errors import UsageError
+from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORTS, Transport
 from mcpctl.registry.records import Record, clean_text
 
 __all__ = [
@@ -281,8 +282,9 @@ def _from_remote(remote: dict[str, Any], record: Record, provided: dict[str, str
                 inputs.missing.append(MissingInput(name, f"--header '{name}: ...'", why))
             continue
         headers[name] = inputs.template(value, _vars(header))
-    kind = _str(remote.get("type")) or "streamable-http"
-    transport: Literal["sse", "streamable-http"] = "sse" if kind == "sse" else "streamable-http"
+    kind = _str(remote.get("type")) or DEFAULT_REMOTE
+    spec = TRANSPORTS.get(kind)
+    transport: Transport = spec.name if spec is not None and spec.remote else DEFAULT_REMOTE
     entry = ServerEntry(
         url=url, transport=transport, headers=headers, description=_describe(record)
     )
@@ -340,10 +342,10 @@ def entry_from_server_json(
 
 
 def descriptor(record: Record, registry: str, name: str) -> dict[str, Any]:
-    """A discovery descriptor (the ``discovered_servers.json`` shape of 1mcp-style catalogs):
-    ``{name, transport, command|url, args, env, tools,
-    options}``, with the original ``server.json`` in ``options.server`` so the file can be
-    read back as a file registry.
+    """One of the discovery descriptors (the ``discovered_servers.json`` shape of 1mcp-style
+    catalogs): ``{name, transport, command|url, args, env, tools, options}``, with the
+    original ``server.json`` in ``options.server`` so the file can be read back as a file
+    registry.
 
     Raises:
         UsageError: the record cannot be converted.

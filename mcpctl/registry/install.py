@@ -49,6 +49,8 @@ class AddPlan:
 
     ``existing`` names an entry already added from the same registry server (any version);
     when ``unchanged`` is true, applying the plan changes nothing (the server is there).
+    ``replace`` says applying it may replace the entry under ``name`` (the plan was made
+    with ``force``).
     """
 
     name: str
@@ -58,6 +60,7 @@ class AddPlan:
     conversion: Conversion
     existing: str | None = None
     unchanged: bool = False
+    replace: bool = False
     warnings: list[str] = field(default_factory=list)
 
 
@@ -90,16 +93,19 @@ def plan_add(
 
     The cache is refreshed first when stale (never with ``offline``). Inputs the registry
     has no default for are asked for with ``ask``, one by one. ``overrides`` replaces fields
-    of the converted entry (``description``, ``timeout``, ``enabled``...). A server already
-    added from the same registry is left as it is (``unchanged``) unless ``name`` asks for
-    another copy or ``force`` replaces it.
+    of the converted entry (``description``, ``timeout``, ``enabled``...).
+
+    A server already added from the same registry server (any version) is left as it is
+    (``unchanged``, ``existing`` names its entry; nothing is asked for) unless ``name`` asks
+    for another copy under a new name, or ``force`` replaces it (under its own name, or
+    under ``name``).
 
     Raises:
         UsageError: no such server or version, or nothing mcpctl can install.
         MissingInputError: values are missing and there is no ``ask``.
     """
-    report = refresh(cache, list(sources), offline=offline)
-    reg, record = find_record(cache, spec, registry)
+    report = refresh(cache, sources, offline=offline)
+    reg, record = find_record(cache, spec, registry, unavailable=report.unreachable)
     env, headers = dict(env or {}), dict(headers or {})
 
     def convert() -> Conversion:
@@ -108,8 +114,10 @@ def plan_add(
             env=env, headers=headers,
         )  # fmt: skip
 
+    existing = _already_added(entries, reg, record.name)
+    unchanged = existing is not None and not force and name in (None, existing)
     conversion = convert()
-    if conversion.missing:
+    if conversion.missing and not unchanged:
         if ask is None:
             listed = "; ".join(
                 f"{m.name} ({m.flag})" + (f": {m.description}" if m.description else "")
@@ -124,9 +132,10 @@ def plan_add(
             target[missing.name] = ask(missing)
         conversion = convert()
     entry = replace(conversion.entry, **dict(overrides or {}))
-    existing = _already_added(entries, reg, record.name)
-    taken = set(entries)
-    chosen = name or (existing if existing and force else default_name(record.name, taken))
+    if existing is not None and name in (None, existing):
+        chosen = existing  # left as it is, or replaced with force
+    else:
+        chosen = name or default_name(record.name, set(entries))
     return AddPlan(
         name=chosen,
         entry=entry,
@@ -134,7 +143,8 @@ def plan_add(
         record=record,
         conversion=conversion,
         existing=existing,
-        unchanged=existing is not None and name is None and not force,
+        unchanged=unchanged,
+        replace=force,
         warnings=[*report.warnings, *conversion.notes],
     )
 
@@ -143,13 +153,12 @@ def apply_add(store: ConfigStore, plan: AddPlan, *, force: bool = False) -> AddO
     """Write a planned entry (``None`` when the plan changes nothing).
 
     Raises:
-        ServerExistsError: the name is taken and ``force`` is false.
+        ServerExistsError: the name is taken and neither the plan nor ``force`` replaces.
         and the errors of :meth:`ConfigStore.add` (literal secrets are refused there).
     """
     if plan.unchanged:
         return None
-    replace_existing = force or (plan.existing is not None and plan.name == plan.existing)
-    return store.add(plan.name, plan.entry, force=replace_existing)
+    return store.add(plan.name, plan.entry, force=force or plan.replace)
 
 
 @dataclass
@@ -187,7 +196,14 @@ def plan_upgrade(
     for name in wanted:
         if config[name].source is None:
             raise UsageError(f"{name!r} was not added from a registry: nothing to upgrade")
-    report = refresh(cache, list(sources), offline=offline)
+    # Only the registries the servers concerned come from: the others cannot matter, and
+    # an unreachable one would only add a warning.
+    concerned = {
+        entry.source.registry
+        for name, entry in config.items()
+        if entry.source is not None and (not wanted or name in wanted)
+    }
+    report = refresh(cache, [s for s in sources if s.id in concerned], offline=offline)
     updates, _, _ = find_updates(dict(config), cache)
     if wanted:
         updates = [u for u in updates if u.name in wanted]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ __all__ = [
     "RefreshReport",
     "RegistrySource",
     "SyncOutcome",
+    "age",
     "find_record",
     "is_stale",
     "load_sources",
@@ -134,7 +136,7 @@ def sync_source(
     source: RegistrySource,
     *,
     full: bool = False,
-    client_factory: type[RegistryClient] = RegistryClient,
+    client_factory: Callable[..., RegistryClient] = RegistryClient,
     timeout: float = 10.0,
 ) -> SyncOutcome:
     """Bring the cache up to date with one registry.
@@ -176,9 +178,16 @@ def is_stale(cache: DiscoveryCache, source: RegistrySource, ttl: float = DEFAULT
 
 
 def find_record(
-    cache: DiscoveryCache, spec: str, registry: str | None = None
+    cache: DiscoveryCache,
+    spec: str,
+    registry: str | None = None,
+    *,
+    unavailable: Sequence[str] = (),
 ) -> tuple[str, Record]:
     """(registry, record) for ``NAME[@VERSION]`` from the cache (latest when no version).
+
+    ``unavailable`` names registries that could not be read just now: when the server is
+    not found, the error says it may be in one of them.
 
     Raises:
         UsageError: no such server or version in the cache.
@@ -188,6 +197,12 @@ def find_record(
     if not found:
         guesses = cache.names_like(name)
         hint = f"did you mean {guesses[0]!r}?" if guesses else "search with 'mcpctl discover'"
+        if unavailable:
+            listed = ", ".join(repr(u) for u in unavailable)
+            hint = (
+                f"it may be in {listed}, which could not be read; check the network, then "
+                f"'mcpctl registry sync {unavailable[0]}'"
+            )
         raise UsageError(f"no server {name!r} in the registries", hint=hint)
     if version and version != "latest":
         for reg, rec in found:
@@ -201,54 +216,71 @@ def find_record(
 
 @dataclass
 class RefreshReport:
-    """What refreshing the cache before a search did."""
+    """What refreshing the cache before a search did.
 
-    synced: list[SyncOutcome]
-    warnings: list[str]
-    failed: list[str]  # registries that failed and have nothing cached at all
+    ``warnings`` holds one line per registry that could not be read (whether it failed now
+    or a few minutes ago); ``failed`` the ones of those with nothing cached at all, and
+    ``unreachable`` all of them.
+    """
+
+    synced: list[SyncOutcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)
 
 
 def refresh(
     cache: DiscoveryCache,
-    sources: list[RegistrySource],
+    sources: Iterable[RegistrySource],
     *,
     force: bool = False,
     offline: bool = False,
     ttl: float = DEFAULT_TTL,
     timeout: float = 10.0,
+    client_factory: Callable[..., RegistryClient] = RegistryClient,
 ) -> RefreshReport:
     """Sync the registries whose cache is stale (all with ``force``; none ``offline``).
 
     A registry that fails keeps its previous cache (with a warning); one that has nothing
-    cached at all is listed in ``failed``.
+    cached at all is listed in ``failed``. A registry that failed less than
+    :data:`RETRY_AFTER_FAILURE` seconds ago is not tried again (unless ``force``): its
+    warning says how long ago. Each registry is refreshed, and warned about, once, however
+    often it appears in ``sources``.
     """
-    report = RefreshReport([], [], [])
-    for source in sources:
+    report = RefreshReport()
+    unique = {s.id: s for s in sources}
+    for source in unique.values():
         has_data = cache.sync_state(source.id) is not None
         if offline:
             if not has_data and source.kind != "builtin":
                 report.warnings.append(f"registry {source.id!r} has never been synced (offline)")
                 report.failed.append(source.id)
+                report.unreachable.append(source.id)
             elif not has_data:
                 report.synced.append(sync_source(cache, source))
             continue
         if not (force or is_stale(cache, source, ttl)):
             continue
         failed_at = cache.last_failure(source.id)
-        if not force and failed_at is not None and time.time() - failed_at < RETRY_AFTER_FAILURE:
+        now = time.time()
+        if not force and failed_at is not None and now - failed_at < RETRY_AFTER_FAILURE:
             # Offline machines stay fast: no new attempt for a few minutes after a failure.
             how = "using cached data" if has_data else "no cached data"
             report.warnings.append(
-                f"registry {source.id!r} was unreachable {_age(time.time() - failed_at)}; "
-                f"{how} (--refresh tries again now)"
+                f"registry {source.id!r} was unreachable {age(now - failed_at)}; {how} "
+                f"('mcpctl registry sync {source.id}' tries again now)"
             )
+            report.unreachable.append(source.id)
             if not has_data:
                 report.failed.append(source.id)
             continue
         try:
-            report.synced.append(sync_source(cache, source, timeout=timeout))
+            report.synced.append(
+                sync_source(cache, source, timeout=timeout, client_factory=client_factory)
+            )
         except (RegistryError, UsageError) as exc:
             cache.note_failure(source.id)
+            report.unreachable.append(source.id)
             if has_data:
                 report.warnings.append(f"registry {source.id!r}: {exc.message}; using cached data")
             else:
@@ -257,10 +289,17 @@ def refresh(
     return report
 
 
-def _age(seconds: float) -> str:
-    """``12 s ago``, ``3 min ago``, ``2 h ago``."""
+def age(seconds: float) -> str:
+    """How long ago, in the unit that fits: ``12 s ago``, ``3 min ago``, ``2 h ago``.
+
+    Always rounded down (a failure 59 s ago is ``59 s ago``, 61 s ago ``1 min ago``); a
+    time in the future (another machine's clock) is ``0 s ago``.
+    """
+    seconds = max(0.0, seconds)
     if seconds < 60:
-        return f"{max(0, int(seconds))} s ago"
+        return f"{int(seconds)} s ago"
     if seconds < 3600:
         return f"{int(seconds // 60)} min ago"
-    return f"{int(seconds // 3600)} h ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} d ago"

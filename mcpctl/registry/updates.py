@@ -8,6 +8,7 @@ sensitivity, tool filter and enabled state.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -16,7 +17,7 @@ from mcpctl.registry.cache import DiscoveryCache
 from mcpctl.registry.convert import Conversion, entry_from_server_json
 from mcpctl.registry.records import Record, version_key
 
-__all__ = ["Update", "find_updates", "plan_upgrades", "upgrade_entry"]
+__all__ = ["Update", "carried_over", "find_updates", "plan_upgrades", "upgrade_entry"]
 
 _PACKAGE_OF_COMMAND = {"npx": "npm", "uvx": "pypi", "docker": "oci", "dnx": "nuget"}
 
@@ -66,10 +67,20 @@ def upgrade_entry(entry: ServerEntry, update: Update) -> Conversion:
     """
     prefer: Literal["package", "remote"] = "remote" if entry.is_remote else "package"
     package_type = _PACKAGE_OF_COMMAND.get(entry.command or "") if not entry.is_remote else None
-    conversion = entry_from_server_json(
-        update.record, registry=update.registry, prefer=prefer, package_type=package_type,
-        env=dict(entry.env), headers=dict(entry.headers),
-    )  # fmt: skip
+
+    def convert(env: dict[str, str]) -> Conversion:
+        return entry_from_server_json(
+            update.record, registry=update.registry, prefer=prefer, package_type=package_type,
+            env=env, headers=dict(entry.headers),
+        )  # fmt: skip
+
+    conversion = convert(dict(entry.env))
+    if conversion.missing:
+        # Values given when the server was added went into its arguments or URL, not its
+        # env: take them from there rather than asking again.
+        kept = carried_over(entry, conversion)
+        if kept:
+            conversion = convert({**entry.env, **kept})
     conversion.entry = replace(
         conversion.entry,
         description=entry.description or conversion.entry.description,
@@ -80,6 +91,41 @@ def upgrade_entry(entry: ServerEntry, update: Update) -> Conversion:
         cwd=entry.cwd if not entry.is_remote else None,
     )
     return conversion
+
+
+def carried_over(entry: ServerEntry, conversion: Conversion) -> dict[str, str]:
+    """Values of ``conversion``'s missing inputs that ``entry`` already holds.
+
+    A missing input is a ``${NAME}`` in the new entry's arguments or URL. Its value is the
+    one after the same ``--flag`` in the old arguments, the one at the same position when
+    the old arguments are as many, or the matching part of the old URL.
+    """
+    names = {m.name for m in conversion.missing}
+    found: dict[str, str] = {}
+    new, old = list(conversion.entry.args), list(entry.args)
+    for i, arg in enumerate(new):
+        name = arg[2:-1] if arg.startswith("${") and arg.endswith("}") else ""
+        if name not in names:
+            continue
+        flag = new[i - 1] if i > 0 and new[i - 1].startswith("-") else None
+        if flag is not None and flag in old[:-1]:
+            found[name] = old[old.index(flag) + 1]
+        elif flag is None and len(old) == len(new):
+            found[name] = old[i]
+    url, before = conversion.entry.url, entry.url
+    if url and before:
+        parts = re.split(r"(\$\{[^}]*\})", url)  # text, ${NAME}, text, ...
+        wanted = [p[2:-1] for p in parts[1::2]]
+        if any(n in names for n in wanted):
+            pattern = "".join(
+                re.escape(p) if i % 2 == 0 else "([^/?#]+)" for i, p in enumerate(parts)
+            )
+            match = re.fullmatch(pattern, before)
+            if match:
+                for n, value in zip(wanted, match.groups(), strict=True):
+                    if n in names:
+                        found[n] = value
+    return found
 
 
 def plan_upgrades(

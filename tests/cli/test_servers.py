@@ -399,7 +399,9 @@ def test_add_empty_value_from_a_shell_expansion_warns(cli: Cli, config_path: Pat
     r = cli("add", "gh", "-e", "GITHUB_TOKEN=", "--", "npx", "server-github")
     assert r.exit_code == 0
     assert "GITHUB_TOKEN is empty" in r.stderr and "-e GITHUB_TOKEN='${GITHUB_TOKEN}'" in r.stderr
-    r = cli("add", "docs", "--url", "https://x.example/mcp", "-H", "Authorization: Bearer ", "--json")
+    r = cli(
+        "add", "docs", "--url", "https://x.example/mcp", "-H", "Authorization: Bearer ", "--json"
+    )
     assert any("-H 'Authorization: Bearer ${AUTHORIZATION}'" in w for w in r.json["warnings"])
     r = cli("add", "ok", "-e", "MODE=fast", "--json", "--", "echo")
     assert not [w for w in r.json["warnings"] if "empty" in w]
@@ -462,7 +464,9 @@ def test_literal_secrets_are_refused_for_library_callers(config_path: Path) -> N
     assert token not in info.value.message + str(info.value.hint)
     assert "${GITHUB_TOKEN}" in str(info.value.hint)
     with pytest.raises(PlaintextSecretError):  # a credential in auth is secret whatever it is
-        store.add("r", ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="hello")))
+        store.add(
+            "r", ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="hello"))
+        )
     with pytest.raises(PlaintextSecretError):  # every write, not only add
         store.update(lambda doc: doc.update({"x": {"command": "s", "args": [token]}}), action="t")
     assert not config_path.exists()
@@ -470,4 +474,7 @@ def test_literal_secrets_are_refused_for_library_callers(config_path: Path) -> N
     assert read(config_path)["gh"]["env"]["GITHUB_TOKEN"] == token
     # Entries a write does not touch are not held against it.
     store.add("other", ServerEntry(command="echo"))
-    store.add("placeholder", ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="${T}")))
+    store.add(
+        "placeholder",
+        ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="${T}")),
+    )

@@ -17,6 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from mcpctl.registry.client import RegistryClient
+
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 
 
@@ -50,6 +52,11 @@ def make_record(
         server["remotes"] = remotes
     meta = {"status": status, "publishedAt": updated, "updatedAt": updated, "isLatest": latest}
     return {"server": server, "_meta": {OFFICIAL: meta}}
+
+
+def fast_client(url: str, **kw: Any) -> RegistryClient:
+    """A client for the fake registry: short timeout, no sleeping between retries."""
+    return RegistryClient(url, timeout=kw.pop("timeout", 2.0), sleep=lambda s: None, **kw)
 
 
 class Registry:
@@ -169,5 +176,5 @@ def serve(registry: Registry) -> tuple[ThreadingHTTPServer, str]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"

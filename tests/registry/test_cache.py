@@ -1,0 +1,264 @@
+"""The discovery cache: storage, concurrency, and search ranking."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpctl.registry import DiscoveryCache
+from mcpctl.registry.records import Record, clean_text, record_from_json, version_key
+from mcpctl.registry.search import fts_query, score
+from tests.registry.conftest import DATA
+from tests.registry.server import make_record
+
+
+def records(*specs: tuple[str, str, str]) -> list[Record]:
+    """Records from (name, title, description)."""
+    out = [record_from_json(make_record(n, title=t, description=d)) for n, t, d in specs]
+    assert all(out)
+    return [r for r in out if r is not None]
+
+
+def test_ranking_weights_fields() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", records(
+        ("org.other/notes", "Notes", "Keeps filesystem notes"),
+        ("com.acme/filesystem-extra", "Extra", "More"),
+        ("io.x/files", "Filesystem browser", "Browse"),
+        ("com.acme/filesystem", "Files", "Read and write"),
+    ))  # fmt: skip
+    assert [h.name for h in cache.search("filesystem")] == [
+        "com.acme/filesystem", "com.acme/filesystem-extra", "io.x/files", "org.other/notes",
+    ]  # fmt: skip
+
+
+# The query "quartz nimbus" is two words, and no record holds them side by side in that
+# order: no bonus of search.score applies, so bm25 and its column weights alone rank.
+FILLER = "bundles a few small helpers for the daily chores of a team"
+PLAIN = [(f"io.filler/helper-{i}", "Helper", FILLER) for i in range(40)]
+
+
+def test_the_column_weights_rank_slug_title_description_namespace() -> None:
+    """Both words only in the slug of one server, only in the title of another, only in
+    the description of a third and only in the namespace of a fourth. Without weights the
+    order would be the reverse (the rows are shorter in that order, and bm25 favours short
+    rows), and the names sort the other way round too: only the weights give this order."""
+    cache = DiscoveryCache.memory()
+    cache.replace("r", records(
+        ("io.plain.zulu/quartz-nimbus-kit-x-y", "Toolkit", FILLER),
+        ("io.plain.yankee/toolkit", "The Nimbus Quartz Suite", FILLER),
+        ("xray/kit", "Kit", "Nimbus and quartz"),
+        ("quartz.nimbus/kit", "Kit", "Kit"),
+        *PLAIN,
+    ))  # fmt: skip
+    hits = cache.search("quartz nimbus")
+    assert [h.name for h in hits] == [
+        "io.plain.zulu/quartz-nimbus-kit-x-y",  # slug
+        "io.plain.yankee/toolkit",  # title
+        "xray/kit",  # description
+        "quartz.nimbus/kit",  # namespace
+    ]
+    assert all(h.score < 100 for h in hits)  # no bonus played a part
+
+
+def pad(words: int) -> str:
+    return " ".join(
+        ("alpha bravo charlie delta echo foxtrot golf hotel india juliet " * 4).split()[:words]
+    )
+
+
+def test_the_column_weight_ratios() -> None:
+    """FTS5 multiplies a term's frequency by its column's weight inside bm25's saturation,
+    so a match in column A beats one in column B when weight(A) / weight(B) is more than a
+    ratio that grows with A's row length over B's. Pairs of rows of chosen lengths pin the
+    ratios slug/title and description/namespace between about 1.5 and 3 (they are 2)."""
+    cache = DiscoveryCache.memory()
+    cache.replace("r", records(
+        ("io.s1/quartz-nimbus", "Kit", pad(15)),  # slug, row of 20 tokens
+        ("io.t1/kit", "Nimbus Quartz", pad(5)),  # title, row of 10
+        ("io.s2/quartz-nimbus", "Kit", pad(30)),  # slug, row of 35
+        ("io.t2/kit", "Nimbus Quartz", pad(5)),  # title, row of 10
+        ("io.d1/kit", "Kit", "nimbus quartz " + pad(15)),  # description, row of 21
+        ("quartz.nimbus/kit", "Kit", pad(5)),  # namespace, row of 9
+        ("io.d2/kit", "Kit", "nimbus quartz " + pad(30)),  # description, row of 36
+        ("nimbus.quartz/kit", "Kit", pad(5)),  # namespace, row of 9
+        *PLAIN,
+    ))  # fmt: skip
+    order = [h.name.partition("/")[0] for h in cache.search("quartz nimbus", limit=50)]
+
+    def before(a: str, b: str) -> bool:
+        return order.index(a) < order.index(b)
+
+    assert before("io.s1", "io.t1"), "slug/title weight ratio below 1.5"
+    assert before("io.t2", "io.s2"), "slug/title weight ratio above 3"
+    assert before("io.d1", "quartz.nimbus"), "description/namespace weight ratio below 1.5"
+    assert before("nimbus.quartz", "io.d2"), "description/namespace weight ratio above 3"
+
+
+def test_bonuses_come_before_weights() -> None:
+    assert score("time", "io.x/time", "time", "Time", "", -1.0) > 1000
+    assert score("tim", "io.x/time", "time", "", "", -9.0) == 509.0
+    assert score("", "io.x/time", "time", "", "", -2.5) == 2.5
+    assert fts_query('github "OR" x*') == '"github"* "or"* "x"*'
+    assert fts_query("  --  ") == ""
+
+
+def test_same_server_in_two_registries_is_one_hit() -> None:
+    cache = DiscoveryCache.memory()
+    rec = record_from_json(make_record("io.example/dup"))
+    assert rec
+    cache.replace("a", [rec])
+    cache.replace("b", [rec])
+    hits = cache.search("dup")
+    assert len(hits) == 1 and hits[0].registries == ["a", "b"]
+
+
+def test_escape_sequences_are_stripped() -> None:
+    rec = record_from_json(
+        make_record("io.x/evil", description="ok\x1b[31mRED\x1b[0m\x07 \x1b]0;title\x07done")
+    )
+    assert rec and rec.description == "okRED done"
+    assert clean_text("a\x00b\x9bc") == "abc"
+
+
+def test_version_order() -> None:
+    assert sorted(["1.10.0", "1.2.0", "1.2.0-beta", "2.0"], key=version_key) == [
+        "1.2.0-beta",
+        "1.2.0",
+        "1.10.0",
+        "2.0",
+    ]
+
+
+def test_the_official_sample_loads_and_searches() -> None:
+    """202 records of the official registry (several versions of some servers, every
+    quirk of the real data): all load, the latest versions are the ones marked, and a
+    search for "github" puts GitHub's own server first, ahead of the many io.github.*
+    servers that only have the word in their namespace."""
+    raw = json.loads((DATA / "official-sample.json").read_text("utf-8"))
+    recs = [r for r in (record_from_json(x) for x in raw) if r is not None]
+    assert len(recs) == len(raw) >= 20
+    cache = DiscoveryCache.memory()
+    assert cache.replace("official", recs) == len(recs)
+    names = {r.name for r in recs}
+    latest = cache.search(limit=1000)
+    assert {h.name for h in latest} == names
+    github = cache.search("github", limit=5)
+    assert github[0].name == "io.github.github/github-mcp-server"
+    assert github[0].version == "0.26.0-rc.3"  # marked latest by the registry
+    assert len(cache.versions("io.github.github/github-mcp-server")) == 4
+    assert all("github" in (h.name + h.title).lower() for h in github)
+    assert cache.search("github", transport="remote", limit=1000)
+    assert cache.search("", package_type="mcpb", limit=1000)
+
+
+def test_cache_survives_a_garbage_file_and_concurrent_writers(tmp_path: Path) -> None:
+    path = tmp_path / "discovery.sqlite3"
+    path.write_bytes(b"not a database at all" * 100)
+    cache = DiscoveryCache.open(path)
+    rec = record_from_json(make_record("io.x/a"))
+    assert rec
+    other = DiscoveryCache.open(path)
+    cache.replace("r1", [rec])
+    other.replace("r2", [rec])
+    assert DiscoveryCache.open(path).count() == 2
+
+
+@pytest.mark.slow
+def test_two_processes_syncing_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    catalog = tmp_path / "c.json"
+    catalog.write_text(json.dumps([make_record(f"io.x/s{i}")["server"] for i in range(2000)]))
+    script = (
+        "import sys; from pathlib import Path; from mcpctl.registry.cache import DiscoveryCache;"
+        "from mcpctl.registry.sources import RegistrySource, sync_source;"
+        "c = DiscoveryCache.open(Path(sys.argv[1]));"
+        "[sync_source(c, RegistrySource(sys.argv[2], 'file', sys.argv[3])) for _ in range(5)]"
+    )
+    db = tmp_path / "d.sqlite3"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(db), f"r{i}", str(catalog)])
+        for i in range(2)
+    ]
+    try:
+        for p in procs:
+            assert p.wait(timeout=120) == 0
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
+    cache = DiscoveryCache.open(db)
+    assert cache.count("r0") == cache.count("r1") == 2000
+    assert len(cache.search("s1999")) == 1
+
+
+OPEN_AT = """
+import sys, time
+from mcpctl.registry.cache import DiscoveryCache
+while time.time() < float(sys.argv[2]):
+    pass
+cache = DiscoveryCache.open(sys.argv[1])
+cache.conn.execute("INSERT INTO meta VALUES (?, '')", (sys.argv[3],))
+print(cache.conn.execute("PRAGMA journal_mode").fetchone()[0])
+"""
+
+
+@pytest.mark.slow
+def test_processes_creating_the_cache_at_once_share_it(tmp_path: Path) -> None:
+    # Switching a new file to WAL collides between two openers ("database is locked",
+    # without SQLite's busy handler): it must be waited out, never taken for corruption
+    # (which deleted the file under the other process).
+    import subprocess
+    import sys
+
+    for rnd in range(8):
+        db = tmp_path / f"d{rnd}.sqlite3"
+        db.touch()  # an empty file is an empty database: it must be used, not replaced
+        inode = db.stat().st_ino
+        start = time.time() + 0.5
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_AT, str(db), str(start), f"p{i}"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(2)
+        ]
+        try:
+            outs = [p.communicate(timeout=60) for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait(timeout=10)
+        assert [p.returncode for p in procs] == [0, 0], outs
+        assert [o.strip() for o, _ in outs] == ["wal", "wal"]
+        cache = DiscoveryCache.open(db)
+        keys = {r[0] for r in cache.conn.execute("SELECT key FROM meta")}
+        cache.close()
+        assert {"p0", "p1"} <= keys  # both wrote to the same file
+        assert db.stat().st_ino == inode
+
+
+def test_an_unopenable_cache_is_a_storage_error(tmp_path: Path) -> None:
+    from mcpctl.errors import StorageError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(StorageError, match="cannot open the discovery cache"):
+        DiscoveryCache.open(blocker / "d.sqlite3")  # its folder is a file
+
+
+def test_a_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite3"
+    db.write_bytes(b"not a database" * 100)
+    cache = DiscoveryCache.open(db)
+    assert cache.count("x") == 0
+    cache.close()
