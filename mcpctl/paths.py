@@ -1,4 +1,4 @@
-"""Every location mcpctl reads or writes, in one place (DESIGN.md section 3).
+"""Every location mcpctl reads or writes, in one place.
 
 Resolution, highest priority first:
 

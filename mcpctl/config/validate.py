@@ -331,7 +331,7 @@ def validate_config(
     strict_commands: bool = False,
     internal_names: Iterable[str] = (),
 ) -> ValidationReport:
-    """Validate a config file strictly (``path`` defaults as in DESIGN.md section 3).
+    """Validate a config file strictly (``path`` defaults as :class:`~mcpctl.paths.Paths` says).
 
     Never raises for a bad file: every problem, a missing or unreadable file included,
     is in the report.
