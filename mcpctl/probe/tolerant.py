@@ -14,7 +14,6 @@ unchanged.
 from __future__ import annotations
 
 import contextlib
-import copy
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,16 +87,32 @@ def repair_tool(tool: object, version: str) -> tuple[dict[str, Any] | None, list
     return None, ["the tool does not conform; it was left out"]
 
 
+def _conforms(result: dict[str, Any], version: str) -> bool:
+    from mcp_types.methods import validate_server_result
+
+    try:
+        validate_server_result("tools/list", version, result)
+    except ValidationError:
+        return False
+    except (KeyError, ValueError):
+        pass  # a version the SDK has no schema for: nothing to check against
+    return True
+
+
 def _repair_listing(result: dict[str, Any], listing: Listing) -> dict[str, Any]:
     tools = result.get("tools")
     if not isinstance(tools, list):
         return result
+    # Repairs copy what they change, so the tools as sent stay as they are.
+    listing.raw_tools.update(
+        (t["name"], t) for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
+    )
     version = listing.protocol_version or _FALLBACK_VERSION
+    if _conforms(result, version):
+        return result  # the usual case: one check of the whole listing
     kept: list[Any] = []
     for position, tool in enumerate(tools, 1):
         name = tool.get("name") if isinstance(tool, dict) else None
-        if isinstance(name, str):
-            listing.raw_tools[name] = copy.deepcopy(tool)
         fixed, notes = repair_tool(tool, version)
         # A tool without a name is named by its place in the list.
         label = f"tool {name!r}" if isinstance(name, str) else f"tool #{position}"
