@@ -19,6 +19,7 @@ from mcpctl.config.model import (
     ENTRY_FIELDS,
     ENV_NAME_RE,
     HEADER_NAME_RE,
+    INHERIT_NAME_RE,
     MAX_TIMEOUT_MS,
     NAME_RE,
     SOURCE_FIELDS,
@@ -209,6 +210,8 @@ def entry_from_data(
         kw["args"] = chk.string_list(data["args"], ("args",))
     if "env" in data:
         kw["env"] = chk.string_map(data["env"], ("env",), ENV_NAME_RE, "environment variable")
+    if "inherit_env" in data:
+        kw["inherit_env"] = _inherit_env(chk, data["inherit_env"])
     if "headers" in data:
         kw["headers"] = chk.string_map(data["headers"], ("headers",), HEADER_NAME_RE, "header")
     for key in ("sensitive", "enabled"):
@@ -244,6 +247,21 @@ def entry_from_data(
     if chk.issues:
         return None, chk.issues
     return ServerEntry(**kw), []
+
+
+def _inherit_env(chk: _Checker, value: object) -> bool | tuple[str, ...]:
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, list):
+        got = _type_name(value)
+        chk.fail(("inherit_env",), f"expected true, false or a list of names, got {got}",
+                 "wrong_type")  # fmt: skip
+        return False
+    names = chk.string_list(value, ("inherit_env",)) or ()
+    for i, name in enumerate(names):
+        if not INHERIT_NAME_RE.fullmatch(name):
+            chk.fail(("inherit_env", i), f"{name!r} is not an environment variable name")
+    return names or False  # an empty list inherits nothing more, as false does
 
 
 def _tools(chk: _Checker, value: object) -> ToolFilter | None:

@@ -41,10 +41,12 @@ DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 3_600_000
 NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 ENV_NAME_RE = re.compile(r"[^=\x00]+")
+# What inherit_env may list: the names a shell can export.
+INHERIT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 ENTRY_FIELDS: tuple[str, ...] = (
-    "command", "args", "env", "cwd", "url", "transport", "headers", "auth",
+    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth",
     "timeout", "sensitive", "description", "enabled", "tools", "source",
 )  # fmt: skip
 AUTH_FIELDS: dict[str, tuple[str, ...]] = {
@@ -211,6 +213,7 @@ class ServerEntry:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    inherit_env: bool | tuple[str, ...] = False
     url: str | None = None
     transport: Transport | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -255,6 +258,11 @@ class ServerEntry:
             data["env"] = dict(self.env)
         if self.cwd is not None:
             data["cwd"] = self.cwd
+        if isinstance(self.inherit_env, tuple):
+            if self.inherit_env:
+                data["inherit_env"] = list(self.inherit_env)
+        elif self.inherit_env:
+            data["inherit_env"] = True
         if self.url is not None:
             data["url"] = self.url
         if self.transport is not None:

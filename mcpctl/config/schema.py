@@ -27,6 +27,7 @@ from mcpctl.config.model import (
     DEFAULT_TIMEOUT_MS,
     ENV_NAME_RE,
     HEADER_NAME_RE,
+    INHERIT_NAME_RE,
     MAX_TIMEOUT_MS,
     NAME_RE,
 )
@@ -49,6 +50,7 @@ NonEmpty = Annotated[
     StrictStr, AfterValidator(_nonblank), Field(json_schema_extra={"pattern": "\\S"})
 ]
 EnvMap = dict[Annotated[str, Field(pattern=f"^{ENV_NAME_RE.pattern}$")], StrictStr]
+InheritName = Annotated[StrictStr, Field(pattern=f"^{INHERIT_NAME_RE.pattern}$")]
 HeaderMap = dict[Annotated[str, Field(pattern=f"^{HEADER_NAME_RE.pattern}$")], StrictStr]
 
 
@@ -151,6 +153,11 @@ class ServerEntryModel(_NoNulls):
     env: EnvMap = Field(default_factory=dict, description="Environment of the child process.")
     cwd: NonEmpty = Field(
         default_factory=_absent, description="Working directory of the child process."
+    )
+    inherit_env: StrictBool | list[InheritName] = Field(
+        False,
+        description="Environment variables the server inherits beyond HOME, LOGNAME, PATH, "
+        "SHELL, TERM and USER: true for all of mcpctl's, or a list of names.",
     )
     url: NonEmpty = Field(
         default_factory=_absent, description="Endpoint of a remote server (http/https)."

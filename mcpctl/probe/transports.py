@@ -47,7 +47,7 @@ class TransportSpec(NamedTuple):
     summary: str
 
 
-_STDIO_FIELDS = ("command", "args", "env", "cwd")
+_STDIO_FIELDS = ("command", "args", "env", "cwd", "inherit_env")
 _REMOTE_FIELDS = ("url", "headers", "auth")
 
 TRANSPORTS: dict[str, TransportSpec] = {

@@ -217,7 +217,7 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     assert schema["$schema"].startswith("https://json-schema.org/")
     entry = schema["$defs"]["ServerEntry"]
     assert set(entry["properties"]) == {
-        "command", "args", "env", "cwd", "url", "transport", "headers", "auth", "timeout",
+        "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth", "timeout",
         "sensitive", "description", "enabled", "tools", "source",
     }  # fmt: skip
     assert entry["additionalProperties"] is False
