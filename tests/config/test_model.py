@@ -69,7 +69,12 @@ valid_stdio = st.fixed_dictionaries(
         "args": st.lists(good_strings, max_size=3),
         "env": st.dictionaries(st.sampled_from(["A", "B_1", "PATH"]), good_strings, max_size=2),
         "cwd": good_strings,
-        "inherit_env": st.one_of(st.booleans(), st.lists(st.sampled_from(["HOME", "NODE_OPTIONS", "UV_CACHE_DIR"]), max_size=2, unique=True)),
+        "inherit_env": st.one_of(
+            st.booleans(),
+            st.lists(
+                st.sampled_from(["HOME", "NODE_OPTIONS", "UV_CACHE_DIR"]), max_size=2, unique=True
+            ),
+        ),
         "transport": st.just("stdio"),
         "timeout": st.integers(1, 3_600_000),
         "sensitive": st.booleans(),
