@@ -49,9 +49,11 @@ SecretSource = Callable[[str], "str | None"]
 
 REDACTED = "****"
 
-PLACEHOLDER_RE = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}]*))?\}")
+# A default holds no brace: a scan for the closing one then stops at the next "{", which keeps
+# matching linear on hostile input (thousands of unclosed "${A:-").
+PLACEHOLDER_RE = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}")
 # What people write when they mean a placeholder but that we do not expand.
-NEAR_MISS_RE = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
+NEAR_MISS_RE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Placeholder(NamedTuple):

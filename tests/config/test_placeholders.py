@@ -127,3 +127,16 @@ def test_redact_entry_data() -> None:
     assert out["headers"] == {"Cookie": "****", "X-Trace": "on"}
     assert out["auth"] == {"type": "basic", "username": "me", "password": "****"}
     assert data["env"]["DB_PASSWORD"] == "hunter2"  # the input is not modified
+
+
+def test_hostile_placeholders_are_matched_in_linear_time() -> None:
+    import time
+
+    from mcpctl.config.placeholders import near_misses
+
+    for text in ("${A:-" * 30_000, "${" * 60_000, "${A" * 40_000):
+        started = time.perf_counter()
+        assert find_placeholders(text) == []
+        near_misses(text)
+        # Quadratic matching took 33 s on the first; linear takes milliseconds.
+        assert time.perf_counter() - started < 2.0
