@@ -129,14 +129,10 @@ def test_redact_entry_data() -> None:
     assert data["env"]["DB_PASSWORD"] == "hunter2"  # the input is not modified
 
 
-def test_hostile_placeholders_are_matched_in_linear_time() -> None:
-    import time
-
+def test_hostile_placeholders_find_nothing() -> None:
+    # Their speed (linear, not the 33 s of quadratic matching) is measured in bench/.
     from mcpctl.config.placeholders import near_misses
 
-    for text in ("${A:-" * 30_000, "${" * 60_000, "${A" * 40_000):
-        started = time.perf_counter()
-        assert find_placeholders(text) == []
-        near_misses(text)
-        # Quadratic matching took 33 s on the first; linear takes milliseconds.
-        assert time.perf_counter() - started < 2.0
+    assert find_placeholders("${A:-" * 1000) == [] and find_placeholders("${" * 1000) == []
+    assert near_misses("${A:-" * 3 + "}") == []  # the last one is a placeholder
+    assert [p.name for p in find_placeholders("${A:-${B:-x}")] == ["B"]
