@@ -23,6 +23,7 @@ from typer.core import TyperOption
 from mcpctl._version import __version__
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE, CommandGroup
+from mcpctl.config.redaction import forget as forget_secrets
 from mcpctl.errors import InternalError, McpctlError, UsageError
 from mcpctl.results import Result
 
@@ -192,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run mcpctl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     STATE.reset()
+    forget_secrets()  # what an earlier run in this process resolved is not this run's
     STATE.json = _wants_json(args)
     STATE.argv = args
     if not args:

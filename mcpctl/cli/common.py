@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
+from mcpctl.cli import output
 from mcpctl.cli.output import STATE
 from mcpctl.errors import UsageError
 from mcpctl.paths import Paths
@@ -70,12 +71,13 @@ def read_config() -> LoadResult:
         :func:`mcpctl.config.loader.read_config`.
     """
     from mcpctl.config.loader import read_config as read
+    from mcpctl.config.redaction import register_config
 
     where = paths()
     loaded = read(where.config, must_exist=where.config_override is not None)
-    if STATE.verbose:
-        state = "exists" if loaded.exists else "not created yet"
-        print(f"debug: config: {loaded.path} ({state})", file=sys.stderr)
+    register_config(loaded.config.entries.values())  # output hides every entry's secrets
+    state = "exists" if loaded.exists else "not created yet"
+    output.debug(f"config: {loaded.path} ({state})")
     return loaded
 
 
@@ -135,20 +137,13 @@ def parse_duration(
 
 def run_async(fn: Callable[[], Any], what: str) -> Any:
     """Run async work, with a spinner on a terminal when it may take a while."""
-    import logging
-
     import anyio
 
+    from mcpctl.cli.output import configure_logging
     from mcpctl.probe import sdk
 
     sdk.use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
-    # The SDK logs connection failures with tracebacks; mcpctl reports them itself.
-    sdk_log = logging.getLogger("mcp")
-    if STATE.verbose:
-        logging.basicConfig(level=logging.DEBUG, format="debug: %(name)s: %(message)s")
-    else:
-        sdk_log.addHandler(logging.NullHandler())
-        sdk_log.propagate = False
+    configure_logging()
     if sys.stderr.isatty() and not STATE.json and not STATE.quiet:
         from rich.console import Console
 
@@ -208,7 +203,7 @@ def cache() -> DiscoveryCache:
 
 def entry_summary(name: str, entry: ServerEntry) -> dict[str, Any]:
     """An entry as commands print it: literal secrets redacted, placeholders as written."""
-    from mcpctl.config.placeholders import redact_entry_data
+    from mcpctl.config.redaction import redact_entry_data
 
     data = redact_entry_data(entry.to_data())
     return {

@@ -1,8 +1,14 @@
-"""The one renderer: results become a table, text or the JSON envelope.
+"""The one output path: results become a table, text or the JSON envelope.
 
-Rules: data on stdout, diagnostics on stderr; rich output only
-when stdout is a terminal (rich is imported only then); ``--json`` prints exactly one
-JSON document; ``-q`` silences confirmations and warnings, never errors.
+Rules: data on stdout, diagnostics on stderr; rich output only when stdout is a terminal
+(rich is imported only then); ``--json`` prints exactly one JSON document; ``-q`` silences
+confirmations and warnings, never errors.
+
+Everything mcpctl writes -- text, tables, JSON, warnings, errors, debug lines and the logs of
+the libraries it uses -- goes through :func:`clean` (or :func:`print_json`): secrets are
+replaced by ``****`` (:mod:`mcpctl.config.redaction`) and control characters that could
+drive a terminal are shown escaped (:mod:`mcpctl.text`; ``\\u001b`` in JSON). Text from
+registries and servers is data, never control.
 """
 
 from __future__ import annotations
@@ -11,12 +17,18 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typer.core import TyperGroup
 
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
+from mcpctl.text import CONTROLS_RE, escape_controls
+
+if TYPE_CHECKING:
+    import logging
+
+    from mcpctl.config.redaction import Redactor
 
 __all__ = [
     "STATE",
@@ -25,10 +37,15 @@ __all__ = [
     "Lines",
     "State",
     "Table",
+    "clean",
+    "configure_logging",
     "emit",
     "error",
     "info",
+    "print_json",
+    "print_json_line",
     "warn",
+    "write_line",
 ]
 
 
@@ -92,6 +109,18 @@ def stdout_is_tty() -> bool:
     return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
 
 
+def _redactor() -> Redactor:
+    from mcpctl.config.redaction import redactor
+
+    return redactor()
+
+
+def clean(text: str, redact: Redactor | None = None, *, one_line: bool = False) -> str:
+    """``text`` fit to print: secrets replaced, control characters shown escaped."""
+    text = (redact or _redactor())(text)
+    return escape_controls(text, keep_newlines=not one_line)
+
+
 def _stderr_console() -> Any:
     from rich.console import Console
 
@@ -99,6 +128,7 @@ def _stderr_console() -> Any:
 
 
 def _stderr_line(prefix: str, style: str, text: str) -> None:
+    text = clean(text)
     if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
         from rich.markup import escape
 
@@ -111,13 +141,13 @@ def info(message: str) -> None:
     """A confirmation for humans, on stderr (silenced by ``-q`` and ``--json``)."""
     if STATE.quiet or STATE.json:
         return
-    print(message, file=sys.stderr)
+    print(clean(message), file=sys.stderr)
 
 
 def debug(message: str) -> None:
     """Shown with ``-v``."""
     if STATE.verbose:
-        print(f"debug: {message}", file=sys.stderr)
+        print(f"debug: {clean(message)}", file=sys.stderr)
 
 
 def warn(message: str) -> None:
@@ -138,24 +168,88 @@ def error(err: McpctlError | str, hint: str | None = None) -> None:
         _stderr_line("hint:", "cyan", hint)
 
 
+def _redacted(value: Any, redact: Redactor) -> Any:
+    # Strings are redacted one by one: a secret that happens to look like a number or a
+    # keyword must not break the document.
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v, redact) for v in value]
+    return value
+
+
+def _json_text(document: Any, *, indent: int | None) -> str:
+    safe = _redacted(document, _redactor())
+    text = json.dumps(safe, indent=indent, ensure_ascii=False)
+    # json.dumps escapes C0 controls but leaves DEL, C1, bidirectional overrides and lone
+    # surrogates raw; they only occur inside strings, where \\uXXXX is their JSON form.
+    return CONTROLS_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def print_json(document: Any) -> None:
     """One JSON document on stdout."""
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(_json_text(document, indent=2) + "\n")
     sys.stdout.flush()
+
+
+def print_json_line(document: Any) -> None:
+    """One JSON object on one line of stdout, flushed (streaming commands)."""
+    sys.stdout.write(_json_text(document, indent=None) + "\n")
+    sys.stdout.flush()
+
+
+def write_line(text: str) -> None:
+    """One line of text on stdout, flushed (streaming commands)."""
+    sys.stdout.write(clean(text, one_line=True) + "\n")
+    sys.stdout.flush()
+
+
+class _CleanFormatter:
+    """Formats library log records through :func:`clean` (URLs with keys, echoed headers)."""
+
+    def __init__(self, base: logging.Formatter) -> None:
+        self.base = base
+
+    def format(self, record: logging.LogRecord) -> str:
+        return clean(self.base.format(record))
+
+
+def configure_logging() -> None:
+    """Route the logs of the libraries mcpctl uses: shown with ``-v`` (cleaned), else silenced.
+
+    The MCP SDK logs connection failures with tracebacks, and httpx2/httpcore2 log resolved
+    URLs and headers at debug level: mcpctl reports failures itself.
+    """
+    import logging
+
+    if not STATE.verbose:
+        for name in ("mcp", "httpx2", "httpcore2"):
+            lib = logging.getLogger(name)
+            lib.addHandler(logging.NullHandler())
+            lib.propagate = False
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_CleanFormatter(logging.Formatter("debug: %(name)s: %(message)s")))  # type: ignore[arg-type]
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.DEBUG)
 
 
 def _plain(human: Human) -> None:
     out = sys.stdout
+    redact = _redactor()
     if isinstance(human, Table):
         for row in human.rows:
-            out.write("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) + "\n")
+            out.write("\t".join(clean(cell, redact, one_line=True) for cell in row) + "\n")
     elif isinstance(human, Detail):
         width = max((len(k) for k, _ in human.pairs), default=0)
         for key, value in human.pairs:
-            out.write(f"{key + ':':<{width + 1}} {value}\n")
+            out.write(f"{clean(key + ':', redact):<{width + 1}} {clean(value, redact)}\n")
     elif isinstance(human, Lines):
         for line in human.lines:
-            out.write(line + "\n")
+            out.write(clean(line, redact) + "\n")
 
 
 def _rich(human: Human) -> None:
@@ -163,27 +257,33 @@ def _rich(human: Human) -> None:
     from rich.markup import escape
 
     console = Console(highlight=False)
+    redact = _redactor()
+
+    def cell(text: str, *, one_line: bool = False) -> str:
+        return escape(clean(text, redact, one_line=one_line))
+
     if isinstance(human, Table):
         if not human.rows:
-            _stderr_console().print(f"[dim]{escape(human.empty)}[/dim]")
+            _stderr_console().print(f"[dim]{cell(human.empty)}[/dim]")
             return
         from rich.table import Table as RichTable
 
-        table = RichTable(title=human.title, box=None, header_style="bold", pad_edge=False)
+        title = cell(human.title) if human.title else None
+        table = RichTable(title=title, box=None, header_style="bold", pad_edge=False)
         for column in human.columns:
             table.add_column(column, overflow="fold")
         for row in human.rows:
-            table.add_row(*(escape(cell) for cell in row))
+            table.add_row(*(cell(c, one_line=True) for c in row))
         console.print(table)
     elif isinstance(human, Detail):
         if human.title:
-            console.print(f"[bold]{escape(human.title)}[/bold]")
+            console.print(f"[bold]{cell(human.title)}[/bold]")
         width = max((len(k) for k, _ in human.pairs), default=0)
         for key, value in human.pairs:
-            console.print(f"[dim]{escape(key + ':'):<{width + 1}}[/dim] {escape(value)}")
+            console.print(f"[dim]{cell(key + ':'):<{width + 1}}[/dim] {cell(value)}")
     elif isinstance(human, Lines):
         for line in human.lines:
-            console.print(escape(line))
+            console.print(cell(line))
 
 
 def emit(result: Result, human: Callable[[Result], Human] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""``${NAME}`` / ``${NAME:-default}`` placeholders: parsing, resolution and redaction.
+"""``${NAME}`` / ``${NAME:-default}`` placeholders: parsing and resolution.
 
 NAME is UPPER_SNAKE_CASE (``[A-Z_][A-Z0-9_]*``), as orchestrators expand them; anything
 else (``$NAME``, ``${lower}``) is left as literal text and flagged by ``validate``.
@@ -9,15 +9,16 @@ keyring), then from the default. When none has it, the policy decides:
 * ``skip``  -- leave the whole server out, with a warning naming the variable;
 * ``error`` -- raise :class:`~mcpctl.errors.PlaceholderError` (what ``validate`` and CI use).
 
-This module also knows what a secret looks like, so that literal tokens are never
-written into the config file nor printed.
+Every value resolved from the environment or the secret source is remembered for the rest of
+the process (:func:`resolved_values`), so that whatever mcpctl prints can be redacted of the
+secrets of every entry, not only of the one at hand (:mod:`mcpctl.config.redaction`).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -27,20 +28,19 @@ if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
 
 __all__ = [
+    "PLACEHOLDER_RE",
     "REDACTED",
     "MissingPolicy",
     "Placeholder",
     "ResolvedEntry",
     "SecretSource",
     "find_placeholders",
-    "literal_secrets",
-    "looks_like_secret",
-    "placeholder_hint",
-    "redact_entry_data",
-    "redact_literal",
+    "forget_resolved",
+    "near_misses",
     "redact_text",
     "resolve_entry",
     "resolve_text",
+    "resolved_values",
 ]
 
 MissingPolicy = Literal["empty", "skip", "error"]
@@ -79,6 +79,31 @@ def near_misses(text: str) -> list[str]:
     return [m.group(0) for m in NEAR_MISS_RE.finditer(stripped)]
 
 
+# Values shorter than this would redact half of any output: not worth hiding.
+MIN_SECRET_LEN = 3
+_seen: set[str] = set()
+_seen_lock = threading.Lock()
+
+
+def _remember(value: str) -> None:
+    if len(value) >= MIN_SECRET_LEN:
+        with _seen_lock:
+            _seen.add(value)
+
+
+def forget_resolved() -> None:
+    """Forget the values resolved so far (a new run of the CLI in the same process)."""
+    with _seen_lock:
+        _seen.clear()
+
+
+def resolved_values() -> frozenset[str]:
+    """Every value a placeholder resolved to in this process (from the environment or the
+    secret source, never a default): what output must never show."""
+    with _seen_lock:
+        return frozenset(_seen)
+
+
 class _Resolution:
     def __init__(
         self,
@@ -98,11 +123,13 @@ class _Resolution:
         value = self.environ.get(ph.name)
         if value is not None:
             self.secret_values.add(value)
+            _remember(value)
             return value
         if self.secrets is not None:
             secret = self.secrets(ph.name)
             if secret is not None:
                 self.secret_values.add(secret)
+                _remember(secret)
                 return secret
         if ph.default is not None:
             return ph.default
@@ -161,8 +188,11 @@ class ResolvedEntry:
     secret_values: frozenset[str] = frozenset()
 
     def redact(self, text: str) -> str:
-        """``text`` with every resolved value replaced by ``****``."""
-        return redact_text(text, self.secret_values)
+        """``text`` with every secret replaced by ``****``: this entry's resolved values, every
+        other value resolved in this process, and whatever looks like a credential."""
+        from mcpctl.config.redaction import redact
+
+        return redact(text, extra=self.secret_values)
 
 
 def resolve_entry(
@@ -198,8 +228,7 @@ def resolve_entry(
         )
     except SkipServer:
         return None
-    # Values of two characters or fewer would redact half the output: not worth hiding.
-    secrets_seen = frozenset(v for v in res.secret_values if len(v) > 2)
+    secrets_seen = frozenset(v for v in res.secret_values if len(v) >= MIN_SECRET_LEN)
     return ResolvedEntry(name, resolved, tuple(res.warnings), secrets_seen)
 
 
@@ -209,170 +238,3 @@ def redact_text(text: str, values: frozenset[str] | set[str]) -> str:
         if value:
             text = text.replace(value, REDACTED)
     return text
-
-
-# --- what a secret looks like -------------------------------------------------------
-
-_KNOWN_PREFIXES = (
-    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",  # GitHub
-    "glpat-", "gldt-",  # GitLab
-    "sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_",  # OpenAI, Stripe
-    "phx_", "phc_",  # PostHog
-    "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xapp-",  # Slack
-    "npm_", "pypi-", "hf_", "dop_v1_", "shpat_", "lin_api_", "ntn_", "secret_",
-    "AKIA", "ASIA", "AIza", "ya29.", "SG.", "key-", "figd_", "sntrys_", "pat-",
-)  # fmt: skip
-_AUTH_SCHEME_RE = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(?P<cred>\S{8,})$", re.IGNORECASE)
-_JWT_RE = re.compile(r"^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*$")
-_TOKEN_CHARS_RE = re.compile(r"^[A-Za-z0-9_\-+/=.~]+$")
-_DIGIT_RE = re.compile(r"[0-9]")
-_LETTER_RE = re.compile(r"[A-Za-z]")
-
-
-def _entropy(text: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in text:
-        counts[ch] = counts.get(ch, 0) + 1
-    n = len(text)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-def _looks_random(token: str) -> bool:
-    # Cheap tests first, in C (regexes): the store runs this on every value it writes.
-    if len(token) < 20 or not _TOKEN_CHARS_RE.match(token):
-        return False
-    if "/" in token and not token.endswith("="):
-        return False  # a path or a URL segment, not a key
-    if not _DIGIT_RE.search(token) or not _LETTER_RE.search(token):
-        return False  # a key mixes digits with letters
-    return _entropy(token) >= 3.5
-
-
-def secret_fragments(value: str) -> Iterator[str]:
-    """The parts of a literal value that look like secrets (used for detection and redaction).
-
-    Placeholders are never secrets: ``${GITHUB_TOKEN}`` is the safe way to write one.
-    """
-    scheme = _AUTH_SCHEME_RE.match(value.strip())
-    if scheme and not PLACEHOLDER_RE.search(scheme["cred"]):
-        yield scheme["cred"]
-        return
-    for token in re.split(r"[\s=:,;&?]+", value):
-        if PLACEHOLDER_RE.search(token):
-            continue
-        if (
-            (len(token) >= 12 and token.startswith(_KNOWN_PREFIXES))
-            or _JWT_RE.match(token)
-            or _looks_random(token)
-        ):
-            yield token
-
-
-def looks_like_secret(value: str) -> bool:
-    """Whether a literal value looks like a credential (token, key, password)."""
-    return next(secret_fragments(value), None) is not None
-
-
-def redact_literal(value: str) -> str:
-    """``value`` with anything that looks like a secret replaced by ``****``.
-
-    Placeholders stay as they are: they are references, safe to show.
-    """
-    return redact_text(value, set(secret_fragments(value)))
-
-
-SECRET_NAME_RE = re.compile(
-    r"token|secret|passw(or)?d|api[_-]?key|auth|credential|private|cookie|session", re.IGNORECASE
-)
-
-
-def _redact_named(key: str, value: object) -> object:
-    """A variable or header whose *name* says it is secret is hidden when literal."""
-    if not isinstance(value, str):
-        return value
-    if SECRET_NAME_RE.search(key) and value and not find_placeholders(value):
-        return REDACTED
-    return redact_literal(value)
-
-
-def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
-    """A copy of an entry's JSON object fit for output: literal secrets become ``****``.
-
-    Placeholders are kept (they name the variable, not its value).
-    """
-    out: dict[str, object] = dict(data)
-    for key in ("command", "cwd", "url"):
-        value = out.get(key)
-        if isinstance(value, str):
-            out[key] = redact_literal(value)
-    args = out.get("args")
-    if isinstance(args, list):
-        out["args"] = [redact_literal(a) if isinstance(a, str) else a for a in args]
-    for section in ("env", "headers"):
-        mapping = out.get(section)
-        if isinstance(mapping, dict):
-            out[section] = {k: _redact_named(k, v) for k, v in mapping.items()}
-    auth = out.get("auth")
-    if isinstance(auth, dict):
-        clean = dict(auth)
-        for key in ("token", "value", "password", "client_secret"):
-            value = clean.get(key)
-            # Credentials in auth are secret whatever they look like, unless they
-            # only reference variables ("Bearer ${TOKEN}").
-            if isinstance(value, str) and not (
-                find_placeholders(value) and not looks_like_secret(value)
-            ):
-                clean[key] = REDACTED
-        out["auth"] = clean
-    return out
-
-
-def _auth_literal(value: str) -> bool:
-    # A credential in auth is secret whatever it looks like, unless it only references
-    # variables ("Bearer ${TOKEN}").
-    return bool(value) and not (find_placeholders(value) and not looks_like_secret(value))
-
-
-def literal_secrets(data: Mapping[str, object]) -> list[tuple[tuple[str | int, ...], str]]:
-    """Where an entry's JSON object holds a literal secret: (path in the entry, its key).
-
-    Looked at: ``env``, ``headers``, ``args`` and ``url`` values that look like a credential,
-    and every ``auth`` credential that is not a ``${VAR}`` placeholder.
-    """
-    found: list[tuple[tuple[str | int, ...], str]] = []
-    for section in ("env", "headers"):
-        mapping = data.get(section)
-        if isinstance(mapping, Mapping):
-            for key, value in mapping.items():
-                if isinstance(value, str) and looks_like_secret(value):
-                    found.append(((section, key), str(key)))
-    args = data.get("args")
-    if isinstance(args, list):
-        for i, arg in enumerate(args):
-            if isinstance(arg, str) and looks_like_secret(arg):
-                found.append((("args", i), ""))
-    url = data.get("url")
-    if isinstance(url, str) and looks_like_secret(url):
-        found.append((("url",), ""))
-    auth = data.get("auth")
-    if isinstance(auth, Mapping):
-        for key in ("token", "value", "password", "client_secret"):
-            value = auth.get(key)
-            if isinstance(value, str) and _auth_literal(value):
-                found.append((("auth", key), key))
-    return found
-
-
-def variable_name(server: str, key: str) -> str:
-    """A ``${VAR}`` name for a secret at ``key`` of ``server`` (``X-Api-Key`` -> ``X_API_KEY``)."""
-    raw = key.upper().replace("-", "_") if key else f"{server.upper().replace('-', '_')}_TOKEN"
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in raw).strip("_") or "SECRET"
-
-
-def placeholder_hint(server: str, where: str, key: str = "") -> str:
-    """What to write instead of a literal secret at ``where`` (``env.GITHUB_TOKEN``)."""
-    var = variable_name(server, key)
-    return (
-        f'write "${{{var}}}" in {where} instead and give {var} a value where mcpctl and the '
-        f"host run (export {var}=...)"
-    )

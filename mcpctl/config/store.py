@@ -31,7 +31,7 @@ from mcpctl.config.edits import AddOutcome, ServerEdits
 from mcpctl.config.jsontext import dump_config, splice_canonical
 from mcpctl.config.loader import Document, read_document
 from mcpctl.config.model import format_path
-from mcpctl.config.placeholders import literal_secrets, placeholder_hint
+from mcpctl.config.redaction import literal_secrets, placeholder_hint
 from mcpctl.errors import (
     ConfigInvalidError,
     LockTimeoutError,

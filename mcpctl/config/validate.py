@@ -33,12 +33,8 @@ from mcpctl.config.model import (
     Problem,
     format_path,
 )
-from mcpctl.config.placeholders import (
-    find_placeholders,
-    literal_secrets,
-    near_misses,
-    placeholder_hint,
-)
+from mcpctl.config.placeholders import find_placeholders, near_misses
+from mcpctl.config.redaction import literal_secrets, placeholder_hint
 
 __all__ = ["ValidationReport", "entry_warnings", "validate_config", "validate_text"]
 

@@ -63,6 +63,9 @@ __all__ = [
 
 CLIENT_INFO = types.Implementation(name="mcpctl", version=__version__)
 STDERR_LINE_MAX = 400
+# How much of a line is kept for redaction: a secret is redacted before the line is cut to
+# STDERR_LINE_MAX, so a cut never leaves half a secret behind.
+LINE_WINDOW = 16 * 1024
 STDOUT_LINE_MAX = 16 * 1024 * 1024  # a line longer than this is not a message
 
 Streams = tuple[Any, Any]
@@ -124,7 +127,7 @@ async def open_stdio(
                 async for chunk in process.stdout:
                     buffer += chunk
                     if len(buffer) > STDOUT_LINE_MAX and b"\n" not in buffer:
-                        note_garbage(buffer[:200])
+                        note_garbage(buffer)
                         buffer = b""
                     *lines, buffer = buffer.split(b"\n")
                     for raw in lines:
@@ -145,7 +148,7 @@ async def open_stdio(
     def note_garbage(raw: bytes) -> None:
         diag.garbage_lines += 1
         if diag.first_garbage is None:
-            diag.first_garbage = raw[:STDERR_LINE_MAX].decode("utf-8", "replace")
+            diag.first_garbage = raw[:LINE_WINDOW].decode("utf-8", "replace")
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -155,19 +158,29 @@ async def open_stdio(
                 diag.stderr_bytes += len(chunk)
                 pending += chunk
                 *lines, pending = pending.split(b"\n")
-                for raw in lines:
-                    diag.stderr.append(
-                        resolved.redact(raw[:STDERR_LINE_MAX].decode("utf-8", "replace"))
-                    )
-                if len(pending) > STDERR_LINE_MAX:
-                    diag.stderr.append(
-                        resolved.redact(pending[:STDERR_LINE_MAX].decode("utf-8", "replace"))
-                    )
+                # Kept as written for now: only the last lines survive, and they are
+                # redacted (then cut) once the server has stopped, in finish() below.
+                diag.stderr.extend(raw[:LINE_WINDOW].decode("utf-8", "replace") for raw in lines)
+                if len(pending) > LINE_WINDOW:
+                    diag.stderr.append(pending[:LINE_WINDOW].decode("utf-8", "replace"))
                     pending = b""
             if pending.strip():
-                diag.stderr.append(
-                    resolved.redact(pending[:STDERR_LINE_MAX].decode("utf-8", "replace"))
-                )
+                diag.stderr.append(pending[:LINE_WINDOW].decode("utf-8", "replace"))
+
+    def finish() -> None:
+        from mcpctl.config.redaction import redactor
+
+        redact = redactor(extra=resolved.secret_values)
+
+        def safe(text: str) -> str:
+            text = redact(text)
+            return text if len(text) <= STDERR_LINE_MAX else text[: STDERR_LINE_MAX - 1] + "…"
+
+        lines = [safe(line) for line in diag.stderr]
+        diag.stderr.clear()
+        diag.stderr.extend(lines)
+        if diag.first_garbage is not None:
+            diag.first_garbage = safe(diag.first_garbage)
 
     async def write_stdin() -> None:
         assert process.stdin is not None
@@ -187,6 +200,7 @@ async def open_stdio(
             finally:
                 await stop_server(process, diag)
                 tg.cancel_scope.cancel()
+        finish()
     finally:
         for stream in (read_stream, write_stream):
             with contextlib.suppress(Exception):

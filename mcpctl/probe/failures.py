@@ -44,8 +44,13 @@ _NOT_MCP_HINT = "check the URL's path (often /mcp or /sse)"
 
 
 def one_line(text: str, limit: int = MESSAGE_MAX) -> str:
-    """``text`` as one line of at most ``limit`` characters (errors are never a dump)."""
-    flat = " ".join(str(text).split())
+    """``text`` as one line of at most ``limit`` characters (errors are never a dump).
+
+    Secrets are redacted first: a cut must not leave half of one behind.
+    """
+    from mcpctl.config.redaction import redact
+
+    flat = " ".join(redact(str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

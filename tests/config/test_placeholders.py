@@ -8,13 +8,11 @@ from mcpctl.config.model import AuthConfig, ServerEntry
 from mcpctl.config.placeholders import (
     REDACTED,
     find_placeholders,
-    looks_like_secret,
     near_misses,
-    redact_entry_data,
-    redact_literal,
     resolve_entry,
     resolve_text,
 )
+from mcpctl.config.redaction import looks_like_secret, redact_entry_data, redact_literal
 from mcpctl.errors import PlaceholderError
 
 

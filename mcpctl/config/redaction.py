@@ -1,0 +1,340 @@
+"""What a secret looks like, and keeping secrets out of everything mcpctl prints.
+
+Two jobs share the same knowledge:
+
+* **Detection** -- :func:`looks_like_secret` and :func:`literal_secrets` tell a literal
+  credential (known token prefixes, ``Bearer <token>``, JWTs, passwords inside URLs, long
+  random-looking keys) from an ordinary value, so that the store refuses to write one and
+  ``validate`` reports it; :func:`redact_entry_data` hides literal ones in shown entries.
+* **Redaction** -- :class:`Redactor` (:func:`redactor` builds the current one) replaces in any
+  text every secret value known to this process: each value a placeholder resolved to
+  (:func:`mcpctl.config.placeholders.resolved_values`), the values of the config's
+  placeholders in the environment (:func:`register_config`), the values of environment
+  variables whose names say they are secret -- and whatever the patterns above recognise.
+  The CLI runs everything it writes (text, tables, JSON, logs) through it, before anything is
+  truncated.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from mcpctl.config.placeholders import (
+    MIN_SECRET_LEN,
+    PLACEHOLDER_RE,
+    REDACTED,
+    find_placeholders,
+    forget_resolved,
+    redact_text,
+    resolved_values,
+)
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+
+__all__ = [
+    "SECRET_NAME_RE",
+    "Redactor",
+    "forget",
+    "literal_secrets",
+    "looks_like_secret",
+    "placeholder_hint",
+    "redact",
+    "redact_entry_data",
+    "redact_literal",
+    "redactor",
+    "register",
+    "register_config",
+    "secret_fragments",
+    "variable_name",
+]
+
+# The lookbehind starts a scheme only at a word's start: without it, each position of a long
+# run of letters would rescan the run (quadratic).
+URL_PASSWORD_RE = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:(?P<password>[^/\s@]+)@"
+)
+
+_KNOWN_PREFIXES = (
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",  # GitHub
+    "glpat-", "gldt-",  # GitLab
+    "sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_",  # OpenAI, Stripe
+    "phx_", "phc_",  # PostHog
+    "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xapp-",  # Slack
+    "npm_", "pypi-", "hf_", "dop_v1_", "shpat_", "lin_api_", "ntn_", "secret_",
+    "AKIA", "ASIA", "AIza", "ya29.", "SG.", "key-", "figd_", "sntrys_", "pat-",
+)  # fmt: skip
+_AUTH_SCHEME_RE = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(?P<cred>\S{8,})$", re.IGNORECASE)
+_JWT_RE = re.compile(r"^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*$")
+_TOKEN_CHARS_RE = re.compile(r"^[A-Za-z0-9_\-+/=.~]+$")
+_DIGIT_RE = re.compile(r"[0-9]")
+_LETTER_RE = re.compile(r"[A-Za-z]")
+
+
+def _entropy(text: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in text:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _looks_random(token: str) -> bool:
+    # Cheap tests first, in C (regexes): the store runs this on every value it writes.
+    if len(token) < 20 or not _TOKEN_CHARS_RE.match(token):
+        return False
+    if "/" in token and not token.endswith("="):
+        return False  # a path or a URL segment, not a key
+    if not _DIGIT_RE.search(token) or not _LETTER_RE.search(token):
+        return False  # a key mixes digits with letters
+    return _entropy(token) >= 3.5
+
+
+def secret_fragments(value: str) -> Iterator[str]:
+    """The parts of a literal value that look like secrets (used for detection and redaction).
+
+    Placeholders are never secrets: ``${GITHUB_TOKEN}`` is the safe way to write one.
+    """
+    scheme = _AUTH_SCHEME_RE.match(value.strip())
+    if scheme and not PLACEHOLDER_RE.search(scheme["cred"]):
+        yield scheme["cred"]
+        return
+    if "://" in value:
+        for match in URL_PASSWORD_RE.finditer(value):
+            if not PLACEHOLDER_RE.search(match["password"]):
+                yield match["password"]  # postgres://user:PASSWORD@host/db
+    for token in re.split(r"[\s=:,;&?]+", value):
+        if PLACEHOLDER_RE.search(token):
+            continue
+        if (
+            (len(token) >= 12 and token.startswith(_KNOWN_PREFIXES))
+            or _JWT_RE.match(token)
+            or _looks_random(token)
+        ):
+            yield token
+
+
+def looks_like_secret(value: str) -> bool:
+    """Whether a literal value looks like a credential (token, key, password)."""
+    return next(secret_fragments(value), None) is not None
+
+
+def redact_literal(value: str) -> str:
+    """``value`` with anything that looks like a secret replaced by ``****``.
+
+    Placeholders stay as they are: they are references, safe to show.
+    """
+    return redact_text(value, set(secret_fragments(value)))
+
+
+SECRET_NAME_RE = re.compile(
+    r"token|secret|passw(or)?d|api[_-]?key|auth|credential|private|cookie|session", re.IGNORECASE
+)
+
+
+def _redact_named(key: str, value: object) -> object:
+    """A variable or header whose *name* says it is secret is hidden when literal."""
+    if not isinstance(value, str):
+        return value
+    if SECRET_NAME_RE.search(key) and value and not find_placeholders(value):
+        return REDACTED
+    return redact_literal(value)
+
+
+def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
+    """A copy of an entry's JSON object fit for output: literal secrets become ``****``.
+
+    Placeholders are kept (they name the variable, not its value).
+    """
+    out: dict[str, object] = dict(data)
+    for key in ("command", "cwd", "url"):
+        value = out.get(key)
+        if isinstance(value, str):
+            out[key] = redact_literal(value)
+    args = out.get("args")
+    if isinstance(args, list):
+        out["args"] = [redact_literal(a) if isinstance(a, str) else a for a in args]
+    for section in ("env", "headers"):
+        mapping = out.get(section)
+        if isinstance(mapping, dict):
+            out[section] = {k: _redact_named(k, v) for k, v in mapping.items()}
+    auth = out.get("auth")
+    if isinstance(auth, dict):
+        clean = dict(auth)
+        for key in ("token", "value", "password", "client_secret"):
+            value = clean.get(key)
+            # Credentials in auth are secret whatever they look like, unless they
+            # only reference variables ("Bearer ${TOKEN}").
+            if isinstance(value, str) and not (
+                find_placeholders(value) and not looks_like_secret(value)
+            ):
+                clean[key] = REDACTED
+        out["auth"] = clean
+    return out
+
+
+def _auth_literal(value: str) -> bool:
+    # A credential in auth is secret whatever it looks like, unless it only references
+    # variables ("Bearer ${TOKEN}").
+    return bool(value) and not (find_placeholders(value) and not looks_like_secret(value))
+
+
+def literal_secrets(data: Mapping[str, object]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Where an entry's JSON object holds a literal secret: (path in the entry, its key).
+
+    Looked at: ``env``, ``headers``, ``args`` and ``url`` values that look like a credential,
+    and every ``auth`` credential that is not a ``${VAR}`` placeholder.
+    """
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    for section in ("env", "headers"):
+        mapping = data.get(section)
+        if isinstance(mapping, Mapping):
+            for key, value in mapping.items():
+                if isinstance(value, str) and looks_like_secret(value):
+                    found.append(((section, key), str(key)))
+    args = data.get("args")
+    if isinstance(args, list):
+        for i, arg in enumerate(args):
+            if isinstance(arg, str) and looks_like_secret(arg):
+                found.append((("args", i), ""))
+    url = data.get("url")
+    if isinstance(url, str) and looks_like_secret(url):
+        found.append((("url",), ""))
+    auth = data.get("auth")
+    if isinstance(auth, Mapping):
+        for key in ("token", "value", "password", "client_secret"):
+            value = auth.get(key)
+            if isinstance(value, str) and _auth_literal(value):
+                found.append((("auth", key), key))
+    return found
+
+
+def variable_name(server: str, key: str) -> str:
+    """A ``${VAR}`` name for a secret at ``key`` of ``server`` (``X-Api-Key`` -> ``X_API_KEY``)."""
+    raw = key.upper().replace("-", "_") if key else f"{server.upper().replace('-', '_')}_TOKEN"
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in raw).strip("_") or "SECRET"
+
+
+def placeholder_hint(server: str, where: str, key: str = "") -> str:
+    """What to write instead of a literal secret at ``where`` (``env.GITHUB_TOKEN``)."""
+    var = variable_name(server, key)
+    return (
+        f'write "${{{var}}}" in {where} instead and give {var} a value where mcpctl and the '
+        f"host run (export {var}=...)"
+    )
+
+
+# --- redaction of output --------------------------------------------------------------
+
+# Environment variables whose values are secret by name. Narrower than SECRET_NAME_RE: a
+# value hidden everywhere in the output must really be a secret ("tty" of
+# XDG_SESSION_TYPE is not).
+ENV_SECRET_NAME_RE = re.compile(
+    r"TOKEN|SECRET|PASSW(?:OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL", re.IGNORECASE
+)
+_TEXT_SPLIT_RE = re.compile(r"[\s=:,;&?\"'<>()\[\]{}\\`|]+")
+_SCHEME_IN_TEXT_RE = re.compile(r"\b(?:Bearer|Basic|Token)\s+(?P<cred>[A-Za-z0-9_\-+/=.~]{8,})")
+_registered: set[str] = set()
+_registered_lock = threading.Lock()
+
+
+def forget() -> None:
+    """Forget every value known so far (a new run of the CLI in the same process)."""
+    forget_resolved()
+    with _registered_lock:
+        _registered.clear()
+
+
+def register(values: Iterable[str]) -> None:
+    """Values the output must hide from now on (short ones are ignored)."""
+    with _registered_lock:
+        _registered.update(v for v in values if len(v) >= MIN_SECRET_LEN)
+
+
+def register_config(
+    entries: Iterable[ServerEntry], environ: Mapping[str, str] | None = None
+) -> None:
+    """Hide the environment's value of every placeholder the config uses, resolved or not."""
+    env = os.environ if environ is None else environ
+    names: set[str] = set()
+    for entry in entries:
+        texts = [entry.command or "", *entry.args, *entry.env.values(), entry.cwd or "",
+                 entry.url or "", *entry.headers.values()]  # fmt: skip
+        if entry.auth is not None:
+            auth = entry.auth
+            texts += [auth.token or "", auth.value or "", auth.password or "",
+                      auth.client_secret or ""]  # fmt: skip
+        names.update(p.name for text in texts if "${" in text for p in find_placeholders(text))
+    register(env[n] for n in names if n in env)
+
+
+def _looks_like_key(token: str) -> bool:
+    # In free text, stricter than in a config value: hashes and UUIDs (one letter case) stay.
+    return (
+        len(token) >= 24
+        and _looks_random(token)
+        and any(c.islower() for c in token)
+        and any(c.isupper() for c in token)
+    )
+
+
+def _hide_url_password(match: re.Match[str]) -> str:
+    if PLACEHOLDER_RE.search(match["password"]):
+        return match[0]
+    return match[0].replace(match["password"] + "@", REDACTED + "@")
+
+
+class Redactor:
+    """Replaces every secret in a text by ``****``: known values first, then patterns."""
+
+    def __init__(self, values: Iterable[str]) -> None:
+        forms: set[str] = set()
+        for value in values:
+            forms.add(value)
+            forms.add(json.dumps(value, ensure_ascii=False)[1:-1])  # as it stands in JSON
+        self.values = sorted((v for v in forms if len(v) >= MIN_SECRET_LEN), key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        """``text`` with secrets replaced."""
+        for value in self.values:
+            if value in text:
+                text = text.replace(value, REDACTED)
+        if "://" in text:
+            text = URL_PASSWORD_RE.sub(_hide_url_password, text)
+        text = _SCHEME_IN_TEXT_RE.sub(
+            lambda m: (
+                m[0].replace(m["cred"], REDACTED)
+                if _DIGIT_RE.search(m["cred"]) or len(m["cred"]) >= 20
+                else m[0]
+            ),
+            text,
+        )
+        found = {
+            token
+            for token in _TEXT_SPLIT_RE.split(text)
+            if (len(token) >= 12 and token.startswith(_KNOWN_PREFIXES))
+            or _JWT_RE.match(token)
+            or _looks_like_key(token)
+        }
+        return redact_text(text, found) if found else text
+
+
+def redactor(*, extra: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> Redactor:
+    """The redactor for now: every value resolved or registered, secret-named variables'
+    values, and ``extra`` ones."""
+    env = os.environ if environ is None else environ
+    named = (v for k, v in env.items() if ENV_SECRET_NAME_RE.search(k) and len(v) >= 6)
+    with _registered_lock:
+        registered = set(_registered)
+    return Redactor({*resolved_values(), *registered, *named, *extra})
+
+
+def redact(text: str, *, extra: Iterable[str] = ()) -> str:
+    """``text`` with every secret known to this process (and ``extra`` values) replaced."""
+    return redactor(extra=extra)(text)
