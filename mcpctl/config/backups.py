@@ -37,11 +37,11 @@ class Backup(NamedTuple):
 
 
 class BackupHistory:
-    """The saved versions of one config file, in ``folder`` (the last ``keep`` of them)."""
+    """The saved versions of one config file, in ``folder`` (the last ``limit`` of them)."""
 
-    def __init__(self, folder: Path, *, keep: int, write: Callable[[Path, bytes], None]) -> None:
+    def __init__(self, folder: Path, *, limit: int, write: Callable[[Path, bytes], None]) -> None:
         self.folder = folder
-        self.keep = keep
+        self.limit = limit
         self._write = write
 
     def _files(self) -> list[tuple[int, Path]]:
@@ -66,10 +66,12 @@ class BackupHistory:
         digest = meta.get("after_sha256") if isinstance(meta, dict) else None
         return digest if isinstance(digest, str) else None
 
-    def save(self, target: Path, config: Path, doc: Document, content: bytes, action: str) -> int:
-        """Keep the current version of ``target`` before ``content`` replaces it.
+    def keep(self, target: Path, doc: Document) -> int:
+        """Keep the current bytes of ``target`` before a change replaces them.
 
-        Returns the version's sequence number.
+        Returns the version's sequence number; :meth:`record` enters it in the history once
+        the change has landed (until then the version is invisible, and the next one
+        reuses its number).
 
         Raises:
             OSError: the folder cannot be created (the store turns it into its error).
@@ -77,7 +79,19 @@ class BackupHistory:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         existing = self._files()
         seq = existing[-1][0] + 1 if existing else 1
-        base = self.folder / f"{seq:06d}"
+        copy = self.folder / f"{seq:06d}.json"
+        copy.unlink(missing_ok=True)  # a version of a change that never landed
+        if doc.exists:
+            # The file is about to be replaced, not rewritten, so a hard link keeps the
+            # old version for free; across file systems, copy it.
+            try:
+                os.link(target, copy)
+            except OSError:
+                self._write(copy, doc.raw)
+        return seq
+
+    def record(self, seq: int, config: Path, doc: Document, content: bytes, action: str) -> None:
+        """Enter version ``seq`` in the history: the change that replaced it has landed."""
         meta = {
             "action": action,
             "time": time.time(),
@@ -85,19 +99,10 @@ class BackupHistory:
             "existed": doc.exists,
             "after_sha256": hashlib.sha256(content).hexdigest(),
         }
-        if doc.exists:
-            # The file is about to be replaced, not rewritten, so a hard link keeps the
-            # old version for free; across file systems, copy it.
-            copy = base.with_suffix(".json")
-            copy.unlink(missing_ok=True)
-            try:
-                os.link(target, copy)
-            except OSError:
-                self._write(copy, doc.raw)
-        self._write(base.with_suffix(".meta.json"), dump_config(meta))
-        for old_seq, _ in existing[: max(0, len(existing) + 1 - self.keep)]:
+        self._write(self.folder / f"{seq:06d}.meta.json", dump_config(meta))
+        existing = self._files()
+        for old_seq, _ in existing[: max(0, len(existing) - self.limit)]:
             self.drop(old_seq)
-        return seq
 
     def drop(self, seq: int) -> None:
         """Forget one saved version."""

@@ -186,7 +186,7 @@ class ConfigStore(ServerEdits):
         self.backups = backups
         self.keep_backups = keep_backups
         self._backups = (
-            BackupHistory(backups, keep=keep_backups, write=_write_private)
+            BackupHistory(backups, limit=keep_backups, write=_write_private)
             if backups is not None
             else None
         )
@@ -304,7 +304,7 @@ class ConfigStore(ServerEdits):
             seq = None
             if self._backups is not None:
                 try:
-                    seq = self._backups.save(target, self.path, doc, content, action)
+                    seq = self._backups.keep(target, doc)
                 except OSError as exc:
                     raise io_error(exc, self._backups.folder, "write in") from None
             try:
@@ -313,6 +313,10 @@ class ConfigStore(ServerEdits):
                 if self._backups is not None and seq is not None:
                     self._backups.drop(seq)  # the change did not happen
                 raise
+            # Only a change that landed enters the history: a writer killed before the
+            # rename leaves the file as it was and no undo step for what never happened.
+            if self._backups is not None and seq is not None:
+                self._backups.record(seq, self.path, doc, content, action)
             return result
 
     def _render(self, doc: Document, data: dict[str, Any]) -> bytes:
@@ -345,6 +349,7 @@ class ConfigStore(ServerEdits):
         """
         target = self._real()
         with self._locked(target):
+            self._remove_stale_temps(target)
             history = self.history()
             if not history:
                 raise NothingToUndoError(

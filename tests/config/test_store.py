@@ -8,6 +8,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -232,3 +233,43 @@ def test_hand_edited_file_is_rewritten_canonically(tmp_path: Path) -> None:
     assert path.read_bytes() == dump_config(
         {"a": {"command": "x"}, "b": {"command": "y"}, "c": {"command": "z"}}
     )
+
+
+KILLED_BETWEEN_BACKUP_AND_RENAME = """
+import os, signal, sys
+from pathlib import Path
+import mcpctl.config.store as store
+from mcpctl.config.model import ServerEntry
+
+real = store.atomic_write
+
+def dying(path, content, **kw):
+    if Path(path).name == "c.json":  # the backup is taken; the rename never happens
+        (Path(path).parent / ".c.json.5a5a5a5a.tmp").write_bytes(content[:10])
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(path, content, **kw)
+
+store.atomic_write = dying
+store.ConfigStore(sys.argv[1], backups=Path(sys.argv[2])).add("second", ServerEntry(command="y"))
+"""
+
+
+def test_a_writer_killed_before_the_rename_leaves_no_undo_step(tmp_path: Path) -> None:
+    path, backups = tmp_path / "c.json", tmp_path / "backups"
+    store = ConfigStore(path, backups=backups)
+    store.add("first", ServerEntry(command="x"))
+    before = path.read_bytes()
+    r = subprocess.run([sys.executable, "-c", KILLED_BETWEEN_BACKUP_AND_RENAME, str(path),
+                        str(backups)], capture_output=True, timeout=60)  # fmt: skip
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    assert path.read_bytes() == before
+    assert (tmp_path / ".c.json.5a5a5a5a.tmp").exists()
+    # The change never landed, so it is not in the history: undo takes back "add first"
+    # (without --force) and clears the dead writer's temporary file.
+    assert [b.action for b in store.history()] == ["add first"]
+    outcome = store.undo()
+    assert outcome.action == "add first" and outcome.removed_file and not path.exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    # The next change reuses the version number the dead writer took.
+    store.add("third", ServerEntry(command="z"))
+    assert [b.action for b in store.history()] == ["add third"]
