@@ -478,3 +478,32 @@ def test_literal_secrets_are_refused_for_library_callers(config_path: Path) -> N
         "placeholder",
         ServerEntry(url="https://x.example/mcp", auth=AuthConfig("bearer", token="${T}")),
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-e", "DB_URL=postgres://admin:hunter2@db/app", "--", "server"],
+        ["--url", "https://x.example/mcp", "--bearer", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"],
+        ["--url", "https://x.example/mcp", "--bearer", "hello"],
+    ],
+)
+def test_passwords_in_urls_and_literal_bearer_tokens_are_refused(
+    cli: Cli, config_path: Path, args: list[str]
+) -> None:
+    config_path.write_text("{}\n")
+    r = cli("--json", "add", "s", *args)
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "plaintext_secret"
+    for secret in ("hunter2", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"):
+        assert secret not in r.stdout + r.stderr
+    assert config_path.read_text() == "{}\n"
+    assert cli("add", "ok", "--url", "https://x.example/mcp", "--bearer", "${TOKEN}").exit_code == 0
+
+
+def test_a_password_in_a_url_is_never_shown(cli: Cli, config_path: Path) -> None:
+    write_config(
+        config_path, {"db": {"command": "s", "env": {"DB_URL": "postgres://u:hunter2@db/x"}}}
+    )
+    for args in (["list", "--json"], ["get", "db"], ["get", "db", "--json"]):
+        r = cli(*args)
+        assert "hunter2" not in r.stdout + r.stderr and "postgres://u:****@db/x" in r.stdout
