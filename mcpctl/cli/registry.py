@@ -111,46 +111,69 @@ def registry_remove(
     return output.emit(Result("registry remove", {"id": registry_id}))
 
 
+SYNC_HELP = "For all the registries together: 30s, 5m (a bare number is seconds; default 2m)."
+TIMEOUT_HELP = (
+    "How long the registries may take to answer, all together: 15s, 1m (a bare number is "
+    "seconds; default 15s). Those that have not answered are used from the cache."
+)
+
+
 @registry_app.command("sync")
 def registry_sync(
     registry_ids: list[str] | None = typer.Argument(
         None, metavar="[ID]...", help="Registries (default: all)."
     ),
     full: bool = typer.Option(False, "--full", help="Page through everything, not only changes."),
-    timeout: float = typer.Option(
-        10.0, "--timeout", metavar="S", min=0.1, help="Seconds per request."
-    ),
+    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=SYNC_HELP),
 ) -> int:
     """Bring the discovery cache up to date (first sync: everything; then only changes).
 
-    Exit 3 when a registry could not be read (its previous cache is kept, and other
-    commands wait 5 minutes before trying it again).
+    The registries are synced at once; each request may take 10 s at most, and the whole
+    sync --timeout. Exit 3 when a registry could not be read (its previous cache is kept,
+    and other commands wait 5 minutes before trying it again).
 
     Examples:
 
       mcpctl registry sync
 
-      mcpctl registry sync official --full --json
+      mcpctl registry sync official --full --timeout 5m --json
     """
-    from mcpctl.registry.sources import sync_source
+    from mcpctl.registry.syncing import SYNC_TIMEOUT, SyncFailure, sync_many
 
-    cache = common.cache()
+    warnings: list[str] = []
+    seconds = parse_timeout(timeout, SYNC_TIMEOUT, warnings)
+    srcs = common.sources(registry_ids)
     done, errors = [], []
-    for src in common.sources(registry_ids):
-        try:
-            outcome = sync_source(cache, src, full=full, timeout=timeout)
-        except (RegistryError, UsageError) as exc:
-            if isinstance(exc, RegistryError):
-                cache.note_failure(src.id)  # other commands wait a few minutes to try again
-            errors.append(type(exc)(f"{src.id}: {exc.message}", hint=exc.hint).to_dict())
+    for outcome in sync_many(common.cache(), srcs, full=full, timeout=seconds):
+        if isinstance(outcome, SyncFailure):
+            exc = outcome.error
+            errors.append(type(exc)(f"{outcome.registry}: {exc.message}", hint=exc.hint).to_dict())
             continue
         done.append({"registry": outcome.registry, "mode": outcome.mode,
                      "records": outcome.records, "seconds": round(outcome.seconds, 3)})  # fmt: skip
         output.info(
-            f"Synced {src.id}: {outcome.records} records ({outcome.mode}, {outcome.seconds:.2f} s)"
+            f"Synced {outcome.registry}: {outcome.records} records "
+            f"({outcome.mode}, {outcome.seconds:.2f} s)"
         )
-    result = Result("registry sync", {"synced": done}, errors=errors, exit_code=3 if errors else 0)
+    result = Result(
+        "registry sync", {"synced": done}, warnings, errors, exit_code=3 if errors else 0
+    )
     return output.emit(result)
+
+
+def parse_timeout(text: str | None, default: float, warnings: list[str]) -> float:
+    """Seconds of a ``--timeout DURATION`` (``default`` when not given); a warning about an
+    implausible bare number goes to ``warnings``.
+
+    Raises:
+        UsageError: not a duration, or zero.
+    """
+    if text is None:
+        return default
+    seconds, note = common.parse_duration(text, bare="s")
+    if note:
+        warnings.append(note)
+    return seconds
 
 
 @app.command("discover")
@@ -178,11 +201,14 @@ def discover(
     export: Path | None = typer.Option(
         None, "--export", metavar="FILE", help="Also write the matches as a discovery file."
     ),
+    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
 ) -> int:
     """Search the registries for servers (ranked; from the local cache, refreshed hourly).
 
-    Exit 0 with a warning when a registry failed but cached data was used; exit 3 when a
-    registry asked for with --registry has nothing at all.
+    Stale registries are synced first, all at once, within --timeout (15 s): one that is
+    slow or failing is used from the cache, with a warning, and not tried again for 5
+    minutes. Exit 0 with a warning when a registry failed but cached data was used; exit 3
+    when a registry asked for with --registry has nothing at all.
 
     Examples:
 
@@ -194,13 +220,16 @@ def discover(
 
       mcpctl discover postgres --export discovered_servers.json
     """
-    from mcpctl.registry.sources import refresh as refresh_cache
+    from mcpctl.registry.syncing import REFRESH_TIMEOUT
+    from mcpctl.registry.syncing import refresh as refresh_cache
 
     if refresh and offline:
         raise UsageError("--refresh and --offline contradict each other")
+    warnings: list[str] = []
+    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, warnings)
     sources = common.sources(registry)
     cache = common.cache()
-    report = refresh_cache(cache, sources, force=refresh, offline=offline)
+    report = refresh_cache(cache, sources, force=refresh, offline=offline, timeout=seconds)
     hits = cache.search(
         query, registries=[s.id for s in sources],
         transport=transport.value if transport else None, package_type=package_type,
@@ -214,7 +243,7 @@ def discover(
         )
         errors.append(failed.to_dict())
     data: dict[str, Any] = {"query": query, "results": [h.to_dict() for h in hits]}
-    warnings = list(report.warnings)
+    warnings += report.warnings
     if export is not None:
         data["exported"] = _export(cache, hits, export, warnings)
     result = Result("discover", data, warnings, errors, 3 if errors else 0)
@@ -283,7 +312,7 @@ def fit_table(
 def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[str]) -> int:
     """Write the hits as discovery descriptors (readable back as a file registry)."""
     from mcpctl.config.store import write_json
-    from mcpctl.registry.convert import descriptors
+    from mcpctl.registry.export import descriptors
     from mcpctl.registry.sources import find_record
 
     items, notes = descriptors([find_record(cache, h.name, h.registries[0]) for h in hits])
@@ -300,6 +329,7 @@ def show(
         None, "--registry", "-r", metavar="ID", help="Only this registry."
     ),
     offline: bool = typer.Option(False, "--offline", help="Never touch the network."),
+    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
 ) -> int:
     """Show everything needed to decide: description, versions, packages, remotes, inputs.
 
@@ -311,10 +341,14 @@ def show(
     """
     from mcpctl.registry.records import clean_text, describe_delivery, describe_inputs
     from mcpctl.registry.sources import find_record
-    from mcpctl.registry.sources import refresh as refresh_cache
+    from mcpctl.registry.syncing import REFRESH_TIMEOUT
+    from mcpctl.registry.syncing import refresh as refresh_cache
 
+    warnings: list[str] = []
+    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, warnings)
     cache = common.cache()
-    report = refresh_cache(cache, common.sources([registry] if registry else None), offline=offline)
+    wanted = common.sources([registry] if registry else None)
+    report = refresh_cache(cache, wanted, offline=offline, timeout=seconds)
     reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable)
     server = rec.server
     versions = [r.version for _, r in cache.versions(rec.name, [reg])]
@@ -362,4 +396,4 @@ def show(
             pairs.append((str(i["kind"]), f"{shown} {i['description']}".strip()))
         return Detail(pairs)
 
-    return output.emit(Result("show", data, report.warnings), human)
+    return output.emit(Result("show", data, warnings + report.warnings), human)

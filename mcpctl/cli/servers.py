@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.adding import add_from_registry
 from mcpctl.cli.common import (
     config_store,
     entry_summary,
     parse_duration,
     parse_pairs,
-    read_config,
 )
 from mcpctl.cli.output import STATE, Table
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.errors import UsageError
 from mcpctl.probe.transports import remote_transports
 from mcpctl.results import Result
-
-if TYPE_CHECKING:
-    from mcpctl.registry.convert import MissingInput
 
 app = typer.Typer()
 
@@ -137,6 +134,12 @@ def add(
     package_type: str | None = typer.Option(
         None, "--package-type", metavar="TYPE", help="With --from-registry: npm, pypi, oci, nuget."
     ),
+    registry_timeout: str | None = typer.Option(
+        None,
+        "--registry-timeout",
+        metavar="DURATION",
+        help="With --from-registry: how long the registries may take to refresh (15s).",
+    ),
 ) -> int:
     """Add a stdio server (after --) or a remote one (--url).
 
@@ -174,9 +177,15 @@ def add(
             overrides["description"] = description
         if timeout_ms is not None:
             overrides["timeout"] = timeout_ms
-        return _add_from_registry(
+        refresh_seconds = None
+        if registry_timeout is not None:
+            refresh_seconds, note = parse_duration(
+                registry_timeout, bare="s", flag="--registry-timeout"
+            )
+            warnings += [note] if note else []
+        return add_from_registry(
             name, from_registry, registry, prefer, package_type, env_pairs, header_pairs,
-            overrides=overrides, force=force, warnings=warnings,
+            overrides=overrides, force=force, warnings=warnings, refresh_timeout=refresh_seconds,
         )  # fmt: skip
     if _name_after_dashdash(name):
         raise UsageError(
@@ -238,83 +247,6 @@ def add(
         "server": entry_summary(name, entry),
     }
     return output.emit(Result("add", data, warnings=warnings))
-
-
-def _ask(missing: MissingInput) -> str:
-    label = missing.name + (f" ({missing.description})" if missing.description else "")
-    value: str = typer.prompt(label)
-    return value
-
-
-def _add_from_registry(
-    name: str | None,
-    spec: str,
-    registry: str | None,
-    prefer: Any,
-    package_type: str | None,
-    env: dict[str, str],
-    headers: dict[str, str],
-    *,
-    overrides: dict[str, Any],
-    force: bool,
-    warnings: list[str],
-) -> int:
-    import sys
-
-    from mcpctl.cli.common import cache, sources
-    from mcpctl.registry.install import apply_add, plan_add
-
-    store = config_store()
-    entries = read_config().config.entries
-    plan = plan_add(
-        cache(), sources([registry] if registry else None), spec, entries,
-        registry=registry, name=name, prefer=prefer, package_type=package_type, env=env,
-        headers=headers, overrides=overrides, force=force,
-        ask=_ask if sys.stdin.isatty() else None,
-    )  # fmt: skip
-    warnings += plan.warnings
-    record = plan.record
-    data: dict[str, Any] = {
-        "name": plan.name,
-        "config": str(store.path),
-        "changed": not plan.unchanged,
-        "replaced": False,
-        "registry": plan.registry,
-        "server": entry_summary(plan.name, plan.entry),
-        "secrets": plan.conversion.secrets,
-    }
-    if plan.unchanged:
-        output.info(
-            f"{record.name} is already configured as {plan.existing!r} in {store.path}; "
-            "nothing changed (--force replaces it, a NAME adds another copy)"
-        )
-        flags = {
-            "--env": bool(env),
-            "--header": bool(headers),
-            "--description": "description" in overrides,
-            "--timeout": "timeout" in overrides,
-            "--disabled": not overrides.get("enabled", True),
-        }
-        given = [flag for flag, used in flags.items() if used]
-        if given:
-            warnings.append(f"{', '.join(given)} not applied: {plan.existing!r} is left as it is")
-        existing = entries.get(str(plan.existing))
-        if existing is not None:
-            data["server"] = entry_summary(str(plan.existing), existing)
-        return output.emit(Result("add", data, warnings))
-    outcome = apply_add(store, plan, force=force)
-    assert outcome is not None
-    data["replaced"] = outcome.replaced
-    verb = "Replaced" if outcome.replaced else "Added"
-    output.info(
-        f"{verb} {plan.name!r} from {plan.registry}: {record.name}@{record.version} "
-        f"({plan.conversion.kind})"
-    )
-    if plan.conversion.secrets:
-        output.info(f"It needs secrets before it works: {', '.join(plan.conversion.secrets)}")
-        for secret in plan.conversion.secrets:
-            output.info(f"  export {secret}=...   (where mcpctl and the host run)")
-    return output.emit(Result("add", data, warnings))
 
 
 @app.command("remove")

@@ -7,6 +7,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import cache, config_store, parse_pairs, read_config, sources
 from mcpctl.cli.output import Table
+from mcpctl.cli.registry import TIMEOUT_HELP, parse_timeout
 from mcpctl.results import Result
 
 app = typer.Typer()
@@ -15,6 +16,7 @@ app = typer.Typer()
 @app.command("outdated")
 def outdated(
     offline: bool = typer.Option(False, "--offline", help="Compare with the cache only."),
+    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
 ) -> int:
     """List servers added from a registry whose pinned version is behind the latest.
 
@@ -26,17 +28,20 @@ def outdated(
 
       mcpctl outdated --json | jq -r '.data.outdated[].name'
     """
-    from mcpctl.registry.sources import refresh
+    from mcpctl.registry.syncing import REFRESH_TIMEOUT, refresh
     from mcpctl.registry.updates import find_updates
 
+    notes: list[str] = []
+    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, notes)
     loaded = read_config()
     entries = dict(loaded.config.entries)
     # Only the registries the entries come from (none when no entry has a source).
     wanted = {e.source.registry for e in entries.values() if e.source is not None}
     discovery = cache()
-    report = refresh(discovery, [s for s in sources() if s.id in wanted], offline=offline)
+    concerned = [s for s in sources() if s.id in wanted]
+    report = refresh(discovery, concerned, offline=offline, timeout=seconds)
     updates, current, unknown = find_updates(entries, discovery)
-    warnings = loaded.warnings + report.warnings
+    warnings = notes + loaded.warnings + report.warnings
     warnings += [f"{n}: its registry entry is not in the cache" for n in unknown]
     data = {
         "outdated": [
@@ -71,6 +76,7 @@ def upgrade(
         [], "--env", "-e", metavar="KEY=VALUE", help="A value a new version needs (repeatable)."
     ),
     offline: bool = typer.Option(False, "--offline", help="Use the cache only."),
+    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
 ) -> int:
     """Move servers added from a registry to the latest version (one write, undoable).
 
@@ -83,11 +89,15 @@ def upgrade(
       mcpctl upgrade github time
     """
     from mcpctl.registry.install import apply_upgrade, plan_upgrade
+    from mcpctl.registry.syncing import REFRESH_TIMEOUT
 
+    notes: list[str] = []
+    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, notes)
     loaded = read_config()
     plan = plan_upgrade(
         cache(), sources(), loaded.config.entries, names or [],
         env=parse_pairs(env, "=", "--env", "KEY=VALUE"), offline=offline,
+        refresh_timeout=seconds,
     )  # fmt: skip
     rows = [{"name": u.name, "from": u.pinned, "to": u.latest} for u in plan.updates]
     if plan.entries and not dry_run:
@@ -103,6 +113,6 @@ def upgrade(
         "nothing to upgrade",
     )
     return output.emit(
-        Result("upgrade", data, loaded.warnings + plan.warnings),
+        Result("upgrade", data, notes + loaded.warnings + plan.warnings),
         lambda _: table if dry_run else None,
     )

@@ -211,7 +211,8 @@ class DiscoveryCache:
                     next_id, registry, rec.name, rec.version, rec.status, int(rec is latest),
                     rec.updated_at, title, desc, slug, ",".join(rec.transports()),
                     ",".join(rec.package_types()), int(rec.needs_secrets()),
-                    json.dumps(rec.server, ensure_ascii=False, separators=(",", ":")),
+                    # ASCII: a lone surrogate from a registry's JSON cannot be UTF-8.
+                    json.dumps(rec.server, separators=(",", ":")),
                 ))  # fmt: skip
                 if rec is latest:
                     fts.append((next_id, slug, title, desc, _namespace(rec.name)))
@@ -302,8 +303,10 @@ class DiscoveryCache:
         See :func:`mcpctl.registry.search.search` for the ranking.
         """
         return search(
-            self.conn, query, registries=registries, transport=transport,
-            package_type=package_type, all_status=all_status, limit=limit,
+            self.conn, _bindable(query),
+            registries=[_bindable(r) for r in registries] if registries is not None else None,
+            transport=transport, package_type=_bindable(package_type) if package_type else None,
+            all_status=all_status, limit=limit,
         )  # fmt: skip
 
     def versions(
@@ -312,8 +315,8 @@ class DiscoveryCache:
         """Every cached version of one server: (registry, record), newest first."""
         sql = "SELECT registry, name, version, status, is_latest, updated_at, doc FROM servers"
         sql += " WHERE name = ?"
-        args: list[Any] = [name]
-        wanted = list(registries) if registries is not None else None
+        args: list[Any] = [_bindable(name)]
+        wanted = [_bindable(r) for r in registries] if registries is not None else None
         if wanted is not None:
             sql += f" AND registry IN ({','.join('?' * len(wanted))})"
             args += wanted
@@ -324,9 +327,15 @@ class DiscoveryCache:
         """Server names for "did you mean" suggestions."""
         rows = self.conn.execute(
             "SELECT DISTINCT name FROM servers WHERE slug = ? OR name LIKE ? LIMIT ?",
-            (slug_of(text), f"%{text}%", limit),
+            (_bindable(slug_of(text)), _bindable(f"%{text}%"), limit),
         ).fetchall()
         return [r[0] for r in rows]
+
+
+def _bindable(text: str) -> str:
+    """``text`` as SQLite can take it: a lone surrogate (undecodable bytes of a command
+    line) is not UTF-8, and would raise instead of matching nothing."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _namespace(name: str) -> str:

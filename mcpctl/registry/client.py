@@ -1,16 +1,25 @@
 """Reading registries: the official v0.1 HTTP API, and local JSON files.
 
-The HTTP client uses the SDK's HTTP stack (``httpx2``) with a timeout on every request, a cap
-on each response's size, and retries with backoff on 429 and 5xx that honour ``Retry-After``.
-Pagination follows ``metadata.nextCursor`` (and the older ``next_cursor`` spelling).
+The HTTP client uses the SDK's HTTP stack (``httpx2``). Every request has one time limit for
+all of it -- connecting, the status line and headers, the whole body, and any retries -- not
+a limit per read: a registry that sends one byte a second, or answers nothing at all, is
+given up on when the limit is reached. A client may also be given a ``deadline`` (a
+:func:`time.monotonic` time) that no request goes past, however many pages it reads. 429
+and 5xx are retried with backoff honouring ``Retry-After`` as long as the wait fits in what
+is left; a registry asking for longer is given up on at once. Each response's size is
+capped. Pagination follows ``metadata.nextCursor`` (and the older ``next_cursor`` spelling).
 """
 
 from __future__ import annotations
 
+import contextlib
+import email.utils
 import json
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -18,12 +27,88 @@ from urllib.parse import quote
 from mcpctl.errors import RegistryError, UsageError
 from mcpctl.registry.records import Record, record_from_json
 
-__all__ = ["RegistryClient", "load_file_registry"]
+__all__ = ["RegistryClient", "load_file_registry", "retry_after_seconds"]
 
 API = "/v0.1"
 PAGE_LIMIT = 100
 MAX_BYTES = 10 * 1024 * 1024
 RETRY_STATUSES = {429, 500, 502, 503, 504}
+CONNECT_TIMEOUT = 3.0  # offline, mcpctl must fail fast
+OFFLINE_HINT = "check the network, or use --offline to search the cache"
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """The wait a ``Retry-After`` header asks for, in seconds (``None``: absent or unreadable).
+
+    Both forms are read: a number of seconds, or an HTTP date (``now`` is a Unix time).
+    """
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        return max(float(text), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+class _Sockets:
+    """The sockets of one client's connections, and cutting them when time is up.
+
+    A read timeout applies to each read, so a registry that trickles bytes never trips it;
+    cutting the socket (``shutdown``, which also wakes a read blocked in another thread)
+    ends the request at its deadline whatever the registry sends.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: list[socket.socket] = []
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """The ``trace`` extension of each request: remembers each new connection's socket."""
+        if event.endswith("connect_tcp.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                with self._lock:
+                    self._open = [s for s in self._open if s.fileno() != -1] + [sock]
+
+    def cut(self) -> None:
+        """Shut every connection down (a blocked read returns at once)."""
+        with self._lock:
+            for sock in self._open:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+
+@dataclass
+class _Watch:
+    """Cuts the client's connections at ``end`` unless stopped first."""
+
+    sockets: _Sockets
+    end: float
+    fired: bool = False
+    _timer: threading.Timer | None = field(default=None, repr=False)
+
+    def __enter__(self) -> _Watch:
+        self._timer = threading.Timer(max(0.0, self.end - time.monotonic()), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def _fire(self) -> None:
+        self.fired = True
+        self.sockets.cut()
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._timer is not None
+        self._timer.cancel()
 
 
 @dataclass
@@ -32,9 +117,12 @@ class RegistryClient:
 
     Args:
         base_url: e.g. ``https://registry.modelcontextprotocol.io`` (``/v0.1`` is added).
-        timeout: seconds for each request (connect and read).
-        retries: further attempts after a 429 or 5xx.
+        timeout: seconds one request may take in all: connecting, the whole response, and
+            its retries.
+        retries: further attempts after a 429 or 5xx (when the wait fits in the time left).
         max_bytes: the largest response body accepted.
+        deadline: a :func:`time.monotonic` time no request goes past (``None``: only
+            ``timeout``); for reading many pages, or many registries, in a bounded time.
     """
 
     base_url: str
@@ -43,14 +131,13 @@ class RegistryClient:
     max_bytes: int = MAX_BYTES
     backoff: float = 0.5
     sleep: Callable[[float], None] = time.sleep
+    deadline: float | None = None
 
     def __post_init__(self) -> None:
         import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
-        # A short connect timeout: offline, mcpctl must fail fast, not after retries.
-        timeout = httpx2.Timeout(self.timeout, connect=min(self.timeout, 3.0))
-        self._http = httpx2.Client(timeout=timeout, follow_redirects=True,
-                                   headers={"Accept": "application/json"})  # fmt: skip
+        self._sockets = _Sockets()
+        self._http = httpx2.Client(follow_redirects=True, headers={"Accept": "application/json"})
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -69,22 +156,69 @@ class RegistryClient:
         return base + path
 
     def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any:
-        """GET one JSON document, with retries and the size cap.
+        """GET one JSON document, within the time limit, with retries and the size cap.
 
         Raises:
-            RegistryError: network failure, an error status after the retries, a body over
-                the cap, or invalid JSON.
+            RegistryError: network failure, no complete answer in time (the message says
+                how long it waited), an error status after the retries, a ``Retry-After``
+                longer than the time left, a body over the cap, or invalid JSON.
         """
+        return self._get(path, params, time.monotonic())
+
+    def _get(self, path: str, params: dict[str, Any] | None, since: float) -> Any:
+        """:meth:`get_json`; messages give the time waited ``since`` (the first page's
+        request, when reading several)."""
+        url = self._url(path)
+        end = time.monotonic() + self.timeout
+        if self.deadline is not None:
+            end = min(end, self.deadline)
+        attempt = 0
+        while True:
+            status, retry_after, body = self._attempt(url, params, since, end)
+            if body is not None:
+                try:
+                    return json.loads(body.decode("utf-8-sig"))
+                except ValueError:
+                    raise RegistryError(f"{url}: the response is not valid JSON") from None
+            waited = time.monotonic() - since
+            if attempt >= self.retries:
+                raise RegistryError(
+                    f"{url}: HTTP {status}, still failing after {attempt + 1} attempts "
+                    f"({waited:.1f} s)"
+                )
+            asked = retry_after_seconds(retry_after)
+            delay = asked if asked is not None else self.backoff * (2**attempt)
+            left = end - time.monotonic()
+            if delay >= left:
+                why = (
+                    f"it asks to retry in {round(delay, 1):g} s, more than the "
+                    f"{max(left, 0):.1f} s left"
+                    if asked is not None
+                    else "no time left to retry"
+                )
+                raise RegistryError(f"{url}: HTTP {status}; {why}; gave up after {waited:.1f} s")
+            self.sleep(delay)
+            attempt += 1
+
+    def _attempt(
+        self, url: str, params: dict[str, Any] | None, since: float, end: float
+    ) -> tuple[int, str | None, bytes | None]:
+        """One GET: (status, Retry-After, None) for a retryable status, else the body."""
         import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
-        url = self._url(path)
-        for attempt in range(self.retries + 1):
+        left = end - time.monotonic()
+        if left <= 0:
+            raise self._gave_up(url, since)
+        timeout = httpx2.Timeout(left, connect=min(left, CONNECT_TIMEOUT))
+        with _Watch(self._sockets, end) as watch:
             try:
-                with self._http.stream("GET", url, params=params) as response:
+                trace = {"trace": self._sockets.trace}
+                with self._http.stream(
+                    "GET", url, params=params, timeout=timeout, extensions=trace
+                ) as response:
                     status = response.status_code
-                    if status in RETRY_STATUSES and attempt < self.retries:
-                        self.sleep(self._delay(response.headers.get("retry-after"), attempt))
-                        continue
+                    if status in RETRY_STATUSES:
+                        return status, response.headers.get("retry-after"), None
                     if status == 404:
                         raise RegistryError(f"{url}: not found (404)")
                     if status >= 400:
@@ -96,34 +230,32 @@ class RegistryClient:
                             raise RegistryError(
                                 f"{url}: response larger than {self.max_bytes // 1_048_576} MB"
                             )
+                        if time.monotonic() >= end:
+                            raise self._gave_up(url, since)
             except httpx2.ConnectTimeout:
+                if watch.fired or time.monotonic() >= end:
+                    raise self._gave_up(url, since) from None
                 raise RegistryError(
-                    f"cannot reach {self.base_url}: no answer to the connection",
-                    hint="check the network, or use --offline to search the cache",
+                    f"cannot reach {self.base_url}: no answer to the connection within "
+                    f"{round(min(left, CONNECT_TIMEOUT), 1):g} s",
+                    hint=OFFLINE_HINT,
                 ) from None
             except httpx2.TimeoutException:
-                if attempt < self.retries:
-                    self.sleep(self._delay(None, attempt))
-                    continue
-                raise RegistryError(f"{url}: timed out after {self.timeout:g} s") from None
+                raise self._gave_up(url, since) from None
             except httpx2.HTTPError as exc:
-                raise RegistryError(
-                    f"cannot reach {self.base_url}: {exc}",
-                    hint="check the network, or use --offline to search the cache",
-                ) from None
-            try:
-                return json.loads(bytes(body).decode("utf-8-sig"))
-            except ValueError:
-                raise RegistryError(f"{url}: the response is not valid JSON") from None
-        raise RegistryError(f"{url}: still failing after {self.retries + 1} attempts")
+                if watch.fired or time.monotonic() >= end:
+                    raise self._gave_up(url, since) from None
+                raise RegistryError(f"cannot reach {self.base_url}: {exc}",
+                                    hint=OFFLINE_HINT) from None  # fmt: skip
+            if watch.fired:  # a body cut short, without a length to notice it by
+                raise self._gave_up(url, since)
+        return status, None, bytes(body)
 
-    def _delay(self, retry_after: str | None, attempt: int) -> float:
-        if retry_after:
-            try:
-                return min(max(float(retry_after), 0.0), 60.0)
-            except ValueError:
-                pass
-        return float(self.backoff * (2**attempt))
+    @staticmethod
+    def _gave_up(url: str, since: float) -> RegistryError:
+        waited = time.monotonic() - since
+        return RegistryError(f"{url}: timed out: no complete answer; gave up after {waited:.1f} s",
+                             hint=OFFLINE_HINT)  # fmt: skip
 
     def iter_records(
         self, *, updated_since: str | None = None, search: str | None = None
@@ -131,6 +263,7 @@ class RegistryClient:
         """Every record, page by page (deleted ones too when ``updated_since`` is given)."""
         cursor: str | None = None
         seen: set[str] = set()
+        since = time.monotonic()
         while True:
             params: dict[str, Any] = {"limit": PAGE_LIMIT}
             if cursor:
@@ -139,7 +272,7 @@ class RegistryClient:
                 params["updated_since"] = updated_since
             if search:
                 params["search"] = search
-            page = self.get_json("/servers", params)
+            page = self._get("/servers", params, since)
             if not isinstance(page, dict) or not isinstance(page.get("servers"), list):
                 raise RegistryError(f"{self.base_url}: a page without a 'servers' list")
             for raw in page["servers"]:

@@ -13,7 +13,8 @@ Runtime arguments come before the package, package arguments after it; named arg
 ``transport`` and ``headers``. Every input marked secret becomes a ``${VAR}`` placeholder --
 never a literal -- and ``{var}`` templates in values become ``${VAR}`` when secret. Other
 required inputs without a default must be supplied (``--env NAME=value``, ``--header``), or
-the conversion lists them as missing.
+the conversion lists them as missing. A record that would put a control character into
+any value written (:func:`refuse_controls`) is refused, never cleaned up.
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ from mcpctl.config.model import ServerEntry, Source
 from mcpctl.errors import UsageError
 from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORTS, Transport
 from mcpctl.registry.records import Record, clean_text
+from mcpctl.text import escape_controls, find_controls
 
 __all__ = [
     "Conversion",
     "MissingInput",
     "default_name",
-    "descriptor",
-    "descriptors",
     "entry_from_server_json",
+    "refuse_controls",
     "var_name",
 ]
 
@@ -247,10 +248,11 @@ def _from_package(pkg: dict[str, Any], record: Record, provided: dict[str, str])
             [*runtime, f"{ident}@{version}", "--yes", *(["--", *args] if args else [])],
         )
     else:
-        raise UsageError(f"{record.name}: {kind} packages are not supported")
+        shown = escape_controls(kind, keep_newlines=False)
+        raise UsageError(f"{record.name}: {shown} packages are not supported")
     transport = _dict(pkg.get("transport"))
     if transport.get("type") not in (None, "stdio"):
-        notes.append(f"this package serves {transport.get('type')} at "
+        notes.append(f"this package serves {clean_text(transport.get('type'))} at "
                      f"{clean_text(transport.get('url'))}; added as a stdio command")  # fmt: skip
     entry = ServerEntry(command=command, args=tuple(argv), env=env, description=_describe(record))
     return Conversion(entry, kind, inputs.secrets, inputs.missing, notes)
@@ -338,52 +340,43 @@ def entry_from_server_json(
     conversion.entry = replace(
         conversion.entry, source=Source(registry or "?", record.name, record.version)
     )
+    refuse_controls(record, conversion)
     return conversion
 
 
-def descriptor(record: Record, registry: str, name: str) -> dict[str, Any]:
-    """One of the discovery descriptors (the ``discovered_servers.json`` shape of 1mcp-style
-    catalogs): ``{name, transport, command|url, args, env, tools, options}``, with the
-    original ``server.json`` in ``options.server`` so the file can be read back as a file
-    registry.
+def refuse_controls(record: Record, conversion: Conversion) -> None:
+    """Refuse a conversion that would write a control character into the config.
+
+    Everything from a registry is untrusted: an escape sequence in a URL, an argument or a
+    header would reach every terminal that shows the file, and every program that reads
+    it. The values checked are the ones written -- command, arguments, environment variable
+    names and values, URL, header names and values, description, the server's name and
+    version (its ``source``) -- and the names of inputs that would be asked for.
 
     Raises:
-        UsageError: the record cannot be converted.
+        UsageError: naming the field and the character, shown escaped (``\\x1b``).
     """
-    conv = entry_from_server_json(record, registry=registry)
-    entry = conv.entry
-    out: dict[str, Any] = {"name": name, "transport": entry.effective_transport}
-    if entry.url is not None:
-        out["url"] = entry.url
-    else:
-        out["command"] = entry.command
-    out["args"] = list(entry.args)
-    out["env"] = dict(entry.env)
-    out["tools"] = []
-    out["options"] = {
-        "description": entry.description,
-        "headers": dict(entry.headers),
-        "secrets": conv.secrets,
-        "missing": [m.name for m in conv.missing],
-        "source": {"registry": registry, "name": record.name, "version": record.version},
-        "server": record.server,
-    }
-    return out
-
-
-def descriptors(
-    hits: list[tuple[str, Record]], taken: set[str] | None = None
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Discovery descriptors of (registry, record) pairs, and why some could not be made."""
-    items: list[dict[str, Any]] = []
-    warnings: list[str] = []
-    names = set(taken or ())
-    for registry, record in hits:
-        name = default_name(record.name, names)
-        try:
-            items.append(descriptor(record, registry, name))
-        except UsageError as exc:
-            warnings.append(f"not exported: {exc.message}")
-            continue
-        names.add(name)
-    return items, warnings
+    entry = conversion.entry
+    raw_name, raw_version = record.server.get("name"), record.server.get("version")
+    fields: list[tuple[str, str]] = [
+        ("server name", raw_name if isinstance(raw_name, str) else record.name),
+        ("version", raw_version if isinstance(raw_version, str) else record.version),
+        ("command", entry.command or ""),
+        ("url", entry.url or ""),
+        ("description", entry.description or ""),
+    ]
+    fields += [(f"argument {i}", arg) for i, arg in enumerate(entry.args, 1)]
+    for key, value in entry.env.items():
+        fields += [("environment variable name", key), (f"environment variable {key}", value)]
+    for key, value in entry.headers.items():
+        fields += [("header name", key), (f"header {key}", value)]
+    fields += [("input name", missing.name) for missing in conversion.missing]
+    for label, value in fields:
+        found = find_controls(value)
+        if found is not None:
+            raise UsageError(
+                f"{record.name}: the {escape_controls(label, keep_newlines=False)} holds a "
+                f"control character ({found}); nothing from this record is written",
+                hint="registries are untrusted: report it to the registry, or add the server "
+                "by hand with 'mcpctl add NAME -- COMMAND' after checking it",
+            )

@@ -23,7 +23,8 @@ from mcpctl.registry.convert import (
     entry_from_server_json,
 )
 from mcpctl.registry.records import Record
-from mcpctl.registry.sources import RegistrySource, find_record, refresh
+from mcpctl.registry.sources import RegistrySource, find_record
+from mcpctl.registry.syncing import REFRESH_TIMEOUT, refresh
 from mcpctl.registry.updates import Update, find_updates, plan_upgrades
 
 if TYPE_CHECKING:
@@ -88,12 +89,15 @@ def plan_add(
     force: bool = False,
     ask: Ask | None = None,
     offline: bool = False,
+    refresh_timeout: float = REFRESH_TIMEOUT,
 ) -> AddPlan:
     """Find ``spec`` (``SERVER[@VERSION]``) and plan its entry in a config of ``entries``.
 
-    The cache is refreshed first when stale (never with ``offline``). Inputs the registry
-    has no default for are asked for with ``ask``, one by one. ``overrides`` replaces fields
-    of the converted entry (``description``, ``timeout``, ``enabled``...).
+    The cache is refreshed first when stale (never with ``offline``): all the registries at
+    once, within ``refresh_timeout`` seconds in all (one that has not answered by then
+    keeps its cache, with a warning). Inputs the registry has no default for are asked for
+    with ``ask``, one by one. ``overrides`` replaces fields of the converted entry
+    (``description``, ``timeout``, ``enabled``...).
 
     A server already added from the same registry server (any version) is left as it is
     (``unchanged``, ``existing`` names its entry; nothing is asked for) unless ``name`` asks
@@ -104,7 +108,7 @@ def plan_add(
         UsageError: no such server or version, or nothing mcpctl can install.
         MissingInputError: values are missing and there is no ``ask``.
     """
-    report = refresh(cache, sources, offline=offline)
+    report = refresh(cache, sources, offline=offline, timeout=refresh_timeout)
     reg, record = find_record(cache, spec, registry, unavailable=report.unreachable)
     env, headers = dict(env or {}), dict(headers or {})
 
@@ -178,10 +182,13 @@ def plan_upgrade(
     *,
     env: Mapping[str, str] | None = None,
     offline: bool = False,
+    refresh_timeout: float = REFRESH_TIMEOUT,
 ) -> UpgradePlan:
     """Which servers added from a registry are behind, and their entries at the latest version.
 
-    ``names`` limits it to some servers (each must exist and come from a registry).
+    ``names`` limits it to some servers (each must exist and come from a registry). The
+    registries they come from are refreshed first when stale, within ``refresh_timeout``
+    seconds in all.
 
     Raises:
         ServerNotFoundError: a name is not configured.
@@ -203,7 +210,10 @@ def plan_upgrade(
         for name, entry in config.items()
         if entry.source is not None and (not wanted or name in wanted)
     }
-    report = refresh(cache, [s for s in sources if s.id in concerned], offline=offline)
+    report = refresh(
+        cache, [s for s in sources if s.id in concerned], offline=offline,
+        timeout=refresh_timeout,
+    )  # fmt: skip
     updates, _, _ = find_updates(dict(config), cache)
     if wanted:
         updates = [u for u in updates if u.name in wanted]

@@ -4,8 +4,10 @@ A record is ``{"server": <server.json>, "_meta": {"io.modelcontextprotocol.regis
 {...}}}``; file registries may hold bare ``server.json`` documents too. Real data has quirks
 (empty ``repository`` objects, ``version: "latest"`` in packages, unknown ``format`` values,
 several ``$schema`` versions): everything here accepts them and never raises on a bad field.
-Everything a registry sends is untrusted: :func:`clean_text` strips control characters and
-terminal escape sequences before anything is printed.
+Everything a registry sends is untrusted: :func:`clean_text` strips terminal escape sequences
+and control characters (:data:`mcpctl.text.CONTROLS_RE`: C0, DEL, C1, bidirectional overrides,
+lone surrogates) from what is shown and searched; the conversion to a config entry refuses
+them instead (:mod:`mcpctl.registry.convert`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from mcpctl.text import CONTROLS_RE
 
 __all__ = [
     "OFFICIAL_META",
@@ -26,15 +30,23 @@ __all__ = [
 ]
 
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# CSI, OSC (titles, hyperlinks) up to its terminator, DCS/SOS/PM/APC strings up to theirs,
+# then any other two-character escape (ESC c resets the terminal); the control characters
+# left over (a lone ESC, C1
+# controls such as U+009B) are removed one by one.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[PX^_][^\x1b]*\x1b\\"
+    r"|\x1b[0-~]"
+)
 
 
 def clean_text(value: object, *, limit: int = 2000) -> str:
     """A registry string made safe to print: no escape sequences or control characters."""
     if not isinstance(value, str):
         return ""
-    text = _CONTROLS.sub("", _ESCAPES.sub("", value))
+    text = CONTROLS_RE.sub("", _ESCAPES.sub("", value))
     return text[:limit]
 
 
@@ -77,12 +89,12 @@ class Record:
         """``stdio`` for packages (or the package's transport), remote types for remotes."""
         found: list[str] = []
         for pkg in _dicts(self.server.get("packages")):
-            kind = (_dict(pkg.get("transport")).get("type")) or "stdio"
-            if isinstance(kind, str) and kind not in found:
+            kind = clean_text(_dict(pkg.get("transport")).get("type"), limit=40) or "stdio"
+            if kind not in found:
                 found.append(kind)
         for remote in _dicts(self.server.get("remotes")):
-            kind = remote.get("type")
-            if isinstance(kind, str) and kind not in found:
+            kind = clean_text(remote.get("type"), limit=40)
+            if kind and kind not in found:
                 found.append(kind)
         return found
 
@@ -90,8 +102,8 @@ class Record:
         """``npm``, ``pypi``, ``oci``, ``nuget``, ``mcpb``... in document order."""
         out: list[str] = []
         for pkg in _dicts(self.server.get("packages")):
-            kind = pkg.get("registryType")
-            if isinstance(kind, str) and kind not in out:
+            kind = clean_text(pkg.get("registryType"), limit=40)
+            if kind and kind not in out:
                 out.append(kind)
         return out
 
@@ -128,18 +140,18 @@ def record_from_json(raw: object) -> Record | None:
     server = raw.get("server") if isinstance(raw.get("server"), dict) else raw
     assert isinstance(server, dict)
     name, version = server.get("name"), server.get("version")
-    if not isinstance(name, str) or not name.strip() or not isinstance(version, str):
+    if not isinstance(name, str) or not clean_text(name).strip() or not isinstance(version, str):
         return None
     meta = _dict(_dict(raw.get("_meta")).get(OFFICIAL_META))
-    status = meta.get("status") if isinstance(meta.get("status"), str) else "active"
+    status = clean_text(meta.get("status"), limit=40) or "active"
     latest = meta.get("isLatest") if isinstance(meta.get("isLatest"), bool) else None
     updated = meta.get("updatedAt") or meta.get("publishedAt") or ""
     return Record(
         name=clean_text(name, limit=200),
         version=clean_text(version, limit=100),
-        status=str(status),
+        status=status,
         is_latest=latest,
-        updated_at=updated if isinstance(updated, str) else "",
+        updated_at=clean_text(updated, limit=60),
         server=server,
     )
 

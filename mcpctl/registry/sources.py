@@ -1,9 +1,10 @@
-"""The registries mcpctl knows (``registries.json``), and syncing them into the cache.
+"""The registries mcpctl knows (``registries.json``), and finding a server in the cache.
 
 Two are built in: ``official`` (the official MCP Registry's HTTP API) and ``builtin`` (a small
 starter catalog shipped in the package, so discovery works with no network). Users add
 HTTP registries that speak the same API, or local JSON files (air-gapped teams, curated
-internal catalogs, ``discover --export`` files).
+internal catalogs, ``discover --export`` files). Syncing them into the cache is
+:mod:`mcpctl.registry.syncing`.
 """
 
 from __future__ import annotations
@@ -11,30 +12,26 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpctl.errors import RegistryError, UsageError
+from mcpctl.errors import UsageError
 from mcpctl.registry.cache import DiscoveryCache
-from mcpctl.registry.client import RegistryClient, load_file_registry
 from mcpctl.registry.records import Record
 
 __all__ = [
     "BUILTIN_FILE",
     "DEFAULT_TTL",
-    "RefreshReport",
+    "RETRY_AFTER_FAILURE",
     "RegistrySource",
-    "SyncOutcome",
     "age",
     "find_record",
     "is_stale",
     "load_sources",
     "parse_location",
-    "refresh",
     "save_sources",
-    "sync_source",
 ]
 
 OFFICIAL_URL = "https://registry.modelcontextprotocol.io"
@@ -121,54 +118,6 @@ def parse_location(registry_id: str, location: str) -> RegistrySource:
     return RegistrySource(registry_id, "file", str(path.resolve()))
 
 
-@dataclass(frozen=True)
-class SyncOutcome:
-    """What a sync of one registry did."""
-
-    registry: str
-    mode: Literal["full", "incremental", "file"]
-    records: int
-    seconds: float
-
-
-def sync_source(
-    cache: DiscoveryCache,
-    source: RegistrySource,
-    *,
-    full: bool = False,
-    client_factory: Callable[..., RegistryClient] = RegistryClient,
-    timeout: float = 10.0,
-) -> SyncOutcome:
-    """Bring the cache up to date with one registry.
-
-    The first sync of an HTTP registry pages through everything; later ones ask only for
-    what changed since the newest ``updatedAt`` seen (deletions included). On failure the
-    cache keeps what it had.
-
-    Raises:
-        RegistryError: the registry could not be read (the cache is unchanged).
-        UsageError: a file registry is unreadable.
-    """
-    started = time.perf_counter()
-    if source.kind != "http":
-        records = load_file_registry(Path(source.location))
-        cache.replace(source.id, records)
-        return SyncOutcome(source.id, "file", len(records), time.perf_counter() - started)
-    state = cache.sync_state(source.id)
-    since = None if full or state is None or not state[1] else state[1]
-    with client_factory(source.location, timeout=timeout) as client:
-        records = list(client.iter_records(updated_since=since))
-    newest = max((r.updated_at for r in records), default="") or (state[1] if state else "")
-    if since is None:
-        count = cache.replace(source.id, records, cursor_time=newest)
-        mode: Literal["full", "incremental", "file"] = "full"
-    else:
-        cache.apply(source.id, records, cursor_time=newest)
-        count = len(records)
-        mode = "incremental"
-    return SyncOutcome(source.id, mode, count, time.perf_counter() - started)
-
-
 def is_stale(cache: DiscoveryCache, source: RegistrySource, ttl: float = DEFAULT_TTL) -> bool:
     """Whether a registry's cached data is missing or older than ``ttl`` seconds."""
     if source.kind == "builtin":
@@ -212,81 +161,6 @@ def find_record(
         raise UsageError(f"{name} has no version {version!r}", hint=f"versions: {versions}")
     latest = [(reg, rec) for reg, rec in found if rec.is_latest]
     return latest[0] if latest else found[0]
-
-
-@dataclass
-class RefreshReport:
-    """What refreshing the cache before a search did.
-
-    ``warnings`` holds one line per registry that could not be read (whether it failed now
-    or a few minutes ago); ``failed`` the ones of those with nothing cached at all, and
-    ``unreachable`` all of them.
-    """
-
-    synced: list[SyncOutcome] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    unreachable: list[str] = field(default_factory=list)
-
-
-def refresh(
-    cache: DiscoveryCache,
-    sources: Iterable[RegistrySource],
-    *,
-    force: bool = False,
-    offline: bool = False,
-    ttl: float = DEFAULT_TTL,
-    timeout: float = 10.0,
-    client_factory: Callable[..., RegistryClient] = RegistryClient,
-) -> RefreshReport:
-    """Sync the registries whose cache is stale (all with ``force``; none ``offline``).
-
-    A registry that fails keeps its previous cache (with a warning); one that has nothing
-    cached at all is listed in ``failed``. A registry that failed less than
-    :data:`RETRY_AFTER_FAILURE` seconds ago is not tried again (unless ``force``): its
-    warning says how long ago. Each registry is refreshed, and warned about, once, however
-    often it appears in ``sources``.
-    """
-    report = RefreshReport()
-    unique = {s.id: s for s in sources}
-    for source in unique.values():
-        has_data = cache.sync_state(source.id) is not None
-        if offline:
-            if not has_data and source.kind != "builtin":
-                report.warnings.append(f"registry {source.id!r} has never been synced (offline)")
-                report.failed.append(source.id)
-                report.unreachable.append(source.id)
-            elif not has_data:
-                report.synced.append(sync_source(cache, source))
-            continue
-        if not (force or is_stale(cache, source, ttl)):
-            continue
-        failed_at = cache.last_failure(source.id)
-        now = time.time()
-        if not force and failed_at is not None and now - failed_at < RETRY_AFTER_FAILURE:
-            # Offline machines stay fast: no new attempt for a few minutes after a failure.
-            how = "using cached data" if has_data else "no cached data"
-            report.warnings.append(
-                f"registry {source.id!r} was unreachable {age(now - failed_at)}; {how} "
-                f"('mcpctl registry sync {source.id}' tries again now)"
-            )
-            report.unreachable.append(source.id)
-            if not has_data:
-                report.failed.append(source.id)
-            continue
-        try:
-            report.synced.append(
-                sync_source(cache, source, timeout=timeout, client_factory=client_factory)
-            )
-        except (RegistryError, UsageError) as exc:
-            cache.note_failure(source.id)
-            report.unreachable.append(source.id)
-            if has_data:
-                report.warnings.append(f"registry {source.id!r}: {exc.message}; using cached data")
-            else:
-                report.warnings.append(f"registry {source.id!r}: {exc.message}")
-                report.failed.append(source.id)
-    return report
 
 
 def age(seconds: float) -> str:

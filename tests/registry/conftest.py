@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.registry.server import Registry, make_record, serve
+from tests.registry.server import Registry, make_record, running
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "registry"
 
@@ -27,10 +27,8 @@ def registry() -> Iterator[tuple[Registry, str]]:
         make_record("io.example/old", status="deprecated"),
     ]
     reg = Registry(records)
-    server, url = serve(reg)
-    yield reg, url
-    server.shutdown()
-    server.server_close()
+    with running(reg) as url:
+        yield reg, url
 
 
 Publish = Callable[..., Path]

@@ -3,7 +3,14 @@
 Serves ``GET /v0.1/servers`` (opaque cursors, ``limit``, ``search``, ``updated_since`` with
 deletions, ``version=latest``), ``/v0.1/servers/{name}/versions`` and
 ``/versions/{version}``. Faults: ``429`` (with Retry-After, for the first N requests),
-``500``, ``hang``, ``invalid_json``, ``huge`` (a 50 MB body), ``wrong_types``.
+``500``, ``invalid_json``, ``huge`` (a 50 MB body), ``wrong_types``, and the slow ones:
+``hang`` (reads the request, never answers), ``drip`` (a valid page, one byte of the body
+every ``drip_every`` seconds), ``drip_headers`` (the same, in the headers), ``retry_after``
+(429 with ``Retry-After: <retry_after>``, every time), and ``delay`` (answers after that
+many seconds, optionally once every request in ``barrier`` has arrived).
+
+Slow handlers end when the registry's ``stop`` event is set: :func:`running` sets it when
+its block ends, so no test leaves a handler behind.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import base64
 import contextlib
 import json
 import threading
-import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -59,6 +66,9 @@ def fast_client(url: str, **kw: Any) -> RegistryClient:
     return RegistryClient(url, timeout=kw.pop("timeout", 2.0), sleep=lambda s: None, **kw)
 
 
+DRIP_BODY = b'{"servers": [], "metadata": {"count": 0}}'  # 41 bytes: 20 s at 2 bytes a second
+
+
 class Registry:
     """The data and behaviour of one fake registry (mutable between requests)."""
 
@@ -68,6 +78,13 @@ class Registry:
         self.fail_first = 0
         self.requests: list[str] = []
         self.version = 0
+        self.stop = threading.Event()
+        self.drip_every = 0.5
+        self.retry_after = "3600"
+        self.first_retry_after = "0"  # the Retry-After of the fail_first answers
+        self.delay = 0.0
+        self.barrier: threading.Barrier | None = None
+        self.answered = 0  # requests answered in full
         self._memo: dict[Any, list[dict[str, Any]]] = {}
 
     def page(self, query: dict[str, list[str]]) -> dict[str, Any]:
@@ -106,6 +123,18 @@ class Registry:
         self.version += 1
 
 
+@contextlib.contextmanager
+def running(registry: Registry) -> Iterator[str]:
+    """Serve ``registry`` for the block; its base URL. Slow handlers end with the block."""
+    server, url = serve(registry)
+    try:
+        yield url
+    finally:
+        registry.stop.set()
+        server.shutdown()
+        server.server_close()
+
+
 def serve(registry: Registry) -> tuple[ThreadingHTTPServer, str]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -122,19 +151,52 @@ def serve(registry: Registry) -> tuple[ThreadingHTTPServer, str]:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(body)
 
+        def drip(self, in_headers: bool) -> None:
+            """A valid page, one byte at a time (in the headers or the body)."""
+            head = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+            head += b"Content-Length: %d\r\n" % len(DRIP_BODY)
+            pad = b"X-Pad: " + b"a" * 40 + b"\r\n\r\n"
+            first, slow, last = (
+                (head, pad, DRIP_BODY) if in_headers else (head + b"\r\n", DRIP_BODY, b"")
+            )
+            try:
+                self.wfile.write(first)
+                for i in range(len(slow)):
+                    if registry.stop.wait(registry.drip_every):
+                        return
+                    self.wfile.write(slow[i : i + 1])
+                self.wfile.write(last)
+                registry.answered += 1
+            except OSError:
+                return  # the client gave up and cut the connection
+
         def do_GET(self) -> None:
             registry.requests.append(self.path)
             if registry.fail_first > 0:
                 registry.fail_first -= 1
-                self.send(429, b'{"error": "slow down"}', headers={"Retry-After": "0"})
+                self.send(
+                    429,
+                    b'{"error": "slow down"}',
+                    headers={"Retry-After": registry.first_retry_after},
+                )
                 return
             mode = registry.mode
             if mode == "500":
                 self.send(500, b'{"error": "boom"}')
                 return
             if mode == "hang":
-                time.sleep(5)
-                self.send(200, b"{}")
+                registry.stop.wait(60)  # never answers; ends with the test
+                return
+            if mode in ("drip", "drip_headers"):
+                self.drip(mode == "drip_headers")
+                return
+            if mode == "retry_after":
+                self.send(429, b'{"error": "later"}', headers={"Retry-After": registry.retry_after})
+                return
+            if registry.barrier is not None:
+                with contextlib.suppress(threading.BrokenBarrierError):
+                    registry.barrier.wait(10)
+            if registry.delay and registry.stop.wait(registry.delay):
                 return
             if mode == "invalid_json":
                 self.send(200, b'{"servers": [')
@@ -151,6 +213,7 @@ def serve(registry: Registry) -> tuple[ThreadingHTTPServer, str]:
             path = parts.path
             if path == "/v0.1/servers":
                 self.send(200, json.dumps(registry.page(query)).encode())
+                registry.answered += 1
                 return
             if path.startswith("/v0.1/servers/"):
                 rest = path[len("/v0.1/servers/") :]

@@ -176,7 +176,8 @@ def test_two_processes_syncing_at_once(tmp_path: Path) -> None:
     catalog.write_text(json.dumps([make_record(f"io.x/s{i}")["server"] for i in range(2000)]))
     script = (
         "import sys; from pathlib import Path; from mcpctl.registry.cache import DiscoveryCache;"
-        "from mcpctl.registry.sources import RegistrySource, sync_source;"
+        "from mcpctl.registry.sources import RegistrySource;"
+        "from mcpctl.registry.syncing import sync_source;"
         "c = DiscoveryCache.open(Path(sys.argv[1]));"
         "[sync_source(c, RegistrySource(sys.argv[2], 'file', sys.argv[3])) for _ in range(5)]"
     )

@@ -11,7 +11,8 @@ import pytest
 from mcpctl.config.checks import entry_from_data
 from mcpctl.errors import UsageError
 from mcpctl.registry import entry_from_server_json
-from mcpctl.registry.convert import default_name, descriptors
+from mcpctl.registry.convert import default_name
+from mcpctl.registry.export import descriptors
 from mcpctl.registry.records import record_from_json
 from tests.registry.conftest import DATA
 from tests.registry.server import make_record

@@ -28,7 +28,8 @@ from mcpctl.registry.install import (
     plan_add,
     plan_upgrade,
 )
-from mcpctl.registry.sources import RegistrySource, sync_source
+from mcpctl.registry.sources import RegistrySource
+from mcpctl.registry.syncing import sync_source
 from tests.registry.conftest import Publish
 from tests.registry.server import make_record
 
