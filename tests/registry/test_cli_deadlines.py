@@ -135,7 +135,10 @@ def test_add_from_registry_with_a_hanging_registry(
     # The failure is remembered: the next add does not wait for it again.
     r, waited = timed(cli, "add", "--from-registry", "io.fast/weather", "--json")
     assert r.exit_code == 0 and waited < 1.5, r.stdout
-    assert cli("add", "--from-registry", "io.fast/weather", "--registry-timeout", "soon").exit_code == 2
+    assert (
+        cli("add", "--from-registry", "io.fast/weather", "--registry-timeout", "soon").exit_code
+        == 2
+    )
 
 
 @pytest.mark.parametrize(("value", "code"), [("0", 2), ("soon", 2), ("-1s", 2)])
