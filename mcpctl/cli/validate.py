@@ -13,6 +13,7 @@ from mcpctl.cli.output import STATE, Lines
 from mcpctl.config.model import Problem
 from mcpctl.paths import Paths
 from mcpctl.results import Result
+from mcpctl.text import escape_controls
 
 app = typer.Typer()
 
@@ -103,25 +104,33 @@ def validate(
         STATE.json = True
         return output.emit(Result("validate", report.to_dict(), errors=errors, exit_code=exit_code))
     lines: list[str] = []
+    more = f"... and {_count(report.omitted, 'more problem')}"
     if fmt is Format.github:
         lines = [github_annotation(p, shown) for p in report.problems]
+        if report.omitted:
+            lines.append(f"::notice title=mcpctl::{more} (run mcpctl validate to see them)")
     else:
         for p in report.problems:
             lines.append(f"{p.location(shown)}: {p.severity}: {p.message} [{p.code}]")
             if p.hint:
                 lines.append(f"  hint: {p.hint}")
+        if report.omitted:
+            lines.append(more)
+    errors_n, warnings_n = report.error_count, report.warning_count
     if report.ok:
         summary = f"{shown}: valid ({_count(report.servers, 'server')}"
-        summary += f", {_count(len(report.warnings), 'warning')})" if report.warnings else ")"
+        summary += f", {_count(warnings_n, 'warning')})" if warnings_n else ")"
     else:
         summary = (
-            f"{shown}: {_count(len(report.errors), 'error')}, "
-            f"{_count(len(report.warnings), 'warning')} in {_count(report.servers, 'server')}"
+            f"{shown}: {_count(errors_n, 'error')}, "
+            f"{_count(warnings_n, 'warning')} in {_count(report.servers, 'server')}"
         )
     if fmt is Format.text and not (STATE.quiet and report.ok):
         lines.append(summary)
+    # The messages show odd characters escaped already; a file name may still hold some.
+    shown_lines = [escape_controls(line) for line in lines]
     return output.emit(
-        Result("validate", report.to_dict(), exit_code=exit_code), lambda _: Lines(lines)
+        Result("validate", report.to_dict(), exit_code=exit_code), lambda _: Lines(shown_lines)
     )
 
 

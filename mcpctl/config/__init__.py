@@ -4,10 +4,14 @@
   :mod:`~mcpctl.config.checks` -- the fast checker that builds them from JSON;
 * :mod:`~mcpctl.config.schema` -- the pydantic models: the schema of record;
 * :mod:`~mcpctl.config.jsontext` -- JSON with positions, and the canonical writer;
+  :mod:`~mcpctl.config.jsonindex` -- positions worked out only where a problem needs them;
 * :mod:`~mcpctl.config.loader` -- reading (lenient for daemons, raising for commands);
-* :mod:`~mcpctl.config.validate` -- the strict validator;
-* :mod:`~mcpctl.config.placeholders` -- ``${VAR}`` placeholders, redaction, secret detection;
-* :mod:`~mcpctl.config.store` -- the only writer of user files;
+* :mod:`~mcpctl.config.validate` -- the strict validator, with :mod:`~mcpctl.config.report`
+  (the capped report) and :mod:`~mcpctl.config.controlchars`;
+* :mod:`~mcpctl.config.placeholders` -- ``${VAR}`` placeholders and their resolution;
+* :mod:`~mcpctl.config.redaction` -- what a secret looks like; redaction of all output;
+* :mod:`~mcpctl.config.store` -- the only writer of user files, with
+  :mod:`~mcpctl.config.backups` and :mod:`~mcpctl.config.edits`;
 * :mod:`~mcpctl.config.siblings` -- an orchestrator's own (internal) MCP servers.
 
 Nothing is imported here: each command loads only the modules it needs.

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
 
 __all__ = [
+    "ENV_SECRET_NAME_RE",
     "SECRET_NAME_RE",
     "Redactor",
     "forget",
@@ -72,6 +73,7 @@ _KNOWN_PREFIXES = (
 )  # fmt: skip
 _AUTH_SCHEME_RE = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(?P<cred>\S{8,})$", re.IGNORECASE)
 _JWT_RE = re.compile(r"^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*$")
+_VALUE_SPLIT_RE = re.compile(r"[\s=:,;&?]+")
 _TOKEN_CHARS_RE = re.compile(r"^[A-Za-z0-9_\-+/=.~]+$")
 _DIGIT_RE = re.compile(r"[0-9]")
 _LETTER_RE = re.compile(r"[A-Za-z]")
@@ -109,7 +111,7 @@ def secret_fragments(value: str) -> Iterator[str]:
         for match in URL_PASSWORD_RE.finditer(value):
             if not PLACEHOLDER_RE.search(match["password"]):
                 yield match["password"]  # postgres://user:PASSWORD@host/db
-    for token in re.split(r"[\s=:,;&?]+", value):
+    for token in _VALUE_SPLIT_RE.split(value):
         if PLACEHOLDER_RE.search(token):
             continue
         if (

@@ -2,8 +2,12 @@
 
 What ``mcpctl validate`` and CI use. Beyond the pydantic model of record
 (:mod:`mcpctl.config.schema`) it catches what a plain JSON load hides or a model cannot see:
-duplicate keys, literal secrets, plain-http URLs, placeholders that will not expand and
-commands that are not installed.
+duplicate keys, literal secrets, control characters, plain-http URLs, placeholders that will
+not expand, an environment handed over whole and commands that are not installed.
+
+A report holds the first 1,000 problems in document order and counts the rest
+(:mod:`mcpctl.config.report`); line and column are worked out only for what is reported
+(:mod:`mcpctl.config.jsonindex`), so a 100,000-entry file validates in seconds.
 """
 
 from __future__ import annotations
@@ -11,10 +15,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import shutil
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mcpctl.config.checks import (
@@ -23,79 +27,40 @@ from mcpctl.config.checks import (
     unknown_field_message,
     wrapper_problem,
 )
-from mcpctl.config.jsontext import JsonPosError, PositionedJson, parse_with_positions
+from mcpctl.config.controlchars import (
+    CHECKED_FIELDS,
+    may_hold_controls,
+    report_control_characters,
+    written_path,
+)
+from mcpctl.config.jsonindex import index_document
+from mcpctl.config.jsontext import JsonPosError, PositionedJson
 from mcpctl.config.model import (
     AUTH_FIELDS,
     AUTH_TYPES,
     ENTRY_FIELDS,
     SOURCE_FIELDS,
     TOOLS_FIELDS,
+    TRANSPORTS,
     Problem,
     format_path,
 )
 from mcpctl.config.placeholders import find_placeholders, near_misses
-from mcpctl.config.redaction import literal_secrets, placeholder_hint
+from mcpctl.config.redaction import ENV_SECRET_NAME_RE, literal_secrets, placeholder_hint
+from mcpctl.config.report import MAX_PROBLEMS, ProblemCollector, ValidationReport
 
-__all__ = ["ValidationReport", "entry_warnings", "validate_config", "validate_text"]
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+__all__ = [
+    "MAX_PROBLEMS",
+    "ValidationReport",
+    "entry_warnings",
+    "validate_config",
+    "validate_text",
+]
 
 PathT = tuple[str | int, ...]
-
-
-@dataclass
-class ValidationReport:
-    """Every problem found in one file, in document order."""
-
-    path: Path
-    problems: list[Problem] = field(default_factory=list)
-    servers: int = 0
-
-    @property
-    def errors(self) -> list[Problem]:
-        """Problems that make the file invalid."""
-        return [p for p in self.problems if p.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Problem]:
-        """Problems worth fixing that do not make the file invalid."""
-        return [p for p in self.problems if p.severity == "warning"]
-
-    @property
-    def ok(self) -> bool:
-        """True when there is no error (warnings allowed)."""
-        return not self.errors
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (``validate --format json``)."""
-        return {
-            "file": str(self.path),
-            "valid": self.ok,
-            "servers": self.servers,
-            "errors": len(self.errors),
-            "warnings": len(self.warnings),
-            "problems": [p.to_dict() for p in self.problems],
-        }
-
-
-class _Collector:
-    def __init__(self, doc: PositionedJson) -> None:
-        self.doc = doc
-        self.problems: list[Problem] = []
-
-    def add(
-        self,
-        severity: str,
-        code: str,
-        path: PathT,
-        message: str,
-        *,
-        hint: str | None = None,
-        at_key: bool = False,
-    ) -> None:
-        pos = self.doc.position(path, prefer_key=at_key)
-        line, column = pos if pos else (None, None)
-        self.problems.append(
-            Problem(severity, code, message, format_path(path), line, column, hint)  # type: ignore[arg-type]
-        )
 
 
 def _allowed_fields(loc: PathT) -> tuple[str, ...]:
@@ -109,25 +74,37 @@ def _allowed_fields(loc: PathT) -> tuple[str, ...]:
     return ENTRY_FIELDS
 
 
-def _model_problems(col: _Collector, name: str, value: Any) -> None:
+@cache
+def _model() -> tuple[Callable[[Any], object], type[ValidationError]]:
+    # Imported when first needed: pydantic costs more than `add`'s whole budget.
     from pydantic import ValidationError
 
     from mcpctl.config.schema import ServerEntryModel
 
+    return ServerEntryModel.model_validate, ValidationError
+
+
+def _model_problems(col: ProblemCollector, name: str, value: Any) -> bool:
+    """Report what the model of record rejects; whether it accepts the entry."""
+    validate, invalid = _model()
     try:
-        ServerEntryModel.model_validate(value)
-    except ValidationError as exc:
+        validate(value)
+    except invalid as exc:
         for err in exc.errors(include_url=False):
-            loc: PathT = tuple(err["loc"])
-            if not loc and err["type"] == "value_error":
+            loc: PathT = written_path(value, tuple(err["loc"]))
+            kind = err["type"]
+            if not loc and kind == "value_error":
                 continue  # cross-field rules: reported from the raw object by the caller
+            if kind == "string_unicode" and loc[0] in CHECKED_FIELDS:
+                # A lone surrogate in a name: reported as a control character, at the right
+                # path (pydantic's location has it replaced).
+                continue
             # Discriminated unions put the tag in the location: auth.bearer.token.
             if len(loc) >= 2 and loc[0] == "auth" and loc[1] in AUTH_FIELDS:
                 shown: PathT = ("auth", *loc[2:])
             else:
                 shown = tuple(p for p in loc if p != "[key]")
             path = (name, *shown)
-            kind = err["type"]
             msg = str(err["msg"]).removeprefix("Value error, ")
             if kind == "extra_forbidden":
                 message = unknown_field_message(str(loc[-1]), _allowed_fields(loc))
@@ -142,6 +119,8 @@ def _model_problems(col: _Collector, name: str, value: Any) -> None:
             else:
                 code = "wrong_type" if kind.endswith("_type") else "invalid_value"
                 col.add("error", code, path, msg, at_key="[key]" in loc)
+        return False
+    return True
 
 
 def _is_loopback(host: str) -> bool:
@@ -153,84 +132,127 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _strings(entry: dict[str, Any]) -> Iterable[tuple[PathT, str, str]]:
-    """(relative path, value, key) of every string placeholders may appear in."""
+def _with_dollar(entry: dict[str, Any]) -> list[tuple[PathT, str]]:
+    """(relative path, value) of the strings placeholders are expanded in that hold a ``$``
+    (the others cannot hold a near-miss)."""
+    found: list[tuple[PathT, str]] = []
     for key in ("command", "cwd", "url"):
-        if isinstance(entry.get(key), str):
-            yield (key,), entry[key], ""
-    if isinstance(entry.get("args"), list):
-        for i, arg in enumerate(entry["args"]):
-            if isinstance(arg, str):
-                yield ("args", i), arg, ""
+        value = entry.get(key)
+        if isinstance(value, str) and "$" in value:
+            found.append(((key,), value))
+    args = entry.get("args")
+    if isinstance(args, list):
+        found += [(("args", i), a) for i, a in enumerate(args) if isinstance(a, str) and "$" in a]
     for section in ("env", "headers"):
-        if isinstance(entry.get(section), dict):
-            for key, value in entry[section].items():
-                if isinstance(value, str):
-                    yield (section, key), value, key
+        mapping = entry.get(section)
+        if isinstance(mapping, dict):
+            found += [
+                ((section, k), v) for k, v in mapping.items() if isinstance(v, str) and "$" in v
+            ]
     auth = entry.get("auth")
     if isinstance(auth, dict):
         for key in ("token", "value", "password", "client_secret"):
-            if isinstance(auth.get(key), str):
-                yield ("auth", key), auth[key], key
+            value = auth.get(key)
+            if isinstance(value, str) and "$" in value:
+                found.append((("auth", key), value))
+    return found
 
 
-def _extra_checks(
-    col: _Collector, name: str, entry: dict[str, Any], base: Path, strict_commands: bool
-) -> None:
-    for rel, key in literal_secrets(entry):
-        path = (name, *rel)
-        col.add(
-            "error", "plaintext_secret", path,
-            f"{format_path(path)} looks like a literal secret; config files get "
-            "committed and shared",
-            hint=placeholder_hint(name, format_path(rel), key),
-        )  # fmt: skip
-    for rel, value, _ in _strings(entry):
-        path = (name, *rel)
-        for miss in near_misses(value):
+# --- beyond the model --------------------------------------------------------------------
+
+
+class _Checks:
+    """The checks beyond the model, for one run (it remembers which commands it found)."""
+
+    def __init__(self, col: ProblemCollector, base: Path, strict_commands: bool) -> None:
+        self.col = col
+        self.base = base
+        self.strict = strict_commands
+        self.found: dict[tuple[str, str], bool] = {}  # (directory, command): installed
+
+    def entry(self, name: str, entry: dict[str, Any]) -> None:
+        col = self.col
+        for rel, key in literal_secrets(entry):
+            path = (name, *rel)
             col.add(
-                "warning", "unexpanded_placeholder", path,
-                f"{miss!r} is not expanded: placeholders are ${{UPPER_SNAKE_CASE}}",
+                "error", "plaintext_secret", path,
+                f"{format_path(path)} looks like a literal secret; config files get "
+                "committed and shared",
+                hint=placeholder_hint(name, format_path(rel), key),
+            )  # fmt: skip
+        for rel, value in _with_dollar(entry):
+            col.add_each(
+                "warning", "unexpanded_placeholder", (name, *rel), near_misses(value),
+                lambda miss: f"{miss!r} is not expanded: placeholders are ${{UPPER_SNAKE_CASE}}",
                 hint="write ${NAME} or ${NAME:-default} with NAME in UPPER_SNAKE_CASE",
             )  # fmt: skip
-    url = entry.get("url")
-    if isinstance(url, str) and not find_placeholders(url) and _plain_http_to_another_host(url):
-        col.add(
-            "warning", "insecure_url", (name, "url"),
-            "plain http to a non-loopback host sends headers and tokens unencrypted",
-            hint="use https://",
-        )  # fmt: skip
-    command = entry.get("command")
-    if isinstance(command, str) and command.strip() and not find_placeholders(command):
-        _check_command(col, name, entry, command, base, strict_commands)
+        if _is_stdio(entry):  # elsewhere inherit_env is an error of its own
+            self.inherit_env(name, entry.get("inherit_env"))
+        url = entry.get("url")
+        if isinstance(url, str) and not find_placeholders(url) and _plain_http_elsewhere(url):
+            col.add(
+                "warning", "insecure_url", (name, "url"),
+                "plain http to a non-loopback host sends headers and tokens unencrypted",
+                hint="use https://",
+            )  # fmt: skip
+        command = entry.get("command")
+        if isinstance(command, str) and command.strip() and not find_placeholders(command):
+            self.command(name, entry, command)
+
+    def inherit_env(self, name: str, value: object) -> None:
+        if value is True:
+            self.col.add(
+                "warning", "inherit_env_all", (name, "inherit_env"),
+                "inherit_env is true: the server sees every environment variable mcpctl runs "
+                "with, secrets included",
+                hint='list only the variables it needs: "inherit_env": ["NAME", ...]',
+            )  # fmt: skip
+        elif isinstance(value, list):
+            for i, var in enumerate(value):
+                if isinstance(var, str) and ENV_SECRET_NAME_RE.search(var):
+                    self.col.add(
+                        "warning", "inherit_env_secret", (name, "inherit_env", i),
+                        f"{var!r} looks like a secret: its value will reach the server, which "
+                        "may be intended",
+                        hint="keep it if the server needs it; otherwise take it out of "
+                        "inherit_env",
+                    )  # fmt: skip
+
+    def command(self, name: str, entry: dict[str, Any], command: str) -> None:
+        cwd = entry.get("cwd")
+        relative = os.sep in command
+        if relative and isinstance(cwd, str) and not find_placeholders(cwd):
+            key = (str(self.base / Path(cwd).expanduser()), command)
+        else:
+            key = (str(self.base) if relative else "", command)
+        if key not in self.found:
+            if relative:
+                candidate = Path(key[0]) / Path(command).expanduser()
+                self.found[key] = candidate.is_file() and os.access(candidate, os.X_OK)
+            else:
+                self.found[key] = shutil.which(command) is not None
+        if not self.found[key]:
+            self.col.add(
+                "error" if self.strict else "warning", "command_not_found", (name, "command"),
+                f"command {command!r} is not installed here (not found on PATH)",
+                hint=_install_hint(command),
+            )  # fmt: skip
 
 
-def _plain_http_to_another_host(url: str) -> bool:
+def _is_stdio(entry: dict[str, Any]) -> bool:
+    transport = entry.get("transport")
+    if transport is None:
+        return "url" not in entry
+    spec = TRANSPORTS.get(transport) if isinstance(transport, str) else None
+    return spec is not None and not spec.remote
+
+
+def _plain_http_elsewhere(url: str) -> bool:
     try:
         parts = urlsplit(url)
     except ValueError:
         return False  # not a URL at all: the model check reports it
     return parts.scheme == "http" and not _is_loopback(parts.hostname or "")
-
-
-def _check_command(
-    col: _Collector, name: str, entry: dict[str, Any], command: str, base: Path, strict: bool
-) -> None:
-    cwd = entry.get("cwd")
-    where = base
-    if isinstance(cwd, str) and not find_placeholders(cwd):
-        where = base / Path(cwd).expanduser()
-    if os.sep in command:
-        candidate = where / Path(command).expanduser()
-        found = candidate.is_file() and os.access(candidate, os.X_OK)
-    else:
-        found = shutil.which(command) is not None
-    if not found:
-        col.add(
-            "error" if strict else "warning", "command_not_found", (name, "command"),
-            f"command {command!r} is not installed here (not found on PATH)",
-            hint=_install_hint(command),
-        )  # fmt: skip
 
 
 def _install_hint(command: str) -> str:
@@ -248,9 +270,9 @@ def _install_hint(command: str) -> str:
 
 def entry_warnings(name: str, data: dict[str, Any], *, base: Path) -> list[str]:
     """What ``validate`` would say about one new entry beyond the model (for ``add``)."""
-    col = _Collector(PositionedJson(data))
-    _extra_checks(col, name, data, base, strict_commands=False)
-    return [p.message + (f" ({p.hint})" if p.hint else "") for p in col.problems]
+    col = ProblemCollector(PositionedJson(data))
+    _Checks(col, base, strict_commands=False).entry(name, data)
+    return [p.message + (f" ({p.hint})" if p.hint else "") for p in col.problems()]
 
 
 def validate_text(
@@ -268,19 +290,18 @@ def validate_text(
     """
     report = ValidationReport(path)
     try:
-        doc = parse_with_positions(text.removeprefix("\ufeff"))
+        doc = index_document(text.removeprefix("\ufeff"))
     except JsonPosError as exc:
         report.problems.append(
             Problem("error", "config_syntax", f"invalid JSON: {exc.msg}", "$", exc.line, exc.column)
         )
         return report
-    col = _Collector(doc)
+    col = ProblemCollector(doc)
     if not isinstance(doc.value, dict):
         col.add("error", "config_syntax", (), "the top level must be a JSON object of servers")
-        report.problems = col.problems
-        return report
+        return col.fill(report)
     for dup_path, pos, first in doc.duplicates:
-        col.problems.append(
+        col.keep(
             Problem(
                 "error",
                 "duplicate_key",
@@ -292,7 +313,8 @@ def validate_text(
                 "remove or rename one of them",
             )
         )
-    base = base or path.parent
+    checks = _Checks(col, base or path.parent, strict_commands)
+    controls = may_hold_controls(text)  # one scan: the usual file has none anywhere
     internal = set(internal_names)
     wrapped = wrapper_problem(doc.value)
     if wrapped is not None:
@@ -310,15 +332,19 @@ def validate_text(
                 f"{name!r} is the name of an internal MCP; this entry would be skipped",
                 hint="rename the external server", at_key=True,
             )  # fmt: skip
+        if controls:
+            report_control_characters(col, name, value, doc.member_text(name))
         if not isinstance(value, dict):
             col.add("error", "wrong_type", (name,), "a server entry must be a JSON object")
             continue
-        _model_problems(col, name, value)
-        for issue in transport_field_issues(value):
-            col.add("error", issue.code, (name, *issue.path), issue.message)
-        _extra_checks(col, name, value, base, strict_commands)
-    report.problems = sorted(col.problems, key=lambda p: (p.line or 0, p.column or 0))
-    return report
+        if not _model_problems(col, name, value):
+            # The model checks these rules too, but reports them only when every field is
+            # right, and without a path: they come from the raw object. An entry the model
+            # accepts breaks none of them.
+            for issue in transport_field_issues(value):
+                col.add("error", issue.code, (name, *issue.path), issue.message)
+        checks.entry(name, value)
+    return col.fill(report)
 
 
 def validate_config(

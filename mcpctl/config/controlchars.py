@@ -1,0 +1,139 @@
+"""Control characters in a config entry: where ``validate`` finds them, and what it says.
+
+A server's name, command, arguments, environment, working directory, URL, headers and
+credentials reach a process, a connection or a terminal. A control character there (one of
+:data:`mcpctl.text.CONTROLS_RE`: C0 but newline and tab, DEL, C1, bidirectional overrides and
+isolates, lone surrogates) is at best a typo and at worst a disguise: ``validate`` reports
+each such string as an error, showing the character escaped (``\\x1b``), never raw.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from mcpctl.config.model import PathPart
+from mcpctl.config.report import ProblemCollector
+from mcpctl.text import CONTROLS_RE, find_controls
+
+__all__ = [
+    "CHECKED_FIELDS",
+    "control_characters",
+    "may_hold_controls",
+    "report_control_characters",
+    "written_path",
+]
+
+PathT = tuple[PathPart, ...]
+
+# The fields of an entry whose every string (names included) is checked.
+CHECKED_FIELDS = ("command", "args", "env", "cwd", "url", "headers", "auth")
+
+# The JSON escapes that can stand for a control character (\b, \f, \r, \u001b, \u009b,
+# \u202e, \ud800...).
+_CONTROL_ESCAPE_RE = re.compile(
+    r"\\[bfr]|\\u(?:00[01]|007[fF]|00[89]|20(?:2[a-eA-E]|6[6-9])|[dD][89a-fA-F])"
+)
+
+
+def may_hold_controls(raw: str) -> bool:
+    """Whether JSON text ``raw`` could decode to a string with a control character (a quick
+    scan: when not, none of its strings needs looking at)."""
+    return CONTROLS_RE.search(raw) is not None or (
+        "\\" in raw and _CONTROL_ESCAPE_RE.search(raw) is not None
+    )
+
+
+def _texts(entry: dict[str, Any]) -> Iterator[tuple[PathT, str, bool]]:
+    """(path in the entry, text, whether it is a key) of every checked string."""
+    for key in ("command", "cwd", "url"):
+        if isinstance(entry.get(key), str):
+            yield (key,), entry[key], False
+    args = entry.get("args")
+    if isinstance(args, list):
+        for i, arg in enumerate(args):
+            if isinstance(arg, str):
+                yield ("args", i), arg, False
+    for section in ("env", "headers", "auth"):
+        mapping = entry.get(section)
+        if not isinstance(mapping, dict):
+            continue
+        for key, item in mapping.items():
+            yield (section, key), key, True
+            if isinstance(item, str):
+                yield (section, key), item, False
+            elif isinstance(item, list):  # auth.scopes
+                for i, part in enumerate(item):
+                    if isinstance(part, str):
+                        yield (section, key, i), part, False
+
+
+def control_characters(name: str, entry: object) -> list[tuple[PathT, str, bool]]:
+    """Where the server ``name`` and its ``entry`` hold a control character: (path, the
+    first such character of that string escaped as ``\\x1b``, whether the path names a key).
+    """
+    found: list[tuple[PathT, str, bool]] = []
+    if (char := find_controls(name)) is not None:
+        found.append(((name,), char, True))
+    if isinstance(entry, dict):
+        for rel, text, is_key in _texts(entry):
+            if (char := find_controls(text)) is not None:
+                found.append(((name, *rel), char, is_key))
+    return found
+
+
+def _kind(escaped: str) -> str:
+    code = int(escaped[2:], 16)
+    if 0xD800 <= code <= 0xDFFF:
+        return (
+            "a lone surrogate: valid as a JSON escape, but not text (it cannot be passed to a "
+            "process or printed)"
+        )
+    if code >= 0x2000:
+        return "a bidirectional-text control, which makes text show other than it is"
+    return "a control character, which can drive the terminal that shows it"
+
+
+def report_control_characters(
+    col: ProblemCollector, name: str, entry: object, raw: str | None = None
+) -> None:
+    """Add a ``control_character`` error for each string of ``name``/``entry`` that has one.
+
+    ``raw`` is the JSON text of the member, when known: without anything that could decode to a
+    control character, its strings are not looked at one by one.
+    """
+    if raw is not None and not may_hold_controls(raw):
+        return
+    for path, char, is_key in control_characters(name, entry):
+        what = "the server name" if len(path) == 1 else "the name" if is_key else "the value"
+        col.add(
+            "error", "control_character", path, f"{what} contains {char}, {_kind(char)}",
+            hint="remove it (most editors do not show it: search for the escape above)",
+            at_key=is_key,
+        )  # fmt: skip
+
+
+def written_path(entry: object, loc: tuple[PathPart, ...]) -> tuple[PathPart, ...]:
+    """A location in ``entry`` from pydantic, with its keys as written: pydantic shows a lone
+    surrogate in a key as U+FFFD, so the path would name no key of the file."""
+    if not any(isinstance(part, str) and "\ufffd" in part for part in loc):
+        return loc
+    out: list[PathPart] = []
+    node = entry
+    for shown in loc:
+        part = shown
+        if isinstance(node, dict) and isinstance(shown, str) and shown not in node:
+            part = next((k for k in node if _as_pydantic_shows(k) == shown), shown)
+        out.append(part)
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+    return tuple(out)
+
+
+def _as_pydantic_shows(key: str) -> str:
+    return key.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
