@@ -34,6 +34,7 @@ from mcpctl.config.model import format_path
 from mcpctl.config.redaction import literal_secrets, placeholder_hint
 from mcpctl.errors import (
     ConfigInvalidError,
+    InvalidEntryError,
     LockTimeoutError,
     NothingToUndoError,
     PlaintextSecretError,
@@ -278,6 +279,7 @@ class ConfigStore(ServerEdits):
 
         Raises:
             PlaintextSecretError: a changed entry holds a literal secret; nothing is written.
+            InvalidEntryError: a changed entry holds a control character; nothing is written.
             ConfigSyntaxError: the current file is not valid JSON; it is left alone.
             ConfigInvalidError: the file has duplicate keys; it is left alone.
             ReadOnlyError: the file or its directory cannot be written.
@@ -298,6 +300,7 @@ class ConfigStore(ServerEdits):
             result = change(data)
             if data == doc.data:
                 return result  # nothing to do: no write, no backup, no new file
+            _refuse_control_characters(doc.data, data)
             if not allow_secrets:
                 _refuse_literal_secrets(doc.data, data)
             content = self._render(doc, data)
@@ -391,4 +394,18 @@ def _refuse_literal_secrets(before: dict[str, Any], after: dict[str, Any]) -> No
                 f"{format_path((name, *rel))} looks like a literal secret; mcpctl does not "
                 "write secrets into the config file",
                 hint=placeholder_hint(name, where, key),
+            )
+
+
+def _refuse_control_characters(before: dict[str, Any], after: dict[str, Any]) -> None:
+    from mcpctl.config.controlchars import control_characters
+
+    for name, value in after.items():
+        if name.startswith("$") or before.get(name) == value:
+            continue
+        for path, char, _ in control_characters(name, value):
+            raise InvalidEntryError(
+                f"{format_path(path)} contains the control character {char}; mcpctl does not "
+                "write terminal controls into the config file",
+                hint="remove it (a shell may have put it there: check the quoting)",
             )

@@ -507,3 +507,19 @@ def test_a_password_in_a_url_is_never_shown(cli: Cli, config_path: Path) -> None
     for args in (["list", "--json"], ["get", "db"], ["get", "db", "--json"]):
         r = cli(*args)
         assert "hunter2" not in r.stdout + r.stderr and "postgres://u:****@db/x" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--", "echo", "\x1b[2J"],
+        ["-e", "MODE=\u202eevil", "--", "echo"],
+        ["--description", "ok", "--", "ec\x9bho"],
+    ],
+)
+def test_add_refuses_control_characters(cli: Cli, config_path: Path, args: list[str]) -> None:
+    config_path.write_text("{}\n")
+    r = cli("--json", "add", "s", *args)
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "invalid_entry"
+    assert "\\x1b" in r.stdout or "\\u202e" in r.stdout or "\\x9b" in r.stdout
+    assert config_path.read_text() == "{}\n"
