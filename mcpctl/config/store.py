@@ -28,16 +28,13 @@ from typing import Any, NamedTuple, TypeVar
 
 from mcpctl.config.backups import Backup, BackupHistory
 from mcpctl.config.edits import AddOutcome, ServerEdits
+from mcpctl.config.guards import refuse_control_characters, refuse_literal_secrets
 from mcpctl.config.jsontext import dump_config, splice_canonical
 from mcpctl.config.loader import Document, read_document
-from mcpctl.config.model import format_path
-from mcpctl.config.redaction import literal_secrets, placeholder_hint
 from mcpctl.errors import (
     ConfigInvalidError,
-    InvalidEntryError,
     LockTimeoutError,
     NothingToUndoError,
-    PlaintextSecretError,
     ReadOnlyError,
     StorageError,
     UndoConflictError,
@@ -300,9 +297,9 @@ class ConfigStore(ServerEdits):
             result = change(data)
             if data == doc.data:
                 return result  # nothing to do: no write, no backup, no new file
-            _refuse_control_characters(doc.data, data)
+            refuse_control_characters(doc.data, data)
             if not allow_secrets:
-                _refuse_literal_secrets(doc.data, data)
+                refuse_literal_secrets(doc.data, data)
             content = self._render(doc, data)
             seq = None
             if self._backups is not None:
@@ -382,30 +379,3 @@ class ConfigStore(ServerEdits):
             if self._backups is not None:
                 self._backups.drop(last.seq)
             return UndoOutcome(last.action, last.time, not last.existed, len(history) - 1)
-
-
-def _refuse_literal_secrets(before: dict[str, Any], after: dict[str, Any]) -> None:
-    for name, value in after.items():
-        if name.startswith("$") or not isinstance(value, dict) or before.get(name) == value:
-            continue
-        for rel, key in literal_secrets(value):
-            where = format_path(rel)
-            raise PlaintextSecretError(
-                f"{format_path((name, *rel))} looks like a literal secret; mcpctl does not "
-                "write secrets into the config file",
-                hint=placeholder_hint(name, where, key),
-            )
-
-
-def _refuse_control_characters(before: dict[str, Any], after: dict[str, Any]) -> None:
-    from mcpctl.config.controlchars import control_characters
-
-    for name, value in after.items():
-        if name.startswith("$") or before.get(name) == value:
-            continue
-        for path, char, _ in control_characters(name, value):
-            raise InvalidEntryError(
-                f"{format_path(path)} contains the control character {char}; mcpctl does not "
-                "write terminal controls into the config file",
-                hint="remove it (a shell may have put it there: check the quoting)",
-            )
