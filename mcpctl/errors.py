@@ -34,6 +34,10 @@ change meaning once released.
         └── StorageError               exit 3  io_error
 
 Exit codes: 1 the thing checked is not OK, 2 bad usage or bad input, 3 an outside failure.
+
+Beside the tree, not an error but the end of a command:
+
+    Interrupted (a BaseException)      exit 128 + the signal's number  interrupted
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ __all__ = [
     "ConfigNotFoundError",
     "ConfigSyntaxError",
     "InternalError",
+    "Interrupted",
     "InvalidEntryError",
     "LockTimeoutError",
     "McpctlError",
@@ -333,6 +338,33 @@ class StorageError(OutsideError):
     """Reading or writing a file failed (disk full, I/O error, permission)."""
 
     code = "io_error"
+
+
+class Interrupted(BaseException):
+    """A stop signal (SIGINT, SIGTERM or SIGHUP) ended the command: exit 128 + its number.
+
+    A BaseException like KeyboardInterrupt, so that no ``except Exception`` swallows it; unlike
+    KeyboardInterrupt, typer lets it through instead of turning it into a silent exit 130.
+    Commands that start servers raise it once every one of them is stopped.
+    """
+
+    code = "interrupted"
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        self.signal = signal.Signals(signum)
+        self.message = f"interrupted by {self.signal.name}"
+        super().__init__(self.message)
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal's number, as a shell reports a process the signal ended."""
+        return 128 + int(self.signal)
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The error as it appears in the JSON envelope's ``errors`` list."""
+        return {"code": self.code, "message": self.message, "hint": None}
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:

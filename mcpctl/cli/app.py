@@ -1,16 +1,19 @@
 """The root command: global options, the command groups, and errors -> exit codes.
 
 This is the only place where exceptions become messages and exit codes: McpctlError -> its
-code; a usage error -> 2; Ctrl-C -> 130; anything else -> 1 with a one-line message
-(``MCPCTL_DEBUG=1`` shows the traceback).
+code; a usage error -> 2; SIGINT (Ctrl-C), SIGTERM or SIGHUP -> 128 + the signal's number
+(130, 143, 129); anything else -> 1 with a one-line message (``MCPCTL_DEBUG=1`` shows the
+traceback).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 from typing import Any, NoReturn
 
 import typer
@@ -22,12 +25,19 @@ from typer.core import TyperOption
 
 from mcpctl._version import __version__
 from mcpctl.cli import output
+from mcpctl.cli.common import stop_signals
 from mcpctl.cli.output import STATE, CommandGroup
 from mcpctl.config.redaction import forget as forget_secrets
-from mcpctl.errors import InternalError, McpctlError, UsageError
+from mcpctl.errors import InternalError, Interrupted, McpctlError, UsageError
 from mcpctl.results import Result
 
-__all__ = ["COMMAND_MODULES", "build_command", "full_app", "main", "run"]
+__all__ = [
+    "COMMAND_MODULES",
+    "build_command",
+    "full_app",
+    "main",
+    "run",
+]
 
 HELP = """Manage the external MCP servers of your AI agents (external-mcps.json).
 
@@ -189,6 +199,32 @@ def _fail(error: McpctlError) -> int:
     return error.exit_code
 
 
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """While a command runs, each stop signal raises :class:`Interrupted` (main thread only)."""
+    previous: dict[signal.Signals, Any] = {}
+    with contextlib.suppress(ValueError):  # not the main thread: signals are not ours
+        for sig in stop_signals():
+            previous[sig] = signal.signal(sig, _raise_interrupted)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+
+def _interrupted(exc: Interrupted) -> int:
+    print(exc.message, file=sys.stderr)
+    if STATE.json:
+        envelope = Result(STATE.command, None, [], [exc.to_dict()], exc.exit_code).envelope()
+        output.print_json(envelope)
+    return exc.exit_code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run mcpctl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -199,8 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args:
         args = ["--help"]  # bare mcpctl: the help, and success
     try:
-        rv = build_command(args).main(args, prog_name="mcpctl", standalone_mode=False)
+        with _interruptible():
+            rv = build_command(args).main(args, prog_name="mcpctl", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
+    except Interrupted as exc:
+        return _interrupted(exc)
     except McpctlError as exc:
         return _fail(exc)
     except ClickUsageError as exc:
@@ -212,9 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(UsageError(exc.format_message(), hint=hint))
     except ClickException as exc:
         return _fail(McpctlError(exc.format_message()))
-    except (KeyboardInterrupt, typer.Abort):
-        print("interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, typer.Abort):  # typer.Abort: a prompt got Ctrl-C or its input ended
+        return _interrupted(Interrupted(signal.SIGINT))
     except BrokenPipeError:
         # The reader went away (mcpctl list | head): not an error worth a message.
         devnull = os.open(os.devnull, os.O_WRONLY)

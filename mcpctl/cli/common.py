@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,6 +37,7 @@ __all__ = [
     "read_config",
     "run_async",
     "sources",
+    "stop_signals",
     "targets",
 ]
 
@@ -135,21 +137,80 @@ def parse_duration(
     return seconds, warning
 
 
-def run_async(fn: Callable[[], Any], what: str) -> Any:
-    """Run async work, with a spinner on a terminal when it may take a while."""
+def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
+    """Run async work (it may start servers), with a spinner on a terminal unless ``spinner``
+    is false.
+
+    SIGINT, SIGTERM and SIGHUP cancel the work: every server it started is stopped the usual
+    way, then :class:`mcpctl.errors.Interrupted` is raised. Meanwhile this process is a
+    child subreaper (Linux): what a server's children leave behind (a double fork) is adopted
+    here and stopped before this returns.
+    """
+    import signal
+    import threading
+
     import anyio
 
-    from mcpctl.cli.output import configure_logging
-    from mcpctl.probe import sdk
+    from mcpctl.errors import Interrupted
+    from mcpctl.probe import procs, sdk, spawn
 
     sdk.use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
-    configure_logging()
-    if sys.stderr.isatty() and not STATE.json and not STATE.quiet:
-        from rich.console import Console
+    output.configure_logging()
+    main_thread = threading.current_thread() is threading.main_thread()
+    wanted = stop_signals() if main_thread else []
+    received: list[int] = []
+    outcome: list[Any] = []
+    failure: list[Exception] = []
 
-        with Console(stderr=True).status(what):
-            return anyio.run(fn)
-    return anyio.run(fn)
+    async def work() -> None:
+        with anyio.open_signal_receiver(*wanted) as signals:
+            async with anyio.create_task_group() as tg:
+
+                async def on_signal() -> None:
+                    async for signum in signals:
+                        received.append(signum)
+                        tg.cancel_scope.cancel()  # the servers are stopped as the work unwinds
+                        return
+
+                async def run() -> None:
+                    try:
+                        outcome.append(await fn())
+                    except Exception as exc:  # raised below as it is, not in an exception group
+                        failure.append(exc)
+                    finally:
+                        tg.cancel_scope.cancel()
+
+                if wanted:
+                    tg.start_soon(on_signal)
+                tg.start_soon(run)
+
+    handlers = {sig: signal.getsignal(sig) for sig in wanted}
+    was_subreaper = procs.is_subreaper()
+    spawn.become_subreaper()
+    try:
+        if spinner and sys.stderr.isatty() and not STATE.json and not STATE.quiet:
+            from rich.console import Console
+
+            with Console(stderr=True).status(what):
+                anyio.run(work)
+        else:
+            anyio.run(work)
+    finally:
+        # A signal now waits until what the servers left behind is stopped too.
+        for sig in wanted:
+            signal.signal(sig, lambda signum, _: received.append(signum))
+        try:
+            spawn.reap_orphans()
+            if not was_subreaper:
+                spawn.become_subreaper(False)
+        finally:
+            for sig, handler in handlers.items():  # the event loop reset them to the defaults
+                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    if received:
+        raise Interrupted(received[0])
+    if failure:
+        raise failure[0]
+    return outcome[0] if outcome else None
 
 
 def targets(
@@ -222,3 +283,9 @@ def entry_target(summary: dict[str, Any]) -> str:
         return str(summary["url"])
     parts = [str(summary.get("command", "")), *(str(a) for a in summary.get("args", []))]
     return shlex.join(parts)
+
+
+def stop_signals() -> list[signal.Signals]:
+    """SIGINT, SIGTERM and SIGHUP, where they exist, less those ignored (``nohup``, ``&``)."""
+    found = (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP"))
+    return [s for s in found if s is not None and signal.getsignal(s) is not signal.SIG_IGN]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,7 +73,8 @@ def health(
         "--concurrency",
         min=1,
         metavar="N",
-        help="Servers probed at once (default: CPUs+1 spawned, 4 per CPU remote).",
+        help="Servers probed at once (default: CPUs+1 spawned, 4 per CPU remote); a spawned "
+        "server counts only while it starts, not while it waits.",
     ),
     watch: bool = typer.Option(False, "--watch", help="Re-probe periodically; print only changes."),
     interval: str = typer.Option(
@@ -87,8 +86,9 @@ def health(
     """Probe servers: spawn or connect, initialize, list tools, ping.
 
     Every enabled server is probed at once (bounded), each within its own timeout. Exit 0
-    when all are healthy, 1 otherwise. With --watch, prints one line (or JSON object) per
-    change until Ctrl-C.
+    when all are healthy, 1 otherwise; SIGINT, SIGTERM or SIGHUP stop every server and exit
+    128 + the signal's number. With --watch, prints one line (or JSON object) per change until
+    Ctrl-C (or SIGTERM, SIGHUP: exit 0).
 
     Examples:
 
@@ -158,54 +158,45 @@ def _watch(
     timeout: float | None,
     concurrency: int | None,
 ) -> int:
-    import signal
     from datetime import datetime
 
     import anyio
 
-    from mcpctl.probe import sdk
+    from mcpctl.errors import Interrupted
     from mcpctl.probe.health import probe_all
+    from mcpctl.probe.spawn import reap_orphans
 
-    sdk.use_client_half()
     for w in warnings:
         output.warn(w)
 
     def emit_line(event: dict[str, Any]) -> None:
         if STATE.json:
-            sys.stdout.write(json.dumps(event) + "\n")
-        else:
-            err = event.get("error") or {}
-            reason = f" ({err.get('code')}: {err.get('message')})" if err else ""
-            was = event["previous"] or "new"
-            sys.stdout.write(
-                f"{event['time']} {event['name']} {was} -> {event['status']}{reason}\n"
-            )
-        sys.stdout.flush()
+            output.print_json_line(event)
+            return
+        err = event.get("error") or {}
+        reason = f" ({err.get('code')}: {err.get('message')})" if err else ""
+        was = event["previous"] or "new"
+        output.write_line(f"{event['time']} {event['name']} {was} -> {event['status']}{reason}")
 
     async def loop() -> None:
         last: dict[str, str] = {}
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with anyio.create_task_group() as tg:
+        while True:
+            results = await probe_all(chosen, concurrency=concurrency, timeout=timeout)
+            reap_orphans()  # what the round's servers left behind, before the next one
+            now = datetime.now().astimezone().isoformat(timespec="seconds")
+            for r in results:
+                state = status(r)
+                if last.get(r.name) != state:
+                    emit_line({
+                        "time": now, "name": r.name, "status": state,
+                        "previous": last.get(r.name), "healthy": r.healthy,
+                        "error": r.error.to_dict() if r.error else None,
+                    })  # fmt: skip
+                    last[r.name] = state
+            await anyio.sleep(interval)
 
-                async def stop_on_signal() -> None:
-                    async for _ in signals:
-                        tg.cancel_scope.cancel()
-                        return
-
-                tg.start_soon(stop_on_signal)
-                while True:
-                    results = await probe_all(chosen, concurrency=concurrency, timeout=timeout)
-                    now = datetime.now().astimezone().isoformat(timespec="seconds")
-                    for r in results:
-                        state = status(r)
-                        if last.get(r.name) != state:
-                            emit_line({
-                                "time": now, "name": r.name, "status": state,
-                                "previous": last.get(r.name), "healthy": r.healthy,
-                                "error": r.error.to_dict() if r.error else None,
-                            })  # fmt: skip
-                            last[r.name] = state
-                    await anyio.sleep(interval)
-
-    anyio.run(loop)
+    try:
+        run_async(loop, "Watching…", spinner=False)
+    except Interrupted:
+        return 0  # a signal is how a watch ends: its servers are stopped by now
     return 0

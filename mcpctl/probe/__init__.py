@@ -3,7 +3,9 @@
     from mcpctl.probe import probe, probe_all, list_tools, call_tool, open_session  # async
 
 * :mod:`~mcpctl.probe.transports` -- the one table of transports;
-* :mod:`~mcpctl.probe.spawn` -- stdio processes: own process group, stderr tail, fast stop;
+* :mod:`~mcpctl.probe.spawn` -- stdio processes: a minimal environment, own process group,
+  stderr tail, fast stop; :mod:`~mcpctl.probe.procs` and :mod:`~mcpctl.probe.reaper` --
+  every descendant found and stopped, start-up slots freed once a server only waits;
 * :mod:`~mcpctl.probe.connect` -- sessions over every transport: the only importer of the SDK;
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;

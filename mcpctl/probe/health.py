@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,9 +24,11 @@ from mcpctl.probe.spawn import ProbeError
 from mcpctl.probe.tools import ToolInfo, list_all_tools
 
 if TYPE_CHECKING:
+    from anyio import CapacityLimiter
     from anyio.abc import Process
 
     from mcpctl.config.placeholders import ResolvedEntry
+    from mcpctl.probe.spawn import StdioDiagnostics
 
 __all__ = [
     "ProbeError",
@@ -85,7 +87,7 @@ class ProbeResult:
 
 
 def default_concurrency(transport: str = "stdio") -> int:
-    """How many servers to probe at once.
+    """How many servers to probe at once (spawned ones: how many may be starting at once).
 
     Spawned servers spend their start-up on the CPU (a Python server imports for over a
     second): more of them at once than CPUs only adds contention -- measured here, 20
@@ -97,6 +99,11 @@ def default_concurrency(transport: str = "stdio") -> int:
     if transport == "stdio":
         return max(2, cpus + 1)
     return max(8, min(32, 4 * cpus))
+
+
+def max_running(starting: int) -> int:
+    """How many spawned servers may run at once, most of them waiting (each holds memory)."""
+    return max(16, 4 * starting)
 
 
 def _capabilities(result: Any) -> list[str]:
@@ -131,6 +138,7 @@ async def _probe(
     secrets: SecretSource | None,
     started_server: tuple[Process, ResolvedEntry] | None = None,
     done: Callable[[], None] | None = None,
+    diag: StdioDiagnostics | None = None,
 ) -> ProbeResult:
     result = ProbeResult(name=name, type=kind, transport=entry.effective_transport)
     started = time.perf_counter()
@@ -145,7 +153,8 @@ async def _probe(
     from mcpctl.probe.spawn import StdioDiagnostics
 
     seconds = timeout if timeout is not None else entry.timeout_ms / 1000
-    diag = StdioDiagnostics() if not entry.is_remote else None
+    if diag is None and not entry.is_remote:
+        diag = StdioDiagnostics()
     process, resolved = started_server if started_server else (None, None)
     try:
         with anyio.fail_after(seconds):
@@ -198,11 +207,14 @@ async def probe_all(
     """Probe many servers at once, in input order.
 
     At most ``concurrency`` at a time (default: :func:`default_concurrency`, separately for
-    spawned and remote servers).
+    spawned and remote servers). For spawned servers that bounds the ones *starting*: a
+    server's start-up slot is freed as soon as its answer is in, or once it is only waiting
+    (:func:`mcpctl.probe.reaper.until_waiting`), so that servers that hang do not delay the
+    others; at most :func:`max_running` run at once.
 
     ``entries`` is a name -> entry mapping (all external) or (name, entry, kind) triples.
     The first stdio servers are started before the MCP SDK is imported, so that they boot
-    while mcpctl loads it; a server's slot is freed as soon as its answer is in.
+    while mcpctl loads it.
     """
     import anyio
 
@@ -217,28 +229,19 @@ async def probe_all(
     if started or any(entry.is_remote for _, entry, _ in items):
         import mcpctl.probe.connect  # noqa: F401 -- the SDK's import, while those servers boot
 
-    limiters = {
-        "stdio": anyio.CapacityLimiter(stdio_limit),
-        "remote": anyio.CapacityLimiter(concurrency or default_concurrency("remote")),
-    }
+    starting = anyio.CapacityLimiter(stdio_limit)
+    running = anyio.CapacityLimiter(max_running(stdio_limit))
+    remote = anyio.CapacityLimiter(concurrency or default_concurrency("remote"))
 
     async def one(i: int, name: str, entry: ServerEntry, kind: ServerKind) -> None:
-        limiter = limiters["remote" if entry.is_remote else "stdio"]
-        await limiter.acquire()
-        held = True
-
-        def release() -> None:
-            nonlocal held
-            if held:
-                held = False
-                limiter.release()
-
-        try:
-            results[i] = await _probe(
-                name, entry, kind, timeout, policy, secrets, started.pop(i, None), release
-            )
-        finally:
-            release()
+        if entry.is_remote:
+            async with remote:
+                results[i] = await _probe(name, entry, kind, timeout, policy, secrets)
+            return
+        async with running:
+            results[i] = await _start_slot(starting, lambda release, diag: _probe(
+                name, entry, kind, timeout, policy, secrets, started.pop(i, None), release, diag
+            ))  # fmt: skip
 
     try:
         async with anyio.create_task_group() as tg:
@@ -247,9 +250,49 @@ async def probe_all(
     finally:
         from mcpctl.probe.spawn import stop_server
 
-        for process, _ in started.values():  # never handed over (cancelled early)
-            await stop_server(process)
+        if started:  # never handed over (cancelled early): stopped all at once
+            with anyio.CancelScope(shield=True):
+                async with anyio.create_task_group() as tg:
+                    for process, _ in started.values():
+                        tg.start_soon(stop_server, process)
     return [r for r in results if r is not None]
+
+
+async def _start_slot(
+    limiter: CapacityLimiter,
+    probe_with: Callable[[Callable[[], None], StdioDiagnostics], Awaitable[ProbeResult]],
+) -> ProbeResult:
+    """Run a stdio probe holding a start-up slot of ``limiter`` until the server answers or
+    is only waiting, whichever comes first."""
+    import anyio
+
+    from mcpctl.probe.reaper import until_waiting
+    from mcpctl.probe.spawn import StdioDiagnostics
+
+    token = object()
+    await limiter.acquire_on_behalf_of(token)
+    held = True
+
+    def release() -> None:
+        nonlocal held
+        if held:
+            held = False
+            limiter.release_on_behalf_of(token)
+
+    diag = StdioDiagnostics()
+
+    async def release_when_waiting() -> None:
+        await until_waiting(lambda: diag.pid)
+        release()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(release_when_waiting)
+            result = await probe_with(release, diag)
+            tg.cancel_scope.cancel()
+        return result
+    finally:
+        release()
 
 
 async def _start_first(

@@ -4,9 +4,13 @@ Kept apart from :mod:`mcpctl.probe.connect` (which imports the SDK, over a secon
 :func:`mcpctl.probe.probe_all` can start the first servers before that import: servers boot
 while mcpctl loads the SDK, instead of after it.
 
-Servers run in their own process group. Stopping one closes its stdin and sends SIGTERM to
-the whole group at once (what a host does once it has its answer), then SIGKILL after half a
-second: no process mcpctl started outlives the probe.
+A server gets a minimal environment (:func:`child_env`) and runs in its own session and
+process group. Stopping one closes its stdin and sends SIGTERM to its whole family at once
+(what a host does once it has its answer): its group, and on Linux every process that came
+from it, a child that left the group with ``setsid`` included (:mod:`mcpctl.probe.reaper`);
+then SIGKILL after half a second, and the zombies are reaped: no process mcpctl started
+outlives the probe. :func:`become_subreaper` and :func:`reap_orphans` also catch what a
+server's children leave behind after a double fork.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -24,19 +30,44 @@ import anyio
 from anyio.abc import Process
 
 from mcpctl.config.model import ServerEntry
+from mcpctl.probe import procs
+from mcpctl.probe.reaper import (
+    GONE_WAIT,
+    KILL_GRACE,
+    REGISTRY,
+    become_subreaper,
+    family_now,
+    reap_dead,
+    reap_orphans,
+    until_waiting,
+)
 
 __all__ = [
+    "DEFAULT_INHERITED_ENV",
     "ProbeError",
     "StdioDiagnostics",
+    "become_subreaper",
+    "child_env",
     "command_not_found",
+    "reap_orphans",
     "spawn_error",
     "spawn_server",
     "stop_server",
+    "until_waiting",
 ]
 
 STDERR_KEEP_LINES = 20
 STDERR_LINE_MAX = 400
-KILL_GRACE = 0.5
+
+# What a server inherits from mcpctl's environment unless its entry asks for more: the MCP
+# SDK's list (mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS), enough for launchers such as npx
+# and uvx to find their caches. The SDK is not imported here: servers start before it is.
+DEFAULT_INHERITED_ENV: tuple[str, ...] = (
+    ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+     "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE")
+    if sys.platform == "win32"
+    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+)  # fmt: skip
 
 
 class ProbeError(NamedTuple):
@@ -98,23 +129,35 @@ class StdioDiagnostics:
         return list(self.stderr)
 
 
-def child_env(entry: ServerEntry) -> dict[str, str]:
-    """The server's environment: ours, with the entry's (resolved) variables on top.
+def child_env(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: a few variables of ours, with the entry's (resolved) on top.
 
-    Like the hosts people use (Claude Code, Cursor), so launchers such as npx and uvx find
-    their caches and proxies.
+    Of mcpctl's environment (``environ``, default ``os.environ``) the server gets only
+    :data:`DEFAULT_INHERITED_ENV` (skipping exported shell functions), plus what the entry's
+    ``inherit_env`` asks for: the names it lists, or everything when it is ``true``. A
+    secret mcpctl happens to have reaches a server only when its entry names it.
     """
-    return {**os.environ, **entry.env}
+    source = os.environ if environ is None else environ
+    if entry.inherit_env is True:
+        return {**source, **entry.env}
+    env = {
+        name: source[name]
+        for name in DEFAULT_INHERITED_ENV
+        if name in source and not source[name].startswith("()")
+    }
+    if isinstance(entry.inherit_env, tuple):
+        env.update((name, source[name]) for name in entry.inherit_env if name in source)
+    return {**env, **entry.env}
 
 
 async def spawn_server(entry: ServerEntry) -> Process:
-    """Start a (resolved) stdio entry in its own process group, with piped stdio.
+    """Start a (resolved) stdio entry in its own session and group, with piped stdio.
 
     Raises:
         OSError: the command cannot be started (FileNotFoundError when it is missing).
     """
     assert entry.command is not None
-    return await anyio.open_process(
+    process = await anyio.open_process(
         [entry.command, *entry.args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -123,6 +166,8 @@ async def spawn_server(entry: ServerEntry) -> Process:
         env=child_env(entry),
         start_new_session=True,
     )
+    REGISTRY.add(process.pid)
+    return process
 
 
 def _kill_group(pid: int, sig: signal.Signals) -> None:
@@ -137,7 +182,7 @@ async def _wait_exit(process: Process, seconds: float, poll: float = 0.01) -> No
 
 
 async def stop_server(process: Process, diag: StdioDiagnostics | None = None) -> None:
-    """Stop a server and every process in its group; safe to call more than once."""
+    """Stop a server and every process of its family; safe to call more than once."""
     diag = diag if diag is not None else StdioDiagnostics()
     with anyio.CancelScope(shield=True):
         if diag.stdout_closed:
@@ -146,11 +191,19 @@ async def stop_server(process: Process, diag: StdioDiagnostics | None = None) ->
         if process.stdin is not None:
             with contextlib.suppress(Exception):
                 await process.stdin.aclose()
+        members = family_now(process.pid)  # before it dies: its children still point to it
         _kill_group(process.pid, signal.SIGTERM)
+        procs.signal_members(members.values(), signal.SIGTERM)
         await _wait_exit(process, KILL_GRACE)
         # Children of the server live in its group: end them too, even if it is gone.
         _kill_group(process.pid, signal.SIGKILL)
+        members.update(family_now(process.pid) if members else {})
+        procs.signal_members(members.values(), signal.SIGKILL)
         await _wait_exit(process, 1.0)
+        with anyio.move_on_after(GONE_WAIT):
+            while members := reap_dead(members, process.pid):
+                await anyio.sleep(0.01)
+        REGISTRY.stopped(process.pid, reaped=process.returncode is not None)
         diag.returncode = process.returncode
         for stream in (process.stdout, process.stderr):
             if stream is not None:

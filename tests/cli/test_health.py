@@ -190,12 +190,20 @@ def test_health_with_internal_root(cli: Cli, config_path: Path, tmp_path: Path) 
     assert r.json["data"]["scope"] == "internal"
 
 
+def _default_signals() -> None:
+    # A shell without job control starts background jobs with SIGINT ignored, and mcpctl
+    # leaves ignored signals ignored: give it the defaults a terminal would.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_health_watch_prints_only_changes_and_stops_on_sigterm(tmp_path: Path) -> None:
     cfg = write_config(tmp_path / "external-mcps.json", {"basic": BASIC})
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
     proc = subprocess.Popen([*MCPCTL, "--config", str(cfg), "health", "--watch", "--interval", "500ms", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                            preexec_fn=_default_signals)  # fmt: skip  # noqa: PLW1509
     try:
         assert proc.stdout is not None
         first = json.loads(proc.stdout.readline())
@@ -226,7 +234,8 @@ def test_health_watch_reports_a_server_going_down(tmp_path: Path) -> None:
     )
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
     proc = subprocess.Popen([*MCPCTL, "--config", str(cfg), "health", "--watch", "--interval", "0.3", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                            preexec_fn=_default_signals)  # fmt: skip  # noqa: PLW1509
     try:
         assert proc.stdout is not None
         assert json.loads(proc.stdout.readline())["status"] == "healthy"

@@ -271,16 +271,31 @@ def test_headers_and_auth_arrive_resolved_and_never_show_in_health(
         "basic-auth": {"url": url, "transport": transport,
                        "auth": {"type": "basic", "username": "${T_USER}", "password": "${T_PASS}"}},
     })  # fmt: skip
+    # What arrived, as the library sees it (a library caller gets results unredacted)...
+    import anyio
+
+    from mcpctl.config.loader import load_config
+    from mcpctl.probe import call_tool
+
+    entries = load_config(config_path).config.entries
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in SECRETS.items():
+            mp.setenv(name, value)
+        got = anyio.run(lambda: call_tool("bearer", entries["bearer"], "headers"))
+        basic_got = anyio.run(lambda: call_tool("basic-auth", entries["basic-auth"], "headers"))
+    assert got.structured["x-api-key"] == KEY
+    assert got.structured["authorization"] == f"Bearer {TOKEN}"
+    basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    assert basic_got.structured["authorization"] == f"Basic {basic}"
+    # ...and what the CLI shows of the server's echo: the values, and what derives from
+    # them (the Basic credentials), are redacted in structured content too.
     r = cli("call", "bearer", "headers", "--json", env=SECRETS)
     assert r.exit_code == 0, r.stderr
-    received = r.json["data"]["structured"]
-    assert received["x-api-key"] == KEY
-    assert received["authorization"] == f"Bearer {TOKEN}"
-    assert KEY not in r.json["data"]["text"]  # the text for people is redacted
+    assert r.json["data"]["structured"]["x-api-key"] == "****"
+    assert r.json["data"]["structured"]["authorization"] == "Bearer ****"
     r = cli("call", "basic-auth", "headers", "--json", env=SECRETS)
     assert r.exit_code == 0, r.stderr
-    basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
-    assert r.json["data"]["structured"]["authorization"] == f"Basic {basic}"
+    assert r.json["data"]["structured"]["authorization"] == "Basic ****"
 
     shown = [cli("health", "--json", env=SECRETS), cli("health", env=SECRETS)]
     assert shown[0].exit_code == 0, shown[0].stdout

@@ -1,0 +1,229 @@
+"""What came from the servers: their families, their start-up, and what they leave behind.
+
+:func:`mcpctl.probe.spawn.spawn_server` records each server in :data:`REGISTRY` with what is
+seen of its family on the way (:mod:`mcpctl.probe.procs`), so that
+:func:`mcpctl.probe.spawn.stop_server` can stop all of it, a child that called ``setsid``
+included. :func:`until_waiting` tells a server that boots from one that only waits.
+:func:`become_subreaper` and :func:`reap_orphans` catch the grandchild of a double fork,
+which nothing ties to its server any more. Linux only; elsewhere these know nothing and
+stopping a server stops its process group. Nothing here imports the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping
+
+import anyio
+
+from mcpctl.probe import procs
+
+__all__ = [
+    "GONE_WAIT",
+    "KILL_GRACE",
+    "REGISTRY",
+    "Registry",
+    "become_subreaper",
+    "family_now",
+    "reap_dead",
+    "reap_orphans",
+    "until_waiting",
+]
+
+KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
+GONE_WAIT = 1.0  # seconds to wait for the killed to be gone
+
+# Start-up: a server holds a start-up slot until it answers, or until it is only waiting.
+STARTUP_MIN = 0.3  # seconds before a server may count as waiting
+SAMPLE_EVERY = 0.1  # seconds between two readings of its CPU time
+IDLE_SAMPLES = 2  # readings in a row without CPU growth: it is waiting
+RESCAN_EVERY = 0.5  # seconds between two searches for the processes of its family
+STARTUP_WINDOW = 2.0  # without /proc: the start-up is over after this long
+
+
+class Registry:
+    """The servers this process started and has not stopped, and what came from each."""
+
+    def __init__(self) -> None:
+        # server pid -> {pid: start time} of each process seen in its family, its own included
+        self.running: dict[int, dict[int, int]] = {}
+        # The start time of the first server since this process became a subreaper or last
+        # reaped orphans, and the children this process had then: orphans adopted since are
+        # younger, and not among those.
+        self.window_start: int | None = None
+        self.children_before: dict[int, int] = {}
+        self.unreaped: set[int] = set()  # servers stopped but not reaped yet (unkillable)
+
+    def add(self, pid: int) -> None:
+        stat = procs.read_stat(pid)
+        self.running[pid] = {pid: stat.start} if stat is not None else {}
+        if stat is not None and self.window_start is None:
+            self.window_start = stat.start
+            me = os.getpid()
+            self.children_before = {
+                p: s.start for p, s in procs.snapshot().items() if s.ppid == me and p != pid
+            }
+
+    def new_window(self) -> None:
+        starts = [seen[pid] for pid, seen in self.running.items() if pid in seen]
+        self.window_start = min(starts, default=None)
+        if self.window_start is None:
+            self.children_before = {}
+
+    def note(self, pid: int, members: Mapping[int, procs.ProcStat]) -> None:
+        seen = self.running.get(pid)
+        if seen is not None:
+            seen.update((p, m.start) for p, m in members.items())
+
+    def stopped(self, pid: int, *, reaped: bool) -> None:
+        self.running.pop(pid, None)
+        if not reaped:
+            self.unreaped.add(pid)  # its process object's to reap, never reap_orphans'
+
+
+REGISTRY = Registry()
+
+
+def become_subreaper(enabled: bool = True) -> bool:
+    """Make this process a child subreaper (Linux): the orphans of its descendants, a
+    server's grandchild that called ``setsid`` included, become its children instead of
+    init's, so that :func:`mcpctl.probe.spawn.stop_server` and :func:`reap_orphans` find and
+    reap them.
+
+    The ``mcpctl`` program does this while it probes. A library caller may opt in; it then
+    adopts the orphans of every process it started. Returns whether this process is now
+    one (``False`` where the system has no such thing); ``enabled=False`` stops it.
+    """
+    if enabled:
+        REGISTRY.new_window()
+    return procs.set_subreaper(enabled)
+
+
+async def until_waiting(pid_of: Callable[[], int | None]) -> None:
+    """Return once a starting server is only waiting: its start-up no longer needs a CPU.
+
+    ``pid_of`` gives the server's pid once it is spawned. On Linux, that is when the CPU
+    time of its processes (read every :data:`SAMPLE_EVERY` s) has not grown for
+    :data:`IDLE_SAMPLES` readings in a row, at least :data:`STARTUP_MIN` s after it was
+    seen, or when it has exited; elsewhere, :data:`STARTUP_WINDOW` s after it was seen.
+    Its other processes (a launcher's child) are searched for, at most every
+    :data:`RESCAN_EVERY` s, only while the server itself is idle, and remembered for
+    :func:`mcpctl.probe.spawn.stop_server`.
+    """
+    while (pid := pid_of()) is None:
+        await anyio.sleep(SAMPLE_EVERY / 2)
+    if not procs.available():
+        await anyio.sleep(STARTUP_WINDOW)
+        return
+    seen_at = time.monotonic()
+    scanned_at: float | None = None
+    members: list[int] = [pid]
+    own = total = -1
+    idle = 0
+    while True:
+        stat = procs.read_stat(pid)
+        if stat is None or stat.state in ("Z", "X"):
+            return  # it exited: the probe is about to end
+        now = time.monotonic()
+        if stat.ticks + stat.child_ticks > own:
+            own, idle = stat.ticks + stat.child_ticks, 0  # busy itself: nothing else to know
+        else:
+            if scanned_at is None or now - scanned_at >= RESCAN_EVERY:
+                found = procs.family(pid, procs.snapshot(), REGISTRY.running.get(pid))
+                REGISTRY.note(pid, found)
+                members, scanned_at = list(found) or [pid], now
+            stats = [s for s in map(procs.read_stat, members) if s is not None]
+            ticks = sum(s.ticks + s.child_ticks for s in stats)
+            idle = idle + 1 if ticks <= total else 0
+            total = max(ticks, total)
+            if idle >= IDLE_SAMPLES and now - seen_at >= STARTUP_MIN:
+                return
+        await anyio.sleep(SAMPLE_EVERY)
+
+
+def family_now(pid: int) -> dict[int, procs.ProcStat]:
+    """The server's family now, itself left out (its process object reaps it)."""
+    if not procs.available():
+        return {}
+    members = procs.family(pid, procs.snapshot(), REGISTRY.running.get(pid))
+    REGISTRY.note(pid, members)
+    members.pop(pid, None)
+    return members
+
+
+def reap_dead(members: Mapping[int, procs.ProcStat], root: int) -> dict[int, procs.ProcStat]:
+    """Reap the members that are dead children of this process; returns those not done.
+
+    A member is done once gone, or dead with a parent outside the family (init reaps it).
+    A dead member whose parent is in the family is not: it may be passed on to this process.
+    """
+    me = os.getpid()
+    left = {}
+    for pid, seen in members.items():
+        stat = procs.read_stat(pid)
+        if stat is None or stat.start != seen.start:
+            continue
+        if stat.state not in ("Z", "X") or stat.ppid in members or stat.ppid == root:
+            left[pid] = seen
+        elif stat.ppid == me:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+    return left
+
+
+def reap_orphans() -> int:
+    """Stop and reap the orphans this process adopted as a subreaper from stopped servers.
+
+    :func:`mcpctl.probe.spawn.stop_server` stops every process it traces to the server; not
+    the grandchild of a double fork whose parent exited at once: it was adopted by this
+    process (see :func:`become_subreaper`) with nothing left that ties it to its server.
+    Orphans are this process's children in a session other than its own, that are no
+    server, come from no running server, and were neither started before nor children
+    already when the first server was spawned since this process became a subreaper or last
+    called this. They and what came from them get SIGTERM, SIGKILL half a second later, and
+    are reaped.
+
+    So a process that starts children of its own in a new session while servers run should
+    not call it; the ``mcpctl`` program does, once its servers are stopped. Returns how many
+    processes were stopped.
+    """
+    me = procs.read_stat(os.getpid())
+    since, before = REGISTRY.window_start, REGISTRY.children_before
+    REGISTRY.new_window()
+    if me is None or since is None:
+        return 0
+    table = procs.snapshot()
+    REGISTRY.unreaped &= set(table)
+    busy = set(REGISTRY.unreaped)
+    for pid, seen in REGISTRY.running.items():
+        busy.update(procs.family(pid, table, seen))
+    orphans: dict[int, procs.ProcStat] = {}
+    for stat in table.values():
+        if (
+            stat.ppid == me.pid
+            and stat.session != me.session
+            and stat.pid not in busy
+            and stat.start >= since
+            and before.get(stat.pid) != stat.start
+        ):
+            orphans.update(procs.family(stat.pid, table, {stat.pid: stat.start}))
+    orphans = {pid: stat for pid, stat in orphans.items() if pid not in busy}
+    if not orphans:
+        return 0
+    procs.signal_members(orphans.values(), signal.SIGTERM)
+    left = _wait_reaped(orphans, KILL_GRACE)
+    procs.signal_members(left.values(), signal.SIGKILL)
+    _wait_reaped(left, GONE_WAIT)
+    return len(orphans)
+
+
+def _wait_reaped(
+    members: Mapping[int, procs.ProcStat], seconds: float
+) -> dict[int, procs.ProcStat]:
+    deadline = time.monotonic() + seconds
+    while (left := reap_dead(members, 0)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return left
