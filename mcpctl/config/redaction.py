@@ -240,7 +240,7 @@ def placeholder_hint(server: str, where: str, key: str = "") -> str:
 ENV_SECRET_NAME_RE = re.compile(
     r"TOKEN|SECRET|PASSW(?:OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL", re.IGNORECASE
 )
-_TEXT_SPLIT_RE = re.compile(r"[\s=:,;&?\"'<>()\[\]{}\\`|]+")
+_TOKEN_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,}")
 _SCHEME_IN_TEXT_RE = re.compile(r"\b(?:Bearer|Basic|Token)\s+(?P<cred>[A-Za-z0-9_\-+/=.~]{8,})")
 _registered: set[str] = set()
 _registered_lock = threading.Lock()
@@ -286,6 +286,13 @@ def _looks_like_key(token: str) -> bool:
     )
 
 
+def _hide_scheme_credential(match: re.Match[str]) -> str:
+    cred = match["cred"]
+    if _DIGIT_RE.search(cred) or len(cred) >= 20:
+        return match[0].replace(cred, REDACTED)
+    return match[0]
+
+
 def _hide_url_password(match: re.Match[str]) -> str:
     if PLACEHOLDER_RE.search(match["password"]):
         return match[0]
@@ -309,20 +316,14 @@ class Redactor:
                 text = text.replace(value, REDACTED)
         if "://" in text:
             text = URL_PASSWORD_RE.sub(_hide_url_password, text)
-        text = _SCHEME_IN_TEXT_RE.sub(
-            lambda m: (
-                m[0].replace(m["cred"], REDACTED)
-                if _DIGIT_RE.search(m["cred"]) or len(m["cred"]) >= 20
-                else m[0]
-            ),
-            text,
-        )
+        if "Bearer" in text or "Basic" in text or "Token" in text:
+            text = _SCHEME_IN_TEXT_RE.sub(_hide_scheme_credential, text)
+        # Only runs of token characters long enough to be a key are looked at (most strings
+        # have none): the cheap test of each output string.
         found = {
             token
-            for token in _TEXT_SPLIT_RE.split(text)
-            if (len(token) >= 12 and token.startswith(_KNOWN_PREFIXES))
-            or _JWT_RE.match(token)
-            or _looks_like_key(token)
+            for token in (m[0] for m in _TOKEN_RUN_RE.finditer(text))
+            if token.startswith(_KNOWN_PREFIXES) or _JWT_RE.match(token) or _looks_like_key(token)
         }
         return redact_text(text, found) if found else text
 
