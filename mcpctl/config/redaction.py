@@ -277,9 +277,10 @@ def register_config(
 
 
 def _looks_like_key(token: str) -> bool:
-    # In free text, stricter than in a config value: hashes and UUIDs (one letter case) stay.
+    # In free text, stricter than in a config value: hashes and UUIDs (one letter case) stay,
+    # and so do long runs (base64 of an image or a blob is data; keys are shorter).
     return (
-        len(token) >= 24
+        24 <= len(token) <= 256
         and _looks_random(token)
         and any(c.islower() for c in token)
         and any(c.isupper() for c in token)
