@@ -28,6 +28,7 @@ change meaning once released.
     │   └── SkipServer                 exit 2  server_skipped
     └── OutsideError                   exit 3  outside_error
         ├── ProbeFailed                exit 3  probe_failed
+        ├── KeyringUnavailableError    exit 3  keyring_unavailable
         ├── RegistryError              exit 3  registry_unavailable
         ├── ReadOnlyError              exit 3  read_only
         ├── LockTimeoutError           exit 3  lock_timeout
@@ -54,6 +55,7 @@ __all__ = [
     "InternalError",
     "Interrupted",
     "InvalidEntryError",
+    "KeyringUnavailableError",
     "LockTimeoutError",
     "McpctlError",
     "MissingInputError",
@@ -314,6 +316,12 @@ class ProbeFailed(OutsideError):
     def details(self) -> list[str]:
         """Lines worth showing after the message: the server's last words on stderr."""
         return [f"{self.server} stderr: {line}" for line in self.stderr[-5:]]
+
+
+class KeyringUnavailableError(OutsideError):
+    """No usable OS keyring, or it failed (mcpctl never falls back to a plaintext file)."""
+
+    code = "keyring_unavailable"
 
 
 class RegistryError(OutsideError):

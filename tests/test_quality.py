@@ -54,6 +54,9 @@ def test_mypy_strict() -> None:
         ("mcpctl/probe/x.py", "import mcp_types", False),
         ("mcpctl/probe/x.py", "import httpx2", False),
         ("mcpctl/cli/x.py", "import typer", False),
+        ("mcpctl/auth/x.py", "import keyring", False),
+        ("mcpctl/auth/x.py", "import typer", True),
+        ("mcpctl/probe/x.py", "import keyring", True),
     ],
 )
 def test_import_boundaries_are_enforced(path: str, source: str, banned: bool) -> None:

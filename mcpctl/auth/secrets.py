@@ -1,0 +1,228 @@
+"""Secrets in the OS keyring: the only module of mcpctl that imports ``keyring``.
+
+Everything lives under one service name, ``mcpctl``, as keyring items keyed by a kind and a
+name:
+
+* ``secret:NAME`` -- the value of a ``${NAME}`` placeholder (``mcpctl secret set NAME``);
+* ``oauth:SERVER`` -- a server's OAuth tokens and client registration, as JSON
+  (:mod:`mcpctl.auth.tokens`);
+* ``index`` -- the names of the secrets, since keyrings cannot list their items.
+
+``keyring`` is imported on first use (choosing a backend costs a tenth of a second or more).
+When no usable backend exists -- headless Linux without a Secret Service -- every operation
+raises :class:`~mcpctl.errors.KeyringUnavailableError` naming the remedies; nothing ever
+falls back to a plaintext file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from typing import Any
+
+from mcpctl.config.placeholders import SecretSource
+from mcpctl.errors import KeyringUnavailableError, UsageError
+
+__all__ = [
+    "SERVICE",
+    "SecretStore",
+    "check_secret_name",
+    "keyring_source",
+]
+
+SERVICE = "mcpctl"
+_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
+_INDEX = "index"
+_REMEDIES = (
+    "run a Secret Service (gnome-keyring, KeePassXC) in this session, choose another backend "
+    "with PYTHON_KEYRING_BACKEND, or give the value as an environment variable instead"
+)
+
+
+def check_secret_name(name: str) -> str:
+    """``name`` if it can be a placeholder's name (``UPPER_SNAKE_CASE``).
+
+    Raises:
+        UsageError: it cannot (``${lower}`` is never expanded, so it could never be used).
+    """
+    if not _NAME_RE.fullmatch(name):
+        raise UsageError(
+            f"{name!r} is not a placeholder name: use UPPER_SNAKE_CASE, as in ${{GITHUB_TOKEN}}"
+        )
+    return name
+
+
+class SecretStore:
+    """The keyring items of mcpctl.
+
+    Args:
+        backend: a ``keyring`` backend object (tests pass an in-memory one); default: the one
+            ``keyring`` chooses (``PYTHON_KEYRING_BACKEND`` decides when set).
+    """
+
+    def __init__(self, backend: Any = None) -> None:
+        self._backend = backend
+        self._lock = threading.Lock()
+
+    # --- the backend -----------------------------------------------------------------------
+
+    def _keyring(self) -> Any:
+        if self._backend is None:
+            import keyring
+            from keyring.backends import fail
+
+            chosen = keyring.get_keyring()
+            if isinstance(chosen, fail.Keyring) or not getattr(chosen, "backends", [None]):
+                raise KeyringUnavailableError(
+                    "no usable keyring: mcpctl keeps secrets only in the OS keyring",
+                    hint=_REMEDIES,
+                )
+            self._backend = chosen
+        return self._backend
+
+    def backend_name(self) -> str:
+        """The backend in use, e.g. ``SecretService Keyring``.
+
+        Raises:
+            KeyringUnavailableError: there is none.
+        """
+        backend = self._keyring()
+        name = getattr(backend, "name", None)
+        return str(name) if name else type(backend).__name__
+
+    def _call(self, what: str, fn: Any, *args: Any) -> Any:
+        from keyring.errors import KeyringError
+
+        try:
+            return fn(*args)
+        except KeyringError as exc:
+            raise KeyringUnavailableError(
+                f"the keyring could not {what}: {type(exc).__name__}: {exc}".rstrip(": "),
+                hint=_REMEDIES,
+            ) from None
+
+    # --- raw items -------------------------------------------------------------------------
+
+    def get_item(self, key: str) -> str | None:
+        """The item ``key`` (``secret:NAME``, ``oauth:SERVER``), or ``None``.
+
+        Raises:
+            KeyringUnavailableError: no usable keyring, or it failed.
+        """
+        backend = self._keyring()
+        value = self._call("be read", backend.get_password, SERVICE, key)
+        return value if isinstance(value, str) else None
+
+    def set_item(self, key: str, value: str) -> None:
+        """Store ``value`` as item ``key``.
+
+        Raises:
+            KeyringUnavailableError: no usable keyring, or it failed.
+        """
+        backend = self._keyring()
+        self._call("store the value", backend.set_password, SERVICE, key, value)
+
+    def delete_item(self, key: str) -> bool:
+        """Delete item ``key``; whether it was there.
+
+        Raises:
+            KeyringUnavailableError: no usable keyring, or it failed.
+        """
+        from keyring.errors import PasswordDeleteError
+
+        backend = self._keyring()
+        if self.get_item(key) is None:
+            return False
+        try:
+            backend.delete_password(SERVICE, key)
+        except PasswordDeleteError:
+            return False
+        except Exception as exc:  # a backend's own failure: the same message as any other
+            self._call("delete the value", _raise, exc)
+        return True
+
+    def get_json(self, key: str) -> dict[str, Any] | None:
+        """Item ``key`` as a JSON object (``None`` when missing or not an object)."""
+        raw = self.get_item(key)
+        if raw is None:
+            return None
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    def set_json(self, key: str, data: dict[str, Any]) -> None:
+        """Store ``data`` as item ``key``, as compact JSON."""
+        self.set_item(key, json.dumps(data, separators=(",", ":"), sort_keys=True))
+
+    # --- secrets by placeholder name -------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """The names of the stored secrets, sorted."""
+        index = self.get_json(_INDEX) or {}
+        names = index.get("secrets")
+        return sorted(n for n in names if isinstance(n, str)) if isinstance(names, list) else []
+
+    def get(self, name: str) -> str | None:
+        """The secret ``name``, or ``None``."""
+        return self.get_item(f"secret:{name}")
+
+    def set(self, name: str, value: str) -> None:
+        """Store the secret ``name``.
+
+        Raises:
+            UsageError: not a placeholder name, or an empty value.
+            KeyringUnavailableError: no usable keyring, or it failed.
+        """
+        check_secret_name(name)
+        if not value:
+            raise UsageError(f"the value of {name} is empty; nothing was stored")
+        with self._lock:
+            self.set_item(f"secret:{name}", value)
+            self._index(add=name)
+
+    def delete(self, name: str) -> bool:
+        """Delete the secret ``name``; whether it was there."""
+        with self._lock:
+            found = self.delete_item(f"secret:{name}")
+            self._index(remove=name)
+        return found
+
+    def _index(self, *, add: str | None = None, remove: str | None = None) -> None:
+        names = set(self.names())
+        if add is not None:
+            names.add(add)
+        if remove is not None:
+            names.discard(remove)
+        self.set_json(_INDEX, {"secrets": sorted(names)})
+
+
+def _raise(exc: Exception) -> None:
+    raise exc
+
+
+def keyring_source(store: SecretStore | None = None) -> SecretSource:
+    """A :data:`~mcpctl.config.placeholders.SecretSource` backed by the keyring.
+
+    The keyring is opened on the first lookup only (placeholders resolve from the environment
+    first, so a run whose variables are all exported never touches it). With no usable
+    keyring a lookup finds nothing, and the placeholder's default or its policy applies.
+    """
+    chosen = store
+    broken = False
+
+    def lookup(name: str) -> str | None:
+        nonlocal chosen, broken
+        if broken:
+            return None
+        if chosen is None:
+            chosen = SecretStore()
+        try:
+            return chosen.get(name)
+        except KeyringUnavailableError:
+            broken = True
+            return None
+
+    return lookup
