@@ -181,7 +181,7 @@ def _auth(chk: _Checker, value: object) -> AuthConfig | None:
             if type(item) is not int or not 1 <= item <= 65535:
                 chk.fail(("auth", key), "expected a port number (1-65535)")
             kwargs[key] = item
-        elif chk.string(item, ("auth", key), nonempty=key == "name"):
+        elif chk.string(item, ("auth", key), nonempty=key in ("name", "client_metadata_url")):
             kwargs[key] = item
     if len(chk.issues) > n:
         return None

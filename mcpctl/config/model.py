@@ -54,7 +54,7 @@ AUTH_FIELDS: dict[str, tuple[str, ...]] = {
     "bearer": ("token",),
     "header": ("name", "value"),
     "basic": ("username", "password"),
-    "oauth": ("scopes", "client_id", "client_secret", "callback_port"),
+    "oauth": ("scopes", "client_id", "client_secret", "client_metadata_url", "callback_port"),
 }
 AUTH_REQUIRED: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -170,6 +170,7 @@ class AuthConfig:
     scopes: tuple[str, ...] = ()
     client_id: str | None = None
     client_secret: str | None = None
+    client_metadata_url: str | None = None
     callback_port: int | None = None
 
     def map_values(self, fn: Callable[[str], str]) -> AuthConfig:

@@ -112,10 +112,19 @@ class OAuthAuth(_Strict):
     scopes: list[StrictStr] = Field(default_factory=list)
     client_id: StrictStr = Field(default_factory=_absent)
     client_secret: StrictStr = Field(default_factory=_absent)
+    client_metadata_url: NonEmpty = Field(
+        default_factory=_absent,
+        description="URL of a client ID metadata document, used when the server supports it.",
+    )
     callback_port: Annotated[StrictInt, Field(ge=1, le=65535)] = Field(default_factory=_absent)
 
     _check_nulls = field_validator(
-        "scopes", "client_id", "client_secret", "callback_port", mode="before"
+        "scopes",
+        "client_id",
+        "client_secret",
+        "client_metadata_url",
+        "callback_port",
+        mode="before",
     )(_no_null)
 
 

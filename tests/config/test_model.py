@@ -34,7 +34,8 @@ auths = st.one_of(
         optional={
             "token": strings, "name": strings, "value": strings, "username": strings,
             "password": strings, "scopes": string_lists, "client_id": strings,
-            "client_secret": strings, "callback_port": st.one_of(st.integers(-1, 70000), scalars),
+            "client_secret": strings, "client_metadata_url": st.one_of(strings, scalars),
+            "callback_port": st.one_of(st.integers(-1, 70000), scalars),
             "extra": scalars,
         },
     ),
