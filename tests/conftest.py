@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from keyring.backend import KeyringBackend
 from typer.testing import CliRunner
 
 from mcpctl.cli.app import main
@@ -198,3 +199,90 @@ def published_npm_server(package: str) -> list[str]:
             pytest.fail(message)
         pytest.skip(message)
     return [node, str(entry)]
+
+
+# --- keyrings --------------------------------------------------------------------------
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory ``keyring`` backend for unit tests (never the product's fallback)."""
+
+    priority = 1  # type: ignore[assignment]
+    name = "memory (tests)"  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.items.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.items[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        if self.items.pop((service, username), None) is None:
+            raise PasswordDeleteError(username)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """``keyring`` uses a fresh in-memory backend for the test (in this process)."""
+    import keyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+@pytest.fixture(scope="module")
+def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A real Secret Service (gnome-keyring on a private D-Bus session), unlocked, with a
+    throwaway HOME: the environment for subprocesses that use it."""
+    import subprocess
+    import time
+
+    dbus = need_program("dbus-daemon", "the Secret Service runs on a D-Bus session bus")
+    gnome = need_program("gnome-keyring-daemon", "it is the Secret Service the tests use")
+    home = tmp_path_factory.mktemp("keyring-home")
+    (home / "run").mkdir(mode=0o700)
+    env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run"),
+           "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
+           "XDG_CONFIG_HOME": str(home / "config")}  # fmt: skip
+    bus = subprocess.Popen(
+        [dbus, "--session", "--nofork", "--nopidfile", "--print-address=1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    daemon = None
+    try:
+        assert bus.stdout is not None
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
+        daemon = subprocess.Popen(
+            [gnome, "--foreground", "--unlock", "--components=secrets"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+        assert daemon.stdin is not None
+        daemon.stdin.write(b"throwaway-test-password")
+        daemon.stdin.close()
+        env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.SecretService.Keyring"
+        probe = "import keyring; keyring.get_password('mcpctl-tests', 'ready')"
+        deadline = time.monotonic() + 20
+        while True:
+            ready = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                                   timeout=20)  # fmt: skip
+            if ready.returncode == 0:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Secret Service did not come up: {ready.stderr[-500:]!r}")
+            time.sleep(0.2)
+        yield env
+    finally:
+        for proc in (daemon, bus):
+            if proc is not None:
+                stop_process(proc)

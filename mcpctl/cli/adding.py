@@ -99,5 +99,5 @@ def add_from_registry(
     if plan.conversion.secrets:
         output.info(f"It needs secrets before it works: {', '.join(plan.conversion.secrets)}")
         for secret in plan.conversion.secrets:
-            output.info(f"  export {secret}=...   (where mcpctl and the host run)")
+            output.info(f"  mcpctl secret set {secret}   (or: export {secret}=...)")
     return output.emit(Result("add", data, warnings))

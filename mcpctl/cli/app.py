@@ -57,9 +57,9 @@ COMMAND_MODULES = {
     "validate": "validate", "schema": "validate",
     "health": "health", "tools": "tools", "call": "tools",
     "registry": "registry", "discover": "registry", "show": "registry",
-    "outdated": "updates", "upgrade": "updates",
+    "outdated": "updates", "upgrade": "updates", "secret": "secret",
 }  # fmt: skip
-MODULES = ("servers", "listing", "validate", "health", "tools", "registry", "updates")
+MODULES = ("servers", "listing", "validate", "health", "tools", "registry", "updates", "secret")
 
 
 def _group(module: str) -> typer.Typer:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
 from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, run_async, targets
 from mcpctl.cli.output import STATE, Table
@@ -108,7 +109,9 @@ def health(
         every = seconds_option(interval, warnings) or 60.0
         return _watch(chosen, warnings, every, seconds, concurrency)
     results: list[ProbeResult] = run_async(
-        lambda: probe_all(chosen, concurrency=concurrency, timeout=seconds),
+        lambda: probe_all(
+            chosen, concurrency=concurrency, timeout=seconds, secrets=keyring_source()
+        ),
         what=f"Probing {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
     )
     for r in results:
@@ -181,7 +184,9 @@ def _watch(
     async def loop() -> None:
         last: dict[str, str] = {}
         while True:
-            results = await probe_all(chosen, concurrency=concurrency, timeout=timeout)
+            results = await probe_all(
+                chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source()
+            )
             reap_orphans()  # what the round's servers left behind, before the next one
             now = datetime.now().astimezone().isoformat(timespec="seconds")
             for r in results:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
 from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, run_async, targets
 from mcpctl.cli.health import seconds_option
@@ -71,7 +72,7 @@ def tools(
     chosen, more = targets(names or [], "all", internal_root, manifest_key)
     warnings += more
     results: list[ProbeResult] = run_async(
-        lambda: probe_all(chosen, timeout=seconds),
+        lambda: probe_all(chosen, timeout=seconds, secrets=keyring_source()),
         what=f"Listing tools of {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
     )
     filters = {name: entry.tools for name, entry, _ in chosen}
@@ -227,7 +228,7 @@ def call(
         return _parse_args(arg, given, info.input_schema)
 
     res = run_async(
-        lambda: call_tool(name, entry, tool, prepare, timeout=seconds),
+        lambda: call_tool(name, entry, tool, prepare, timeout=seconds, secrets=keyring_source()),
         what=f"Calling {name}/{tool}…",
     )
     data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,

@@ -141,7 +141,8 @@ class _Resolution:
             raise PlaceholderError(
                 f"variable {name} is not set{where}",
                 variable=name,
-                hint=f"export {name}=... or give it a default: ${{{name}:-value}}",
+                hint=f"store it with 'mcpctl secret set {name}', export {name}=..., or give "
+                f"it a default: ${{{name}:-value}}",
             )
         if self.policy == "skip":
             raise SkipServer(name)

@@ -227,8 +227,8 @@ def placeholder_hint(server: str, where: str, key: str = "") -> str:
     """What to write instead of a literal secret at ``where`` (``env.GITHUB_TOKEN``)."""
     var = variable_name(server, key)
     return (
-        f'write "${{{var}}}" in {where} instead and give {var} a value where mcpctl and the '
-        f"host run (export {var}=...)"
+        f'write "${{{var}}}" in {where} instead and keep the value in the keyring: '
+        f"mcpctl secret set {var} (or export {var}=... where mcpctl and the host run)"
     )
 
 

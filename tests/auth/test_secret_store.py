@@ -1,0 +1,54 @@
+"""The keyring-backed secret store and the keyring source of placeholders."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpctl.auth.secrets import SecretStore, keyring_source
+from mcpctl.config.model import ServerEntry
+from mcpctl.config.placeholders import resolve_entry
+from mcpctl.errors import KeyringUnavailableError, UsageError
+from tests.conftest import MemoryKeyring
+
+
+def test_set_get_list_delete(memory_keyring: MemoryKeyring) -> None:
+    store = SecretStore()
+    store.set("GITHUB_TOKEN", "ghp-value-1")
+    store.set("DB_PASSWORD", "hunter2")
+    assert store.get("GITHUB_TOKEN") == "ghp-value-1"
+    assert store.names() == ["DB_PASSWORD", "GITHUB_TOKEN"]
+    assert store.delete("DB_PASSWORD") and not store.delete("DB_PASSWORD")
+    assert store.names() == ["GITHUB_TOKEN"] and store.get("DB_PASSWORD") is None
+    assert ("mcpctl", "secret:GITHUB_TOKEN") in memory_keyring.items  # one service, keyed
+    assert store.backend_name() == "memory (tests)"
+
+
+@pytest.mark.parametrize("name", ["lower", "1ABC", "A-B", ""])
+def test_only_placeholder_names(memory_keyring: MemoryKeyring, name: str) -> None:
+    with pytest.raises(UsageError):
+        SecretStore().set(name, "v")
+
+
+def test_resolution_order_env_then_keyring_then_default(memory_keyring: MemoryKeyring) -> None:
+    SecretStore().set("TOKEN", "from-keyring")
+    entry = ServerEntry(command="x", env={"A": "${TOKEN}", "B": "${OTHER:-dflt}"})
+    resolved = resolve_entry("s", entry, environ={}, secrets=keyring_source())
+    assert resolved is not None and dict(resolved.entry.env) == {"A": "from-keyring", "B": "dflt"}
+    resolved = resolve_entry("s", entry, environ={"TOKEN": "from-env"}, secrets=keyring_source())
+    assert resolved is not None and resolved.entry.env["A"] == "from-env"
+
+
+def test_no_usable_keyring_is_said_plainly() -> None:
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        with pytest.raises(KeyringUnavailableError) as info:
+            SecretStore().set("X_TOKEN", "v")
+        assert info.value.exit_code == 3 and "PYTHON_KEYRING_BACKEND" in str(info.value.hint)
+        # Resolution does not fail on it: the variable is just not found there.
+        assert keyring_source()("X_TOKEN") is None
+    finally:
+        keyring.set_keyring(previous)
