@@ -53,13 +53,16 @@ Exit codes: 0 success, 1 the thing checked is not OK, 2 bad usage or input,
 # that module (tests/cli/test_app.py keeps this map in step with the modules).
 COMMAND_MODULES = {
     "add": "servers", "remove": "servers", "enable": "servers", "disable": "servers",
-    "undo": "servers", "list": "listing", "get": "listing",
+    "undo": "history", "list": "listing", "get": "listing",
     "validate": "validate", "schema": "validate",
     "health": "health", "tools": "tools", "call": "tools",
     "registry": "registry", "discover": "registry", "show": "registry",
     "outdated": "updates", "upgrade": "updates", "secret": "secret",
 }  # fmt: skip
-MODULES = ("servers", "listing", "validate", "health", "tools", "registry", "updates", "secret")
+MODULES = (
+    "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
+    "secret",
+)  # fmt: skip
 
 
 def _group(module: str) -> typer.Typer:

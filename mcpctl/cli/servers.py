@@ -1,4 +1,4 @@
-"""Changing the servers: add, remove, enable, disable, undo."""
+"""Changing the servers: add, remove, enable, disable."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.adding import add_from_registry
+from mcpctl.cli.authflags import auth_from_flags
 from mcpctl.cli.common import (
     config_store,
     entry_summary,
     parse_duration,
     parse_pairs,
 )
-from mcpctl.cli.output import STATE, Table
-from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
+from mcpctl.cli.output import STATE
+from mcpctl.config.model import ServerEntry, ToolFilter
 from mcpctl.errors import UsageError
 from mcpctl.probe.transports import remote_transports
 from mcpctl.results import Result
@@ -97,6 +98,51 @@ def add(
         metavar="'${VAR}'",
         help="Bearer token of a remote server (a placeholder).",
     ),
+    auth: str | None = typer.Option(
+        None,
+        "--auth",
+        metavar="none|bearer|header|basic|oauth",
+        help="How a remote server signs in.",
+    ),
+    token: str | None = typer.Option(
+        None, "--token", metavar="'${VAR}'", help="--auth bearer: the token (a placeholder)."
+    ),
+    auth_header: str | None = typer.Option(
+        None, "--auth-header", metavar="NAME", help="--auth header: the header (Authorization)."
+    ),
+    auth_value: str | None = typer.Option(
+        None, "--auth-value", metavar="'${VAR}'", help="--auth header: its value (a placeholder)."
+    ),
+    username: str | None = typer.Option(None, "--username", help="--auth basic: the user."),
+    password: str | None = typer.Option(
+        None, "--password", metavar="'${VAR}'", help="--auth basic: the password (a placeholder)."
+    ),
+    scope: list[str] = typer.Option(
+        [], "--scope", metavar="SCOPE", help="--auth oauth: a scope to ask for (repeatable)."
+    ),
+    client_id: str | None = typer.Option(
+        None, "--client-id", metavar="ID", help="--auth oauth: a client id registered beforehand."
+    ),
+    client_secret: str | None = typer.Option(
+        None,
+        "--client-secret",
+        metavar="'${VAR}'",
+        help="--auth oauth: its secret (a placeholder).",
+    ),
+    client_metadata_url: str | None = typer.Option(
+        None,
+        "--client-metadata-url",
+        metavar="URL",
+        help="--auth oauth: a client ID metadata document.",
+    ),
+    callback_port: int | None = typer.Option(
+        None,
+        "--callback-port",
+        min=1,
+        max=65535,
+        metavar="PORT",
+        help="--auth oauth: the port of the sign-in callback (default: a free one).",
+    ),
     description: str | None = typer.Option(None, "--description", "-d", help="Description."),
     timeout: str | None = typer.Option(
         None,
@@ -154,6 +200,8 @@ def add(
 
       mcpctl add linear --url https://mcp.linear.app/mcp -H 'Authorization: Bearer ${TOKEN}'
 
+      mcpctl add notion --url https://mcp.notion.com/mcp --auth oauth --scope read
+
       mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --timeout 10s --json
 
       mcpctl add --from-registry io.github.modelcontextprotocol/time
@@ -205,8 +253,17 @@ def add(
             "nothing to add: give the server's command after '--', or --url",
             hint=f"mcpctl add {name} -- npx -y some-mcp-server   or   mcpctl add {name} --url https://...",
         )
-    remote_only = [flag for flag, v in (("--header", header), ("--bearer", bearer),
-                                        ("--transport", transport)) if v]  # fmt: skip
+    if bearer is not None and (auth not in (None, "bearer") or token is not None):
+        raise UsageError("--bearer is short for --auth bearer --token: give one of them")
+    entry_auth = auth_from_flags("bearer" if bearer else auth, {
+        "--token": bearer or token, "--auth-header": auth_header, "--auth-value": auth_value,
+        "--username": username, "--password": password, "--scope": scope,
+        "--client-id": client_id, "--client-secret": client_secret,
+        "--client-metadata-url": client_metadata_url, "--callback-port": callback_port,
+    })  # fmt: skip
+    remote_flags = (("--header", header), ("--bearer", bearer), ("--transport", transport),
+                    ("--auth", entry_auth))  # fmt: skip
+    remote_only = [flag for flag, v in remote_flags if v]
     if url is None and remote_only:
         raise UsageError(f"{remote_only[0]} only applies to remote servers (--url)")
     stdio_only = [flag for flag, v in (("--env", env), ("--cwd", cwd)) if v]
@@ -220,7 +277,7 @@ def add(
         url=url,
         transport=_remote_transport(transport),  # type: ignore[arg-type]
         headers=header_pairs,
-        auth=AuthConfig(type="bearer", token=bearer) if bearer else None,
+        auth=entry_auth,
         timeout=timeout_ms,
         sensitive=sensitive,
         description=description,
@@ -306,57 +363,3 @@ def disable(name: str = typer.Argument(..., help="The server to disable.")) -> i
       mcpctl disable github
     """
     return _toggle(name, False)
-
-
-@app.command("undo")
-def undo(
-    force: bool = typer.Option(
-        False, "--force", help="Restore even if the file was edited by hand since."
-    ),
-    list_versions: bool = typer.Option(
-        False, "--list", help="Show the saved versions instead of restoring one."
-    ),
-) -> int:
-    """Restore the config as it was before mcpctl's last change.
-
-    mcpctl keeps the last 20 versions of each file it changes; run undo again to go
-    further back. A file edited by hand since mcpctl's change is left alone unless
-    --force.
-
-    Examples:
-
-      mcpctl undo
-
-      mcpctl undo --list
-    """
-    from datetime import datetime
-
-    store = config_store()
-    if list_versions:
-        history = store.history()
-        items = [
-            {"seq": b.seq, "action": b.action, "time": datetime.fromtimestamp(b.time).isoformat(
-                timespec="seconds")}
-            for b in reversed(history)
-        ]  # fmt: skip
-        result = Result("undo", {"config": str(store.path), "versions": items})
-        return output.emit(
-            result,
-            lambda _: Table(
-                ["#", "BEFORE", "SAVED"],
-                [[str(i["seq"]), str(i["action"]), str(i["time"])] for i in items],
-                empty=f"no saved versions of {store.path}",
-            ),
-        )
-    outcome = store.undo(force=force)
-    when = datetime.fromtimestamp(outcome.time).isoformat(timespec="seconds")
-    what = "removed the file" if outcome.removed_file else "restored the previous version"
-    output.info(f"Undid '{outcome.action}' ({when}): {what} of {store.path}")
-    data = {
-        "config": str(store.path),
-        "undone": outcome.action,
-        "time": when,
-        "removed_file": outcome.removed_file,
-        "remaining": outcome.remaining,
-    }
-    return output.emit(Result("undo", data))

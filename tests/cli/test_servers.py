@@ -523,3 +523,50 @@ def test_add_refuses_control_characters(cli: Cli, config_path: Path, args: list[
     assert r.exit_code == 2 and r.json["errors"][0]["code"] == "invalid_entry"
     assert "\\x1b" in r.stdout or "\\u202e" in r.stdout or "\\x9b" in r.stdout
     assert config_path.read_text() == "{}\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "auth"),
+    [
+        (["--auth", "bearer", "--token", "${T}"], {"type": "bearer", "token": "${T}"}),
+        (["--bearer", "${T}"], {"type": "bearer", "token": "${T}"}),
+        (["--auth", "header", "--auth-header", "X-Api-Key", "--auth-value", "${K}"],
+         {"type": "header", "name": "X-Api-Key", "value": "${K}"}),
+        (["--auth", "basic", "--username", "me", "--password", "${P}"],
+         {"type": "basic", "username": "me", "password": "${P}"}),
+        (["--auth", "oauth", "--scope", "read", "--scope", "write", "--client-id", "abc",
+          "--client-secret", "${CS}", "--client-metadata-url", "https://app.example/client.json",
+          "--callback-port", "8765"],
+         {"type": "oauth", "scopes": ["read", "write"], "client_id": "abc", "client_secret": "${CS}",
+          "client_metadata_url": "https://app.example/client.json", "callback_port": 8765}),
+        (["--auth", "oauth"], {"type": "oauth"}),
+    ],
+)  # fmt: skip
+def test_add_with_auth(
+    cli: Cli, config_path: Path, args: list[str], auth: dict[str, object]
+) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "r", "--url", "https://x.example/mcp", *args)
+    assert r.exit_code == 0, r.stderr
+    assert read(config_path)["r"]["auth"] == auth
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--url", "https://x", "--token", "${T}"], "goes with --auth"),
+        (["--url", "https://x", "--auth", "bearer"], "needs --token"),
+        (["--url", "https://x", "--auth", "basic", "--username", "me"], "needs --password"),
+        (["--url", "https://x", "--auth", "bearer", "--token", "${T}", "--scope", "r"], "--scope goes with --auth oauth"),
+        (["--url", "https://x", "--auth", "magic"], "choose one of"),
+        (["--url", "https://x", "--auth", "bearer", "--token", "hello"], "literal secret"),
+        (["--url", "https://x", "--auth", "basic", "--username", "u", "--password", "hunter2"], "literal secret"),
+        (["--auth", "oauth", "--", "cmd"], "only applies to remote"),
+        (["--url", "https://x", "--bearer", "${T}", "--auth", "basic"], "--bearer is short for"),
+    ],
+)  # fmt: skip
+def test_add_auth_mistakes(cli: Cli, config_path: Path, args: list[str], needle: str) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "r", *args)
+    assert r.exit_code == 2 and needle in r.stderr, r.stderr
+    assert config_path.read_text() == "{}\n"
