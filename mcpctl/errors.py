@@ -9,6 +9,7 @@ change meaning once released.
     McpctlError                        exit 1  error
     ├── InternalError                  exit 1  internal_error
     ├── ToolError                      exit 1  tool_error
+    ├── SignInError                    exit 1  sign_in_failed
     ├── UsageError                     exit 2  usage_error
     │   ├── ServerNotFoundError        exit 2  server_not_found
     │   ├── ServerExistsError          exit 2  server_exists
@@ -68,6 +69,7 @@ __all__ = [
     "RegistryError",
     "ServerExistsError",
     "ServerNotFoundError",
+    "SignInError",
     "SkipServer",
     "StorageError",
     "ToolArgumentsError",
@@ -113,6 +115,12 @@ class ToolError(McpctlError):
     """A tool answered a call with an error (the server works; the call did not)."""
 
     code = "tool_error"
+
+
+class SignInError(McpctlError):
+    """An OAuth sign-in did not end with tokens (denied, wrong state, timed out, stopped)."""
+
+    code = "sign_in_failed"
 
 
 class UsageError(McpctlError):

@@ -1,8 +1,15 @@
 """Secrets and sign-in: the OS keyring (the only place mcpctl imports ``keyring``) and OAuth.
 
     from mcpctl.auth import SecretStore, keyring_source
+    from mcpctl.auth import SignIn, sign_in, sign_out, load_record, token_status  # OAuth
 
 * :mod:`~mcpctl.auth.secrets` -- values of ``${VAR}`` placeholders, and raw keyring items;
+* :mod:`~mcpctl.auth.records` and :mod:`~mcpctl.auth.tokens` -- OAuth sign-ins in the keyring
+  (item ``oauth:SERVER``), and the SDK's ``TokenStorage`` over them;
+* :mod:`~mcpctl.auth.oauth` -- the SDK's OAuth providers, restoring what they forget between
+  processes; :mod:`~mcpctl.auth.connecting` -- what connecting commands use (never a browser);
+* :mod:`~mcpctl.auth.signin` and :mod:`~mcpctl.auth.revoke` -- ``mcpctl auth NAME`` and
+  ``mcpctl auth logout NAME``.
 
 Names are loaded on first use: importing this package does not import ``keyring``.
 """
@@ -13,13 +20,35 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpctl.auth.revoke import SignOut, sign_out
     from mcpctl.auth.secrets import SecretStore, keyring_source
+    from mcpctl.auth.signin import SignIn, sign_in
+    from mcpctl.auth.tokens import OAuthRecord, TokenStore, load_record, token_status
 
-__all__ = ["SecretStore", "keyring_source"]
+__all__ = [
+    "OAuthRecord",
+    "SecretStore",
+    "SignIn",
+    "SignOut",
+    "TokenStore",
+    "keyring_source",
+    "load_record",
+    "sign_in",
+    "sign_out",
+    "token_status",
+]
 
 _LAZY = {
+    "OAuthRecord": "mcpctl.auth.tokens",
     "SecretStore": "mcpctl.auth.secrets",
+    "SignIn": "mcpctl.auth.signin",
+    "SignOut": "mcpctl.auth.revoke",
+    "TokenStore": "mcpctl.auth.tokens",
     "keyring_source": "mcpctl.auth.secrets",
+    "load_record": "mcpctl.auth.tokens",
+    "sign_in": "mcpctl.auth.signin",
+    "sign_out": "mcpctl.auth.revoke",
+    "token_status": "mcpctl.auth.tokens",
 }
 
 

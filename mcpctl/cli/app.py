@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 import typer
 
 # typer 0.28 vendors click; its exception classes are only reachable here.
-from typer._click.exceptions import ClickException, NoSuchOption
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption
 from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperOption
 
@@ -57,11 +57,11 @@ COMMAND_MODULES = {
     "validate": "validate", "schema": "validate",
     "health": "health", "tools": "tools", "call": "tools",
     "registry": "registry", "discover": "registry", "show": "registry",
-    "outdated": "updates", "upgrade": "updates", "secret": "secret",
+    "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
-    "secret",
+    "secret", "auth",
 )  # fmt: skip
 
 
@@ -245,6 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _interrupted(exc)
     except McpctlError as exc:
         return _fail(exc)
+    except NoArgsIsHelpError:  # a group named alone (mcpctl secret): its help is printed
+        return 0
     except ClickUsageError as exc:
         hint = None
         if isinstance(exc, NoSuchOption) and STATE.command == "add":

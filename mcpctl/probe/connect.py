@@ -210,11 +210,17 @@ async def open_stdio(
 # --- remote ----------------------------------------------------------------------------
 
 
-def _auth_headers(entry: ServerEntry) -> tuple[dict[str, str], httpx2.Auth | None]:
+def _auth_headers(entry: ServerEntry, name: str) -> tuple[dict[str, str], httpx2.Auth | None]:
     headers = dict(entry.headers)
     auth = entry.auth
-    if auth is None or auth.type in ("none", "oauth"):
+    if auth is None or auth.type == "none":
         return headers, None
+    if auth.type == "oauth" and entry.url is not None:
+        # The stored sign-in (mcpctl auth NAME), renewed when expired; never a browser: a run
+        # that needs a new sign-in fails with ProbeFailed "auth_required".
+        from mcpctl.auth.connecting import connecting_auth
+
+        return headers, connecting_auth(name, entry.url, auth)
     if auth.type == "bearer" and auth.token is not None:
         headers["Authorization"] = f"Bearer {auth.token}"
     elif auth.type == "header" and auth.value is not None:
@@ -234,7 +240,7 @@ async def open_streamable_http(
     """The streams of a streamable-HTTP server, with the entry's headers and auth."""
     entry = resolved.entry
     assert entry.url is not None
-    headers, auth = _auth_headers(entry)
+    headers, auth = _auth_headers(entry, resolved.name)
     http_timeout = httpx2.Timeout(timeout, read=max(timeout, 30.0))
     async with (
         httpx2.AsyncClient(headers=headers, timeout=http_timeout, auth=auth) as client,
@@ -253,7 +259,7 @@ async def open_sse(
     """The streams of an HTTP+SSE server, with the entry's headers and auth."""
     entry = resolved.entry
     assert entry.url is not None
-    headers, auth = _auth_headers(entry)
+    headers, auth = _auth_headers(entry, resolved.name)
     async with sse_client(
         entry.url, headers=headers, timeout=timeout, sse_read_timeout=max(timeout, 30.0), auth=auth
     ) as streams:

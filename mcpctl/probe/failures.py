@@ -175,7 +175,8 @@ def http_error(status: int, name: str, response: Any = None) -> ProbeError:
     """The error for an HTTP error status of a remote server."""
     if status == 401:
         return ProbeError("auth_required", "the server answered 401 Unauthorized",
-                          f"set the credentials of {name!r} (its headers or auth)")  # fmt: skip
+                          f"set the credentials of {name!r} (its headers or auth); if it uses "
+                          f"OAuth, sign in with 'mcpctl auth {name}'")  # fmt: skip
     if status == 403:
         return ProbeError("forbidden", "the server answered 403 Forbidden",
                           "the credentials lack the needed permissions")  # fmt: skip

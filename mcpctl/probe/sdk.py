@@ -17,7 +17,7 @@ import importlib
 import importlib.util
 import sys
 
-__all__ = ["CLIENT_MODULES", "load", "use_client_half"]
+__all__ = ["CLIENT_MODULES", "load", "load_modules", "use_client_half"]
 
 # Every SDK module mcpctl.probe imports: once loaded, they are found without their parent.
 CLIENT_MODULES = (
@@ -39,22 +39,30 @@ def use_client_half() -> None:
 
 def load() -> None:
     """Import the SDK's client modules: the client half if switched on, else plainly."""
+    load_modules(*CLIENT_MODULES)
+
+
+def load_modules(*names: str) -> None:
+    """Import SDK modules ``names`` (``mcp.client.auth.oauth2``...) the way :func:`load` does:
+    without the package's server half when the program switched that on."""
     if _client_half and "mcp" not in sys.modules:
-        _load_client_half()
-    for name in CLIENT_MODULES:
+        _load_client_half(names)
+    for name in names:
         importlib.import_module(name)
 
 
-def _load_client_half() -> None:
+def _load_client_half(names: tuple[str, ...]) -> None:
     stand_ins = []
     try:
         for name in ("mcp", "mcp.client"):
+            if name in sys.modules:
+                continue
             spec = importlib.util.find_spec(name)
             if spec is None or spec.submodule_search_locations is None:
                 return  # an unexpected layout: the plain imports still work
             sys.modules[name] = importlib.util.module_from_spec(spec)
             stand_ins.append(name)
-        for name in CLIENT_MODULES:
+        for name in names:
             importlib.import_module(name)
     finally:
         for name in stand_ins:

@@ -50,6 +50,12 @@ def test_help_and_no_args(cli: Cli) -> None:
     assert bare.exit_code == 0 and bare.stdout == r.stdout and bare.stderr == ""
 
 
+@pytest.mark.parametrize("group", ["registry", "secret", "auth"])
+def test_a_group_alone_prints_its_help(cli: Cli, group: str) -> None:
+    r = cli(group)
+    assert r.exit_code == 0 and "Usage:" in r.stdout and r.stderr == ""
+
+
 def test_version(cli: Cli) -> None:
     r = cli("--version")
     assert r.exit_code == 0 and r.stdout.strip() == f"mcpctl {__version__}"

@@ -1,0 +1,276 @@
+"""The stored sign-in (item oauth:SERVER), the SDK's TokenStorage over it, and what the
+provider gets back from it in a fresh process."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.auth.secrets import SecretStore
+from mcpctl.auth.tokens import (
+    OAuthRecord,
+    TokenStore,
+    canonical_url,
+    load_record,
+    save_record,
+    token_status,
+)
+from tests.conftest import MemoryKeyring
+
+URL = "http://127.0.0.1:8123/mcp"
+AS = "https://login.example.com"
+ACCESS = "AT-distinctive-access-0001"
+REFRESH = "RT-distinctive-refresh-0001"
+
+
+def stored(**changes: Any) -> OAuthRecord:
+    record = OAuthRecord(
+        server_url=URL, access_token=ACCESS, refresh_token=REFRESH, scope="mcp:read mcp:write",
+        expires_at=time.time() + 600, lifetime=600.0,
+        client={"client_id": "client-1", "redirect_uris": ["http://127.0.0.1:5000/callback"],
+                "token_endpoint_auth_method": "none"},
+        client_source="registered",
+        auth_server={"issuer": AS, "authorization_endpoint": f"{AS}/authorize",
+                     "token_endpoint": f"{AS}/oauth/token", "revocation_endpoint": f"{AS}/revoke"},
+        resource={"resource": URL, "authorization_servers": [AS]},
+    )  # fmt: skip
+    for key, value in changes.items():
+        setattr(record, key, value)
+    return record
+
+
+def test_record_round_trip_and_junk() -> None:
+    record = stored()
+    assert OAuthRecord.from_data(json.loads(json.dumps(record.to_data()))) == record
+    assert OAuthRecord.from_data({"nothing": 1}) is None
+    assert OAuthRecord.from_data({"server_url": URL, "unknown": 1}) == OAuthRecord(server_url=URL)
+
+
+def test_tokens_are_bound_to_the_url() -> None:
+    assert canonical_url("HTTP://127.0.0.1:8123/mcp/#x") == canonical_url(URL)
+    record = stored()
+    assert record.bound_to(URL) and record.bound_to("http://127.0.0.1:8123/mcp/")
+    assert not record.bound_to("http://127.0.0.1:8123/other")
+    assert not record.bound_to("http://127.0.0.1:9999/mcp") and not record.bound_to(None)
+
+
+def test_expiry_is_absolute_with_a_margin() -> None:
+    now = time.time()
+    long = stored(expires_at=now + 100, lifetime=3600.0)
+    assert long.valid_until() == now + 70  # 30 s early at most
+    assert not long.expired(now) and long.expired(now + 71)
+    short = stored(expires_at=now + 3, lifetime=3.0)  # a tenth of a short life
+    assert short.valid_until() == pytest.approx(now + 2.7)
+    assert stored(access_token=None).expired(now)
+    assert not stored(expires_at=None).expired(now)  # no expiry given: used until refused
+
+
+def test_status_shows_everything_but_a_token() -> None:
+    status = token_status("docs", URL, stored())
+    assert status["signed_in"] and not status["stale"] and status["expired"] is False
+    assert status["scopes"] == ["mcp:read", "mcp:write"] and status["authorization_server"] == AS
+    text = json.dumps(status)
+    assert ACCESS not in text and REFRESH not in text and "client-1" not in text
+    stale = token_status("docs", "http://elsewhere/mcp", stored())
+    assert stale["stale"] and not stale["signed_in"] and stale["problem"]
+    assert not stale["refreshable"]  # stale tokens are never renewed
+    refused = token_status("docs", URL, stored(sign_in_needed="refused", access_token=None,
+                                                refresh_token=None))  # fmt: skip
+    assert not refused["signed_in"] and refused["problem"] == "refused"
+    assert token_status("docs", URL, None)["signed_in"] is False
+
+
+def test_the_store_hands_out_an_empty_access_token_once_expired(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets)
+    tokens = anyio.run(store.get_tokens)
+    assert tokens is not None and tokens.access_token == ACCESS
+    assert tokens.expires_in is not None and 560 < tokens.expires_in <= 600
+    save_record("docs", stored(expires_at=time.time() - 1), secrets)
+    tokens = anyio.run(store.get_tokens)
+    # The SDK does not restore expiry: an expired token handed out as it is would be sent,
+    # refused, and answered with a whole new sign-in instead of a refresh.
+    assert tokens is not None and tokens.access_token == "" and tokens.refresh_token == REFRESH
+    assert anyio.run(TokenStore("docs", "http://elsewhere/mcp", secrets).get_tokens) is None
+    assert anyio.run(TokenStore("docs", URL, secrets, sign_in=True).get_tokens) is None
+
+
+def test_set_tokens_stores_an_absolute_expiry_and_the_metadata(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    from mcp.shared.auth import OAuthMetadata, OAuthToken
+
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets)
+    anyio.run(store.get_tokens)
+    metadata = OAuthMetadata.model_validate({**stored().auth_server, "token_endpoint": f"{AS}/t2"})  # type: ignore[dict-item]
+    store.note_metadata(metadata, None)
+    before = time.time()
+    token = OAuthToken(access_token="AT-new", expires_in=120, refresh_token="RT-new")
+    anyio.run(store.set_tokens, token)
+    record = load_record("docs", secrets)
+    assert record is not None and record.access_token == "AT-new"
+    assert record.refresh_token == "RT-new" and record.scope == "mcp:read mcp:write"
+    assert before + 120 <= (record.expires_at or 0) <= time.time() + 120
+    assert record.endpoint("token_endpoint") == f"{AS}/t2"
+    assert record.client_source == "registered"  # the registration stays
+
+
+def test_a_sign_in_stores_nothing_until_tokens_arrive(memory_keyring: MemoryKeyring) -> None:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    redirect = "http://127.0.0.1:6000/callback"
+    store = TokenStore("docs", URL, secrets, sign_in=True, redirect_uri=redirect)
+    # A stored registration that does not know this redirect URI is not reused.
+    assert anyio.run(store.get_client_info) is None
+    client = OAuthClientInformationFull.model_validate({"client_id": "client-2",
+                                                        "redirect_uris": [redirect]})  # fmt: skip
+    anyio.run(store.set_client_info, client)
+    assert (load_record("docs", secrets) or stored()).client["client_id"] == "client-1"  # type: ignore[index]
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-2", expires_in=60))
+    record = load_record("docs", secrets)
+    assert record is not None and record.client is not None
+    assert record.client["client_id"] == "client-2" and record.refresh_token is None
+    assert record.auth_server is None  # a whole new record: nothing of the old one is kept
+
+
+def test_a_configured_client_secret_is_never_stored(memory_keyring: MemoryKeyring) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    from mcpctl.auth.oauth import configured_client
+    from mcpctl.config.model import AuthConfig
+
+    secrets = SecretStore()
+    client = configured_client(
+        AuthConfig(type="oauth", client_id="app", client_secret="sek-r3t-value")
+    )
+    assert client is not None and client.token_endpoint_auth_method == "client_secret_post"
+    store = TokenStore("docs", URL, secrets, configured_client=client, sign_in=True)
+    assert anyio.run(store.get_client_info) is client
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-3"))
+    raw = secrets.get_item("oauth:docs") or ""
+    assert "sek-r3t-value" not in raw and '"client_id":"app"' in raw
+    assert (load_record("docs", secrets) or stored()).client_source == "configured"
+
+
+def test_refused_tokens_are_dropped_but_not_the_registration(memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    anyio.run(TokenStore("docs", URL, secrets).mark_sign_in_needed, "refused")
+    record = load_record("docs", secrets)
+    assert record is not None and record.access_token is None and record.refresh_token is None
+    assert record.sign_in_needed == "refused" and record.client is not None
+    assert anyio.run(TokenStore("docs", URL, secrets).get_tokens) is None
+
+
+def provider_for(store: TokenStore) -> Any:
+    from mcpctl.auth.oauth import StoredOAuthProvider, client_metadata
+
+    metadata = client_metadata("http://127.0.0.1/callback")
+    return StoredOAuthProvider("docs", store, URL, metadata, store, connecting=True)
+
+
+def test_the_sdk_alone_would_refresh_at_the_wrong_place() -> None:
+    """Pins the SDK's behaviour that the subclass corrects (mcp 2.3): a provider that loads
+    tokens from storage knows neither their expiry nor the authorization server, and would
+    refresh at the server's origin without the resource parameter."""
+    from mcp.client.auth.oauth2 import OAuthClientProvider
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+    from mcpctl.auth.oauth import client_metadata
+
+    class Plain:
+        async def get_tokens(self) -> OAuthToken:
+            return OAuthToken(access_token=ACCESS, refresh_token=REFRESH, expires_in=1)
+
+        async def get_client_info(self) -> OAuthClientInformationFull:
+            return OAuthClientInformationFull(client_id="client-1")
+
+    provider = OAuthClientProvider(URL, client_metadata("http://127.0.0.1/callback"), Plain())  # type: ignore[arg-type]
+
+    async def check() -> None:
+        await provider._initialize()
+        assert provider.context.token_expiry_time is None  # expiry not restored
+        assert provider.context.is_token_valid()  # so an expired token would be sent
+        request = await provider._refresh_token()
+        assert str(request.url) == "http://127.0.0.1:8123/token"
+        assert b"resource" not in request.content
+
+    anyio.run(check)
+
+
+def test_the_provider_gets_back_the_expiry_and_the_metadata(memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    save_record("docs", stored(expires_at=time.time() - 5), secrets)
+    provider = provider_for(TokenStore("docs", URL, secrets))
+
+    async def check() -> None:
+        await provider._initialize()
+        context = provider.context
+        assert str(context.oauth_metadata.token_endpoint) == f"{AS}/oauth/token"
+        assert context.protected_resource_metadata is not None
+        assert context.auth_server_url == AS or context.auth_server_url == AS + "/"
+        assert provider._should_refresh()
+        request = await provider._refresh_token()
+        assert str(request.url) == f"{AS}/oauth/token"
+        form = request.content.decode()
+        assert (
+            "grant_type=refresh_token" in form
+            and "resource=http%3A%2F%2F127.0.0.1%3A8123%2Fmcp" in form
+        )
+
+    anyio.run(check)
+    save_record("docs", stored(), secrets)
+    fresh = provider_for(TokenStore("docs", URL, secrets))
+
+    async def valid() -> None:
+        await fresh._initialize()
+        assert fresh.context.is_token_valid() and not fresh._should_refresh()
+        assert fresh.context.token_expiry_time is not None
+
+    anyio.run(valid)
+
+
+def test_refreshes_of_one_server_take_turns(isolated: Any) -> None:
+    import os
+    from pathlib import Path
+
+    from mcpctl.auth.tokens import lock_path, refresh_lock
+    from mcpctl.errors import LockTimeoutError
+
+    assert lock_path("docs") == Path(os.environ["MCPCTL_HOME"]) / "state" / "oauth" / "docs.lock"
+    assert lock_path("../x y").name == ".._x_y.lock"  # stays in its folder
+    order: list[str] = []
+
+    async def holder(name: str, hold: float) -> None:
+        async with refresh_lock("docs"):
+            order.append(f"{name} in")
+            await anyio.sleep(hold)
+            order.append(f"{name} out")
+
+    async def both() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(holder, "a", 0.3)
+            await anyio.sleep(0.05)
+            tg.start_soon(holder, "b", 0)
+
+    anyio.run(both)
+    assert order == ["a in", "a out", "b in", "b out"]
+
+    async def impatient() -> None:
+        async with refresh_lock("docs"), refresh_lock("docs", timeout=0.2):
+            pass  # pragma: no cover
+
+    with pytest.raises(LockTimeoutError):
+        anyio.run(impatient)
+    anyio.run(holder, "c", 0)  # released after the failure
