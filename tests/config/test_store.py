@@ -129,6 +129,15 @@ def test_fifty_concurrent_adds_all_land(tmp_path: Path) -> None:
 
 
 def _writer(path: str, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
+    # Widen the moment the temp file exists (before its fsync), so random kills
+    # land mid-write however fast this machine validates and serialises.
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:
+        time.sleep(0.01)
+        real_fsync(fd)
+
+    os.fsync = slow_fsync  # this is a forked child: the patch dies with it
     store = ConfigStore(path, backups=Path(path).parent / "backups")
     big = {f"s{i}": {"command": "echo", "args": ["x" * 200] * 20} for i in range(150)}
     ready.set()
