@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.common import config_store
 from mcpctl.cli.output import Table
 from mcpctl.results import Result
+
+if TYPE_CHECKING:
+    from mcpctl.config.store import FileStore
 
 app = typer.Typer()
 
@@ -19,6 +25,12 @@ def undo(
     ),
     list_versions: bool = typer.Option(
         False, "--list", help="Show the saved versions instead of restoring one."
+    ),
+    file: Path | None = typer.Option(
+        None,
+        "--file",
+        metavar="FILE",
+        help="Undo mcpctl's last change of another file (a client's config, after --install).",
     ),
 ) -> int:
     """Restore the config as it was before mcpctl's last change.
@@ -32,10 +44,18 @@ def undo(
       mcpctl undo
 
       mcpctl undo --list
+
+      mcpctl undo --file ~/.cursor/mcp.json
     """
     from datetime import datetime
 
-    store = config_store()
+    store: FileStore = config_store()
+    if file is not None:
+        from mcpctl.cli.common import paths
+        from mcpctl.config.store import FileStore
+
+        store = FileStore(file, backups=paths().backups_for(file))
+        store.undo_command = f"mcpctl undo --file {file}"
     if list_versions:
         history = store.history()
         items = [

@@ -45,6 +45,7 @@ __all__ = [
     "AddOutcome",
     "Backup",
     "ConfigStore",
+    "FileStore",
     "UndoOutcome",
     "atomic_write",
     "io_error",
@@ -163,14 +164,21 @@ class UndoOutcome(NamedTuple):
     remaining: int
 
 
-class ConfigStore(ServerEdits):
-    """Safe, concurrent edits of one ``external-mcps.json``.
+class FileStore:
+    """Safe, concurrent, undoable replacement of one file: lock, re-read, change, atomic
+    replace, backups.
+
+    The base of :class:`ConfigStore`; on its own it edits files whose format belongs to
+    another tool (a client's config, for ``render --install``) through :meth:`replace`.
 
     Args:
-        path: the config file (it may not exist yet; the first write creates it).
+        path: the file (it may not exist yet; the first write creates it).
         backups: the folder for this file's backups; ``None`` disables backups and undo.
         lock_timeout: seconds to wait for another writer (``MCPCTL_LOCK_TIMEOUT``).
     """
+
+    #: The command that undoes a change of this file, for hints.
+    undo_command = "mcpctl undo"
 
     def __init__(
         self,
@@ -191,23 +199,6 @@ class ConfigStore(ServerEdits):
         if lock_timeout is None:
             lock_timeout = float(os.environ.get("MCPCTL_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT))
         self.lock_timeout = lock_timeout
-
-    @classmethod
-    def from_paths(cls, paths: Paths) -> ConfigStore:
-        """The store of the config file ``paths`` resolves to, with its backups."""
-        config = paths.config
-        return cls(config, backups=paths.backups_for(config))
-
-    # --- reading ------------------------------------------------------------------
-
-    def read(self) -> Document:
-        """The file's JSON object as written (empty when the file does not exist).
-
-        Raises:
-            ConfigSyntaxError: not valid JSON (with line and column).
-            StorageError: cannot be read.
-        """
-        return read_document(self.path)
 
     # --- the one write path -----------------------------------------------------------
 
@@ -259,6 +250,132 @@ class ConfigStore(ServerEdits):
         finally:
             lock.release()
 
+    def _remove_stale_temps(self, target: Path) -> None:
+        # Under the lock no other writer is mid-write: any temp file is a leftover
+        # of a killed process.
+        for leftover in target.parent.glob(f".{target.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+
+    def _land(self, target: Path, before: Document, content: bytes, action: str, *,
+              mode: int | None = None) -> None:  # fmt: skip
+        """Write ``content`` over ``target`` (holding the lock), keeping ``before`` for undo."""
+        seq = None
+        if self._backups is not None:
+            try:
+                seq = self._backups.keep(target, before)
+            except OSError as exc:
+                raise io_error(exc, self._backups.folder, "write in") from None
+        try:
+            atomic_write(target, content, mode=mode)
+        except BaseException:
+            if self._backups is not None and seq is not None:
+                self._backups.drop(seq)  # the change did not happen
+            raise
+        # Only a change that landed enters the history: a writer killed before the
+        # rename leaves the file as it was and no undo step for what never happened.
+        if self._backups is not None and seq is not None:
+            self._backups.record(seq, self.path, before, content, action)
+
+    def replace(
+        self,
+        change: Callable[[bytes | None], bytes | None],
+        *,
+        action: str,
+        mode: int | None = None,
+    ) -> bool:
+        """Replace the file with what ``change`` makes of its bytes (``None``: no file yet).
+
+        ``change`` runs under the lock; returning ``None`` or the same bytes writes nothing.
+        ``mode`` sets the new file's permissions (default: the old file's). Returns whether
+        the file was written.
+
+        Raises:
+            ReadOnlyError: the file or its directory cannot be written.
+            LockTimeoutError: another writer held the lock too long.
+            StorageError: any other I/O failure; the file is unchanged.
+        """
+        target = self._real()
+        with self._locked(target):
+            self._remove_stale_temps(target)
+            try:
+                current: bytes | None = target.read_bytes()
+            except FileNotFoundError:
+                current = None
+            except OSError as exc:
+                raise io_error(exc, target, "read") from None
+            content = change(current)
+            if content is None or content == current:
+                return False
+            before = Document(self.path, {}, current is not None, current or b"")
+            self._land(target, before, content, action, mode=mode)
+            return True
+
+    def history(self) -> list[Backup]:
+        """The saved versions, oldest first (at most ``keep_backups``)."""
+        return self._backups.history() if self._backups is not None else []
+
+    def undo(self, *, force: bool = False) -> UndoOutcome:
+        """Restore the file as it was before mcpctl's last change (repeat to go further).
+
+        Raises:
+            NothingToUndoError: no backup is left.
+            UndoConflictError: the file was edited after that change (``force`` overrides).
+            ReadOnlyError, LockTimeoutError, StorageError: as for :meth:`update`.
+        """
+        target = self._real()
+        with self._locked(target):
+            self._remove_stale_temps(target)
+            history = self.history()
+            if not history:
+                raise NothingToUndoError(
+                    f"no earlier version of {self.path} is saved",
+                    hint="mcpctl keeps the last 20 versions of files it changed itself",
+                )
+            last = history[-1]
+            try:
+                current = target.read_bytes()
+            except FileNotFoundError:
+                current = None
+            current_hash = hashlib.sha256(current).hexdigest() if current is not None else None
+            if not force and current_hash != last.after_sha256:
+                raise UndoConflictError(
+                    f"{self.path} was changed after mcpctl's last change ({last.action}); "
+                    "undoing would lose those edits",
+                    hint=f"run '{self.undo_command} --force' to restore the saved version anyway",
+                )
+            if last.existed:
+                try:
+                    content = last.path.read_bytes()
+                except OSError as exc:
+                    raise io_error(exc, last.path, "read") from None
+                atomic_write(target, content)
+            else:
+                target.unlink(missing_ok=True)
+            if self._backups is not None:
+                self._backups.drop(last.seq)
+            return UndoOutcome(last.action, last.time, not last.existed, len(history) - 1)
+
+
+class ConfigStore(FileStore, ServerEdits):
+    """Safe, concurrent edits of one ``external-mcps.json`` (see :class:`FileStore`)."""
+
+    @classmethod
+    def from_paths(cls, paths: Paths) -> ConfigStore:
+        """The store of the config file ``paths`` resolves to, with its backups."""
+        config = paths.config
+        return cls(config, backups=paths.backups_for(config))
+
+    # --- reading ------------------------------------------------------------------
+
+    def read(self) -> Document:
+        """The file's JSON object as written (empty when the file does not exist).
+
+        Raises:
+            ConfigSyntaxError: not valid JSON (with line and column).
+            StorageError: cannot be read.
+        """
+        return read_document(self.path)
+
     def update(
         self,
         change: Callable[[dict[str, Any]], T],
@@ -300,23 +417,7 @@ class ConfigStore(ServerEdits):
             refuse_control_characters(doc.data, data)
             if not allow_secrets:
                 refuse_literal_secrets(doc.data, data)
-            content = self._render(doc, data)
-            seq = None
-            if self._backups is not None:
-                try:
-                    seq = self._backups.keep(target, doc)
-                except OSError as exc:
-                    raise io_error(exc, self._backups.folder, "write in") from None
-            try:
-                atomic_write(target, content)
-            except BaseException:
-                if self._backups is not None and seq is not None:
-                    self._backups.drop(seq)  # the change did not happen
-                raise
-            # Only a change that landed enters the history: a writer killed before the
-            # rename leaves the file as it was and no undo step for what never happened.
-            if self._backups is not None and seq is not None:
-                self._backups.record(seq, self.path, doc, content, action)
+            self._land(target, doc, self._render(doc, data), action)
             return result
 
     def _render(self, doc: Document, data: dict[str, Any]) -> bytes:
@@ -328,54 +429,3 @@ class ConfigStore(ServerEdits):
             if spliced is not None:
                 return spliced
         return dump_config(data)
-
-    def _remove_stale_temps(self, target: Path) -> None:
-        # Under the lock no other writer is mid-write: any temp file is a leftover
-        # of a killed process.
-        for leftover in target.parent.glob(f".{target.name}.*.tmp"):
-            leftover.unlink(missing_ok=True)
-
-    def history(self) -> list[Backup]:
-        """The saved versions, oldest first (at most ``keep_backups``)."""
-        return self._backups.history() if self._backups is not None else []
-
-    def undo(self, *, force: bool = False) -> UndoOutcome:
-        """Restore the file as it was before mcpctl's last change (repeat to go further).
-
-        Raises:
-            NothingToUndoError: no backup is left.
-            UndoConflictError: the file was edited after that change (``force`` overrides).
-            ReadOnlyError, LockTimeoutError, StorageError: as for :meth:`update`.
-        """
-        target = self._real()
-        with self._locked(target):
-            self._remove_stale_temps(target)
-            history = self.history()
-            if not history:
-                raise NothingToUndoError(
-                    f"no earlier version of {self.path} is saved",
-                    hint="mcpctl keeps the last 20 versions of files it changed itself",
-                )
-            last = history[-1]
-            try:
-                current = target.read_bytes()
-            except FileNotFoundError:
-                current = None
-            current_hash = hashlib.sha256(current).hexdigest() if current is not None else None
-            if not force and current_hash != last.after_sha256:
-                raise UndoConflictError(
-                    f"{self.path} was changed after mcpctl's last change ({last.action}); "
-                    "undoing would lose those edits",
-                    hint="run 'mcpctl undo --force' to restore the saved version anyway",
-                )
-            if last.existed:
-                try:
-                    content = last.path.read_bytes()
-                except OSError as exc:
-                    raise io_error(exc, last.path, "read") from None
-                atomic_write(target, content)
-            else:
-                target.unlink(missing_ok=True)
-            if self._backups is not None:
-                self._backups.drop(last.seq)
-            return UndoOutcome(last.action, last.time, not last.existed, len(history) - 1)
