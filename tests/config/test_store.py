@@ -282,3 +282,28 @@ def test_a_writer_killed_before_the_rename_leaves_no_undo_step(tmp_path: Path) -
     # The next change reuses the version number the dead writer took.
     store.add("third", ServerEntry(command="z"))
     assert [b.action for b in store.history()] == ["add third"]
+
+
+def test_file_store_replaces_other_tools_files_with_undo(tmp_path: Path) -> None:
+    from mcpctl.config.store import FileStore
+
+    target = tmp_path / "client.toml"
+    target.write_bytes(b"# theirs\n")
+    store = FileStore(target, backups=tmp_path / "backups")
+    seen: list[bytes | None] = []
+
+    def change(current: bytes | None) -> bytes:
+        seen.append(current)
+        return b"# theirs\n[mcp_servers.a]\n"
+
+    assert store.replace(change, action="install") is True
+    assert seen == [b"# theirs\n"] and target.read_bytes() == b"# theirs\n[mcp_servers.a]\n"
+    assert store.replace(change, action="install") is False, "same bytes: no write"
+    assert [b.action for b in store.history()] == ["install"]
+    store.undo()
+    assert target.read_bytes() == b"# theirs\n"
+    new = FileStore(tmp_path / "new.json", backups=tmp_path / "b2")
+    assert new.replace(lambda cur: None if cur is not None else b"{}\n", action="create")
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 != 0
+    new.undo()
+    assert not (tmp_path / "new.json").exists(), "undoing a creation removes the file"
