@@ -95,9 +95,9 @@ def _model_problems(col: ProblemCollector, name: str, value: Any) -> bool:
             kind = err["type"]
             if not loc and kind == "value_error":
                 continue  # cross-field rules: reported from the raw object by the caller
-            if kind == "string_unicode" and loc[0] in CHECKED_FIELDS:
-                # A lone surrogate in a name: reported as a control character, at the right
-                # path (pydantic's location has it replaced).
+            if kind == "string_unicode" and (not loc or loc[0] in CHECKED_FIELDS):
+                # A lone surrogate in a name or a key: reported as a control character, at
+                # the right path (pydantic's location has it replaced).
                 continue
             # Discriminated unions put the tag in the location: auth.bearer.token.
             if len(loc) >= 2 and loc[0] == "auth" and loc[1] in AUTH_FIELDS:
