@@ -181,10 +181,12 @@ def build_command(argv: Sequence[str] | None = None) -> Any:
     else:
         root = typer.main.get_command(full_app())
     root.params.extend(_global_options())
+    root.help = output.reflow(root.help)
     stack = list(getattr(root, "commands", {}).values())
     while stack:
         command = stack.pop()
         command.params.extend(_global_options())
+        command.help = output.reflow(command.help)
         stack.extend(getattr(command, "commands", {}).values())
     return root
 

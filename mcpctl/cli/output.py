@@ -68,6 +68,21 @@ class State:
 STATE = State()
 
 
+def reflow(text: str | None) -> str | None:
+    """A docstring's prose paragraphs on one line each, for the help screen to wrap; indented
+    paragraphs (examples) and lists keep their lines."""
+    if not text:
+        return text
+    import inspect
+
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        p if any(line.startswith((" ", "\t", "- ", "* ", "\b")) for line in p.splitlines())
+        else " ".join(line.strip() for line in p.splitlines())
+        for p in paragraphs
+    )  # fmt: skip
+
+
 class CommandGroup(TyperGroup):
     """Records which command runs (``registry add``), so errors can name it in the envelope."""
 
@@ -127,8 +142,8 @@ def _stderr_console() -> Any:
     return Console(stderr=True, highlight=False)
 
 
-def _stderr_line(prefix: str, style: str, text: str) -> None:
-    text = clean(text)
+def _stderr_line(prefix: str, style: str, text: str, redact: Redactor | None = None) -> None:
+    text = clean(text, redact)
     if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
         from rich.markup import escape
 
@@ -150,11 +165,11 @@ def debug(message: str) -> None:
         print(f"debug: {clean(message)}", file=sys.stderr)
 
 
-def warn(message: str) -> None:
+def warn(message: str, redact: Redactor | None = None) -> None:
     """A warning on stderr (silenced by ``-q``; in ``--json`` it goes in the envelope)."""
     if STATE.quiet or STATE.json:
         return
-    _stderr_line("warning:", "yellow", message)
+    _stderr_line("warning:", "yellow", message, redact)
 
 
 def error(err: McpctlError | str, hint: str | None = None) -> None:
@@ -292,8 +307,10 @@ def emit(result: Result, human: Callable[[Result], Human] | None = None) -> int:
     if STATE.json:
         print_json(result.envelope())
         return result.exit_code
-    for warning in result.warnings:
-        warn(warning)
+    if result.warnings and not STATE.quiet:
+        redact = _redactor()  # one for all: a render may warn about every server
+        for warning in result.warnings:
+            warn(warning, redact)
     rendered = human(result) if human is not None else None
     if rendered is not None:
         if stdout_is_tty():
