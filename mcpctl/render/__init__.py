@@ -1,0 +1,71 @@
+"""Rendering the config for proxies, clients and clusters, and importing what other tools have.
+
+    from mcpctl.render import render, parse
+
+One module per target family, each a pure pair per target: ``render`` (entries in, text out)
+and ``parse`` (text in, entries out). :mod:`~mcpctl.render.targets` is the table of targets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.config.placeholders import SecretSource
+    from mcpctl.render.base import Parsed, Rendered
+
+__all__ = ["parse", "render", "target_names"]
+
+
+def render(
+    target: str,
+    entries: Mapping[str, ServerEntry],
+    *,
+    only: Iterable[str] = (),
+    template: dict[str, Any] | None = None,
+    inline_secrets: bool = False,
+    secrets: SecretSource | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Rendered:
+    """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
+    document.
+
+    Raises:
+        UsageError: an unknown target, or a name in ``only`` that is not configured.
+        PlaceholderError: ``inline_secrets`` and a variable has no value.
+    """
+    from mcpctl.errors import ServerNotFoundError
+    from mcpctl.render.base import RenderRequest
+    from mcpctl.render.targets import get_target
+
+    wanted = list(dict.fromkeys(only))
+    missing = [n for n in wanted if n not in entries]
+    if missing:
+        raise ServerNotFoundError.for_names(missing, entries)
+    chosen = {
+        name: entry
+        for name, entry in entries.items()
+        if entry.enabled and (not wanted or name in wanted)
+    }
+    request = RenderRequest(chosen, template, inline_secrets, secrets, environ)
+    return get_target(target).render(request)
+
+
+def parse(target: str, text: str) -> Parsed:
+    """The entries of ``target``'s document ``text``.
+
+    Raises:
+        UsageError: an unknown target, or ``text`` is not such a document.
+    """
+    from mcpctl.render.targets import get_target
+
+    return get_target(target).parse(text)
+
+
+def target_names() -> list[str]:
+    """Every render/import target."""
+    from mcpctl.render.targets import target_names as names
+
+    return names()

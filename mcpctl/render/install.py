@@ -1,0 +1,267 @@
+"""``render --install``: merge the rendered servers into a client's own config file.
+
+Only the client's MCP section changes, and in it only the servers mcpctl manages (the names
+in ``external-mcps.json``): every other key keeps its value and order, and servers the user
+added to the client by hand stay unless ``replace`` asks to drop them. The merge is pure
+(text in, text out); :class:`~mcpctl.config.store.FileStore` writes the result, with a
+backup for ``undo``.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+from collections.abc import Callable, Collection, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcpctl.render.base import ClientTarget
+
+__all__ = ["Merged", "merge_install"]
+
+_INDENT_RE = re.compile(r"^\{\s*\n([ \t]+)\S", re.MULTILINE)
+# A YAML comment: "#" at the start of a line or after a blank (a "#" inside a quoted value may
+# match too, which only makes install refuse a file it could have kept).
+_YAML_COMMENT_RE = re.compile(r"(?:^|\s)#", re.MULTILINE)
+
+
+@dataclass
+class Merged:
+    """The client's file after the merge, and what changed in its MCP section."""
+
+    text: str
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # the client's own servers, left alone
+
+    @property
+    def changed(self) -> bool:
+        """Whether any server was added, updated or removed."""
+        return bool(self.added or self.updated or self.removed)
+
+
+def merge_install(
+    target: ClientTarget,
+    current: str | None,
+    rendered: str,
+    *,
+    managed: Collection[str],
+    replace: bool = False,
+    where: str = "the client's config",
+) -> Merged:
+    """``current`` (the client's file, ``None`` when there is none) with the servers of
+    ``rendered`` (the target's full document) merged into ``target.section``.
+
+    ``managed`` are the names mcpctl owns: each is set to its rendering, or removed when the
+    rendering has no such server (it is disabled or the target cannot express it). Other
+    servers are kept, unless ``replace``.
+
+    Raises:
+        UsageError: ``current`` is not a document of this client, or has comments that a
+            rewrite would lose.
+    """
+    if target.file_format == "toml":
+        return _merge_toml(target, current, rendered, managed, replace, where)
+    yaml = target.file_format == "yaml"
+    blank = not current or not current.strip()
+    doc: dict[str, Any] = (
+        {} if blank else (_load_yaml if yaml else _load_json)(current or "", where)
+    )
+    new = _load_yaml(rendered, "the rendering") if yaml else json.loads(rendered)
+    result = Merged("")
+    _merge_section(doc, new, target, managed, replace, result, where)
+    for key, id_key in target.keyed_lists.items():
+        if (key,) != target.section:
+            _merge_list(doc, new.get(key), key, id_key, where)
+    if yaml:
+        result.text = _dump_yaml(doc)
+    else:
+        indent = _indent_of(current) if current else "  "
+        result.text = json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+    return result
+
+
+def _load_json(text: str, where: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        if _has_comments(text):
+            raise _comments_error(where) from None
+        raise UsageError(f"{where} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{where} is not a JSON object")
+    return data
+
+
+def _comments_error(where: str) -> UsageError:
+    return UsageError(
+        f"{where} has comments or trailing commas, which a rewrite would lose",
+        hint="render to a file with -o and copy the servers over by hand",
+    )
+
+
+def _load_yaml(text: str, where: str) -> dict[str, Any]:
+    import yaml
+
+    from mcpctl.render.yamltext import load_yaml
+
+    if _YAML_COMMENT_RE.search(text):
+        raise _comments_error(where)
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{where} is not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{where} is not a YAML mapping")
+    return data
+
+
+def _dump_yaml(doc: dict[str, Any]) -> str:
+    from mcpctl.render.yamltext import dump_yaml
+
+    return dump_yaml(doc)
+
+
+def _has_comments(text: str) -> bool:
+    from mcpctl.render.jsonc import strip_jsonc
+
+    try:
+        json.loads(strip_jsonc(text))
+    except ValueError:
+        return False
+    return True
+
+
+def _indent_of(text: str) -> str | int:
+    match = _INDENT_RE.search(text)
+    return match[1] if match else 2
+
+
+def _node(doc: dict[str, Any], path: tuple[str, ...], where: str, empty: Any) -> Any:
+    node: Any = doc
+    for i, key in enumerate(path):
+        child = node.get(key)
+        if child is None:
+            child = node[key] = empty() if i == len(path) - 1 else {}
+        if not isinstance(child, dict) and not (i == len(path) - 1 and isinstance(child, list)):
+            dotted = ".".join(path[: i + 1])
+            raise UsageError(f"{where}: {dotted} is not an object; mcpctl will not replace it")
+        node = child
+    return node
+
+
+def _merge_section(
+    doc: dict[str, Any],
+    new: Mapping[str, Any],
+    target: ClientTarget,
+    managed: Collection[str],
+    replace: bool,
+    result: Merged,
+    where: str,
+) -> None:
+    path = target.section
+    id_key = target.keyed_lists.get(path[0]) if len(path) == 1 else None
+    ours: Any = new
+    for key in path:
+        ours = ours.get(key) or {}
+    node = _node(doc, path, where, list if id_key else dict)
+    if isinstance(ours, list) or isinstance(node, list):
+        # A list of servers, each named by id_key (Continue's mcpServers).
+        if not id_key or not isinstance(node, list):
+            kind, dotted = ("a list" if id_key else "an object"), ".".join(path)
+            raise UsageError(f"{where}: {dotted} is not {kind}; mcpctl will not replace it")
+        named = {item.get(id_key): item for item in node if isinstance(item, dict)}
+        anonymous = [item for item in node if not isinstance(item, dict) or id_key not in item]
+        servers = {str(k): v for k, v in named.items() if k is not None}
+        ours = {str(item.get(id_key)): item for item in ours if isinstance(item, dict)}
+        _merge_servers(servers, ours, managed, replace, result)
+        node[:] = [*anonymous, *servers.values()]
+        return
+    _merge_servers(node, ours, managed, replace, result)
+
+
+def _merge_servers(
+    servers: MutableMapping[str, Any],
+    ours: Mapping[str, Any],
+    managed: Collection[str],
+    replace: bool,
+    result: Merged,
+    *,
+    same: Callable[[Any, Any], bool] = operator.eq,
+) -> None:
+    for name in list(servers):
+        if name in ours:
+            continue
+        if name in managed or replace:
+            del servers[name]
+            result.removed.append(name)
+        else:
+            result.kept.append(name)
+    for name, value in ours.items():
+        if name not in servers:
+            result.added.append(name)
+        elif not same(servers[name], value):
+            result.updated.append(name)
+        else:
+            continue
+        servers[name] = value
+
+
+def _merge_list(doc: dict[str, Any], items: Any, key: str, id_key: str, where: str) -> None:
+    if not isinstance(items, list) or not items:
+        return
+    existing = doc.get(key)
+    if existing is None:
+        existing = doc[key] = []
+    if not isinstance(existing, list):
+        raise UsageError(f"{where}: {key} is not a list; mcpctl will not replace it")
+    index = {item.get(id_key): i for i, item in enumerate(existing) if isinstance(item, dict)}
+    for item in items:
+        at = index.get(item.get(id_key))
+        if at is None:
+            existing.append(item)
+        else:
+            existing[at] = item
+
+
+def _merge_toml(
+    target: ClientTarget,
+    current: str | None,
+    rendered: str,
+    managed: Collection[str],
+    replace: bool,
+    where: str,
+) -> Merged:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        doc = tomlkit.parse(current or "")
+    except TOMLKitError as exc:
+        raise UsageError(f"{where} is not valid TOML: {exc}") from None
+    new = tomlkit.parse(rendered)
+    result = Merged("")
+    node: Any = doc
+    for i, key in enumerate(target.section):
+        child = node.get(key)
+        if child is None:
+            child = tomlkit.table(is_super_table=True)
+            node[key] = child
+        if not isinstance(child, dict):
+            dotted = ".".join(target.section[: i + 1])
+            raise UsageError(f"{where}: {dotted} is not a table; mcpctl will not replace it")
+        node = child
+    ours: Any = new
+    for key in target.section:
+        ours = ours.get(key) or {}
+    # Compare values, not tomlkit's formatting; an unchanged table keeps its comments.
+    _merge_servers(node, ours, managed, replace, result, same=lambda a, b: a.unwrap() == b.unwrap())
+    result.text = tomlkit.dumps(doc)
+    return result

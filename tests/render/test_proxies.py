@@ -1,0 +1,449 @@
+"""The proxy targets: mcp-proxy (Go), fastmcp, mcp-proxy-py (PyPI) and 1mcp.
+
+Each renders stdio and remote servers, tool filters, timeouts, auth and placeholders the way
+its proxy reads them, warns (naming server and field) about what it cannot say, and parses
+its own documents back. Goldens: tests/data/render/golden/<target>.json, the rendering of
+tests/data/render/fixture.json (MCPCTL_UPDATE_GOLDEN=1 rewrites them).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpctl import load_config
+from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
+from mcpctl.errors import PlaceholderError, UsageError
+from mcpctl.render import parse
+from mcpctl.render.base import Rendered, RenderRequest
+from mcpctl.render.proxies import TARGETS
+from mcpctl.render.targets import TARGET_MODULES, get_target
+
+PROXIES = ["mcp-proxy", "fastmcp", "mcp-proxy-py", "1mcp"]
+DATA = Path(__file__).resolve().parent.parent / "data" / "render"
+SECRET = "s3cr3t-value-never-in-a-warning"
+
+
+def run(target: str, entries: dict[str, ServerEntry], **kw: Any) -> tuple[dict[str, Any], Rendered]:
+    kw.setdefault("environ", {})
+    rendered = get_target(target).render(RenderRequest(entries, **kw))
+    assert rendered.text.endswith("}\n")
+    return json.loads(rendered.text), rendered
+
+
+def server(target: str, entry: ServerEntry, **kw: Any) -> tuple[dict[str, Any], list[str]]:
+    doc, rendered = run(target, {"s": entry}, **kw)
+    return doc["mcpServers"]["s"], rendered.warnings
+
+
+def warned(warnings: list[str], field: str, server_name: str = "s") -> str:
+    hits = [w for w in warnings if w.startswith(f"{server_name}: {field} ")]
+    assert hits, f"no warning about {server_name}: {field} in {warnings}"
+    return hits[0]
+
+
+STDIO = ServerEntry(command="uvx", args=("mcp-server-time",), env={"TZ": "UTC"})
+HTTP = ServerEntry(url="https://x.example.com/mcp", headers={"X-Team": "core"})
+SSE = ServerEntry(url="https://x.example.com/sse", transport="sse")
+
+
+# --- the table ---------------------------------------------------------------------------
+
+
+def test_the_module_exposes_the_four_targets_of_the_table() -> None:
+    assert sorted(TARGETS) == sorted(PROXIES)
+    assert all(TARGET_MODULES[name] == "mcpctl.render.proxies" for name in PROXIES)
+    for name in PROXIES:
+        target = get_target(name)
+        assert target.name == name and target.family == "proxy" and target.description
+
+
+@pytest.mark.parametrize("target", PROXIES)
+def test_golden(target: str) -> None:
+    entries = load_config(DATA / "fixture.json").config.enabled()
+    rendered = get_target(target).render(RenderRequest(entries, environ={}))
+    golden = DATA / "golden" / f"{target}.json"
+    if os.environ.get("MCPCTL_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(rendered.text, encoding="utf-8")
+    assert rendered.text == golden.read_text(encoding="utf-8")
+    assert get_target(target).render(RenderRequest(entries, environ={})).text == rendered.text
+    assert "disabled-one" not in rendered.text
+    assert all(w.split(":", 1)[0] in entries for w in rendered.warnings)
+
+
+@pytest.mark.parametrize("target", PROXIES)
+@pytest.mark.parametrize(
+    "text",
+    ["[]", "1", '"mcpServers"', "null", "{not json", '{"servers": {}}', '{"mcpServers": []}'],
+)
+def test_parse_refuses_what_is_not_such_a_document(target: str, text: str) -> None:
+    with pytest.raises(UsageError, match=target):
+        parse(target, text)
+
+
+@pytest.mark.parametrize("target", PROXIES)
+def test_parse_skips_bad_servers_with_a_warning(target: str) -> None:
+    parsed = parse(target, json.dumps({"mcpServers": {
+        "ok": {"command": "uvx"}, "bad name!": {"command": "x"}, "list": [], "empty": {},
+    }}))  # fmt: skip
+    assert list(parsed.entries) == ["ok"]
+    for name in ("bad name!", "list", "empty"):
+        assert any(w.startswith(f"{name}: ") for w in parsed.warnings), parsed.warnings
+
+
+@pytest.mark.parametrize("target", PROXIES)
+def test_template_is_the_base_and_its_own_servers_stay(target: str) -> None:
+    template = {"top": {"keep": 1}, "mcpServers": {"theirs": {"command": "a"}, "s": {"x": 1}}}
+    doc, _ = run(target, {"s": STDIO}, template=template)
+    assert doc["top"] == {"keep": 1}
+    assert doc["mcpServers"]["theirs"] == {"command": "a"}
+    assert doc["mcpServers"]["s"]["command"] == "uvx"
+    assert template["mcpServers"]["s"] == {"x": 1}, "the template is not changed"
+    with pytest.raises(UsageError, match="mcpServers"):
+        run(target, {"s": STDIO}, template={"mcpServers": []})
+
+
+@pytest.mark.parametrize("target", ["fastmcp", "mcp-proxy-py"])
+def test_without_expansion_placeholders_stay_and_warn_or_are_inlined(target: str) -> None:
+    entry = ServerEntry(command="npx", env={"TOKEN": "${GH_TOKEN}", "PLAIN": "yes"})
+    item, warnings = server(target, entry)
+    assert item["env"] == {"TOKEN": "${GH_TOKEN}", "PLAIN": "yes"}
+    assert "${GH_TOKEN}" in warned(warnings, "env.TOKEN")
+    _, rendered = run(target, {"s": entry}, inline_secrets=True, environ={"GH_TOKEN": SECRET})
+    assert json.loads(rendered.text)["mcpServers"]["s"]["env"]["TOKEN"] == SECRET
+    assert rendered.holds_secrets and not rendered.warnings
+    kept = get_target(target).render(RenderRequest({"s": STDIO}, inline_secrets=True, environ={}))
+    assert not kept.holds_secrets, "nothing resolved, nothing secret"
+    with pytest.raises(PlaceholderError):
+        run(target, {"s": entry}, inline_secrets=True, environ={})
+
+
+@pytest.mark.parametrize("target", ["mcp-proxy", "1mcp"])
+def test_with_expansion_placeholders_are_carried_over(target: str) -> None:
+    entry = ServerEntry(command="node", args=("${ROOT:-/srv}", "$HOME"), env={"T": "${TOKEN}"})
+    item, warnings = server(target, entry, inline_secrets=True, environ={"TOKEN": SECRET})
+    assert item["args"] == ["${ROOT}", "$HOME"] and item["env"] == {"T": "${TOKEN}"}
+    assert "default of ${ROOT}" in warned(warnings, "args")
+    assert any("'$HOME'" in w and "expands" in w for w in warnings), warnings
+    assert not any(SECRET in w for w in warnings)
+
+
+@pytest.mark.parametrize("target", PROXIES)
+def test_basic_auth_only_inline_and_never_in_a_warning(target: str) -> None:
+    entry = ServerEntry(url="https://x.example.com/mcp",
+                        auth=AuthConfig("basic", username="me", password="${PW}"))  # fmt: skip
+    text = json.dumps(server(target, entry)[0])
+    assert "Basic" not in text
+    _, rendered = run(target, {"s": entry}, inline_secrets=True, environ={"PW": SECRET})
+    assert rendered.holds_secrets
+    assert not any(SECRET in w for w in rendered.warnings)
+    encoded = base64.b64encode(f"me:{SECRET}".encode()).decode()
+    assert encoded in rendered.text or SECRET in rendered.text
+
+
+# --- mcp-proxy (Go) ------------------------------------------------------------------------
+
+
+def test_mcp_proxy_default_settings_and_stdio() -> None:
+    doc, rendered = run("mcp-proxy", {"s": STDIO})
+    assert doc["mcpProxy"] == {
+        "baseURL": "http://127.0.0.1:9090", "addr": ":9090", "name": "mcpctl",
+        "version": "1.0.0", "type": "streamable-http",
+        "options": {"panicIfInvalid": False, "logEnabled": True},
+    }  # fmt: skip
+    assert doc["mcpServers"]["s"] == {"command": "uvx", "args": ["mcp-server-time"],
+                                      "env": {"TZ": "UTC"}}  # fmt: skip
+    assert rendered.warnings == [] and not rendered.holds_secrets
+    mine = run("mcp-proxy", {"s": STDIO}, template={"mcpProxy": {"addr": ":7000"}})[0]
+    assert mine["mcpProxy"] == {"addr": ":7000"}, "the template's settings are used as they are"
+
+
+def test_mcp_proxy_remote_transports_headers_and_timeout_in_nanoseconds() -> None:
+    entry = ServerEntry(url="https://x.example.com/mcp", headers={"X-Team": "core"},
+                        auth=AuthConfig("bearer", token="${TOKEN}"), timeout=1500)  # fmt: skip
+    item, warnings = server("mcp-proxy", entry)
+    assert item == {"transportType": "streamable-http", "url": "https://x.example.com/mcp",
+                    "headers": {"X-Team": "core", "Authorization": "Bearer ${TOKEN}"},
+                    "timeout": 1_500_000_000}  # fmt: skip
+    assert warnings == []
+    item, warnings = server("mcp-proxy", ServerEntry(url="https://x/sse", transport="sse",
+                                                     timeout=1000))  # fmt: skip
+    assert item == {"transportType": "sse", "url": "https://x/sse"}
+    assert "streamable HTTP only" in warned(warnings, "timeout")
+    item, warnings = server("mcp-proxy", ServerEntry(command="x", cwd="/d", timeout=5))
+    assert item == {"command": "x"}
+    warned(warnings, "cwd")
+    warned(warnings, "timeout")
+
+
+def test_mcp_proxy_tool_filters() -> None:
+    def options(tools: ToolFilter) -> tuple[Any, list[str]]:
+        item, warnings = server("mcp-proxy", ServerEntry(command="x", tools=tools))
+        return item.get("options"), warnings
+
+    assert options(ToolFilter(deny=("a", "b"))) == (
+        {"toolFilter": {"mode": "block", "list": ["a", "b"]}}, [])  # fmt: skip
+    got, warnings = options(ToolFilter(allow=("a", "b", "c*"), deny=("b",)))
+    assert got == {"toolFilter": {"mode": "allow", "list": ["a"]}}
+    assert "allow minus deny" in warned(warnings, "tools.deny")
+    assert "'c*'" in warned(warnings, "tools.allow")
+    got, warnings = options(ToolFilter(deny=("del*",)))
+    assert got is None and "stay exposed" in warned(warnings, "tools.deny")
+    got, warnings = options(ToolFilter(allow=()))
+    assert got == {"disabled": True} and "disabled" in warned(warnings, "tools")
+
+
+def test_mcp_proxy_oauth_is_left_to_a_warning() -> None:
+    item, warnings = server("mcp-proxy", ServerEntry(url="https://x/mcp", auth=AuthConfig("oauth")))
+    assert "headers" not in item and "does not sign in" in warned(warnings, "auth")
+
+
+def test_mcp_proxy_parse() -> None:
+    parsed = parse("mcp-proxy", json.dumps({"mcpProxy": {"addr": ":1"}, "mcpServers": {
+        "gh": {"command": "npx", "args": ["$ROOT/x"], "env": {"T": "${GH}"},
+               "options": {"toolFilter": {"mode": "BLOCK", "list": ["del"]}, "logEnabled": True}},
+        "old": {"url": "https://x/sse", "headers": {"Authorization": "Bearer $TOKEN"}},
+        "new": {"url": "https://x/mcp", "transportType": "streamable-http", "timeout": 2_500_000,
+                "options": {"toolFilter": {"mode": "allow", "list": ["a"]}, "disabled": True}},
+        "odd": {"command": "x", "surprise": 1},
+    }}))  # fmt: skip
+    e = parsed.entries
+    assert e["gh"] == ServerEntry(command="npx", args=("${ROOT}/x",), env={"T": "${GH}"},
+                                  tools=ToolFilter(deny=("del",)))  # fmt: skip
+    assert e["old"] == ServerEntry(url="https://x/sse", transport="sse",
+                                   auth=AuthConfig("bearer", token="${TOKEN}"))  # fmt: skip
+    assert e["new"] == ServerEntry(url="https://x/mcp", transport="streamable-http", timeout=2,
+                                   enabled=False, tools=ToolFilter(allow=("a",)))  # fmt: skip
+    assert "gh: options.logEnabled is a setting of mcp-proxy: not imported" in parsed.warnings
+    assert "new: timeout is rounded to 2 ms" in parsed.warnings
+    assert any(w.startswith("odd: surprise ") for w in parsed.warnings)
+
+
+# --- fastmcp ----------------------------------------------------------------------------------
+
+
+def test_fastmcp_stdio_and_remote() -> None:
+    entry = ServerEntry(command="node", args=("a.js",), cwd="/srv", timeout=20000,
+                        description="d", inherit_env=("LANG",))  # fmt: skip
+    item, warnings = server("fastmcp", entry)
+    assert item == {"command": "node", "args": ["a.js"], "cwd": "/srv", "timeout": 20000,
+                    "description": "d"}  # fmt: skip
+    warned(warnings, "inherit_env")
+    assert server("fastmcp", HTTP)[0] == {"url": "https://x.example.com/mcp", "transport": "http",
+                                          "headers": {"X-Team": "core"}}  # fmt: skip
+    assert server("fastmcp", SSE)[0]["transport"] == "sse"
+    item, warnings = server("fastmcp", ServerEntry(url="https://x/mcp", auth=AuthConfig("oauth")))
+    assert item["auth"] == "oauth" and "sign-in happens in FastMCP" in warned(warnings, "auth")
+
+
+def test_fastmcp_tool_filters_are_tool_transforms() -> None:
+    item, _ = server("fastmcp", ServerEntry(command="x", tools=ToolFilter(deny=("a",))))
+    assert item["tools"] == {"a": {"enabled": False}} and "include_tags" not in item
+    item, _ = server("fastmcp", ServerEntry(command="x", tools=ToolFilter(allow=("a", "b"))))
+    assert item["tools"] == {"a": {"tags": ["mcpctl-allow"]}, "b": {"tags": ["mcpctl-allow"]}}
+    assert item["include_tags"] == ["mcpctl-allow"]
+    item, _ = server("fastmcp", ServerEntry(command="x", tools=ToolFilter(allow=())))
+    assert item == {"command": "x", "include_tags": ["mcpctl-allow"]}, "nothing is exposed"
+    assert parse("fastmcp", json.dumps({"mcpServers": {"s": item}})).entries["s"].tools == (
+        ToolFilter(allow=()))  # fmt: skip
+
+
+def test_fastmcp_parse() -> None:
+    parsed = parse("fastmcp", json.dumps({"mcpServers": {
+        "a": {"url": "https://x/api/sse?k=1", "auth": "${TOKEN}"},
+        "b": {"url": "https://x/mcp", "auth": "oauth", "keep_alive": True},
+        "c": {"command": "x", "tools": {"t": {"name": "renamed"}}, "include_tags": ["mine"]},
+    }}))  # fmt: skip
+    e = parsed.entries
+    assert e["a"] == ServerEntry(url="https://x/api/sse?k=1", transport="sse",
+                                 auth=AuthConfig("bearer", token="${TOKEN}"))  # fmt: skip
+    assert e["b"] == ServerEntry(url="https://x/mcp", transport="streamable-http",
+                                 auth=AuthConfig("oauth"))  # fmt: skip
+    assert e["c"] == ServerEntry(command="x")
+    assert any(w.startswith("b: keep_alive ") for w in parsed.warnings)
+    assert any(w.startswith("c: tools.t ") for w in parsed.warnings)
+    assert any(w.startswith("c: include_tags ") for w in parsed.warnings)
+
+
+# --- mcp-proxy-py ---------------------------------------------------------------------------
+
+
+def test_mcp_proxy_py_stdio_keeps_what_it_reads() -> None:
+    entry = ServerEntry(command="uvx", args=("a",), env={"A": "1"}, cwd="/d", timeout=5,
+                        inherit_env=True, tools=ToolFilter(deny=("x",)))  # fmt: skip
+    item, warnings = server("mcp-proxy-py", entry)
+    assert item == {"command": "uvx", "args": ["a"], "env": {"A": "1"}}
+    for field in ("cwd", "timeout", "inherit_env", "tools"):
+        warned(warnings, field)
+    assert "--pass-environment" in warned(warnings, "inherit_env")
+
+
+def test_mcp_proxy_py_remote_is_a_bridge_and_parses_back() -> None:
+    entry = ServerEntry(url="https://x.example.com/mcp", transport="streamable-http",
+                        headers={"X-Team": "core"},
+                        auth=AuthConfig("bearer", token="abc"))  # fmt: skip
+    item, warnings = server("mcp-proxy-py", entry)
+    assert item == {"command": "mcp-proxy", "args": [
+        "https://x.example.com/mcp", "--transport", "streamablehttp",
+        "-H", "X-Team", "core", "-H", "Authorization", "Bearer abc"]}  # fmt: skip
+    assert warnings == []
+    assert parse("mcp-proxy-py", json.dumps({"mcpServers": {"s": item}})).entries["s"] == entry
+    assert server("mcp-proxy-py", SSE)[0]["args"] == [SSE.url, "--transport", "sse"]
+    basic = ServerEntry(url="https://x/mcp", transport="streamable-http",
+                        auth=AuthConfig("basic", username="me", password="pw"))  # fmt: skip
+    item, warnings = server("mcp-proxy-py", basic)
+    assert item["args"][-4:] == ["--username", "me", "--password", "pw"] and warnings == []
+    assert parse("mcp-proxy-py", json.dumps({"mcpServers": {"s": item}})).entries["s"] == basic
+    item, warnings = server("mcp-proxy-py", ServerEntry(url="https://x/mcp",
+                                                        auth=AuthConfig("oauth")))  # fmt: skip
+    assert "does not sign in" in warned(warnings, "auth")
+
+
+def test_mcp_proxy_py_parse() -> None:
+    parsed = parse("mcp-proxy-py", json.dumps({"mcpServers": {
+        "plain": {"command": "uvx", "args": ["x"], "timeout": 60, "transportType": "stdio"},
+        "off": {"command": "uvx", "enabled": False},
+        "sse": {"command": "/opt/bin/mcp-proxy", "args": ["http://h/sse"]},
+        "eq": {"command": "mcp-proxy", "args": ["http://h/mcp", "--transport=streamablehttp"]},
+        "odd": {"command": "mcp-proxy", "args": ["http://h/mcp", "--no-verify-ssl"]},
+    }}))  # fmt: skip
+    e = parsed.entries
+    assert e["plain"] == ServerEntry(command="uvx", args=("x",))
+    assert e["off"] == ServerEntry(command="uvx", enabled=False)
+    assert e["sse"] == ServerEntry(url="http://h/sse", transport="sse")
+    assert e["eq"] == ServerEntry(url="http://h/mcp", transport="streamable-http")
+    assert e["odd"] == ServerEntry(command="mcp-proxy", args=("http://h/mcp", "--no-verify-ssl"))
+    assert "plain: timeout is not read by mcp-proxy: not imported" in parsed.warnings
+    assert any(w.startswith("odd: ") and "stdio" in w for w in parsed.warnings)
+
+
+# --- 1mcp -------------------------------------------------------------------------------------
+
+
+def test_one_mcp_stdio_and_remote() -> None:
+    entry = ServerEntry(command="node", args=("a",), env={"K": "${KEY}"}, cwd="/app",
+                        inherit_env=("PATH", "LANG"), timeout=9000)  # fmt: skip
+    item, warnings = server("1mcp", entry)
+    assert item == {"type": "stdio", "command": "node", "args": ["a"], "env": {"K": "${KEY}"},
+                    "cwd": "/app", "inheritParentEnv": True, "envFilter": ["PATH", "LANG"],
+                    "connectionTimeout": 9000}  # fmt: skip
+    assert warnings == []
+    assert server("1mcp", ServerEntry(command="x", inherit_env=True))[0]["inheritParentEnv"]
+    assert server("1mcp", HTTP)[0] == {"type": "http", "url": "https://x.example.com/mcp",
+                                       "headers": {"X-Team": "core"}}  # fmt: skip
+    assert server("1mcp", SSE)[0]["type"] == "sse"
+    oauth = AuthConfig("oauth", scopes=("read",), client_id="id", client_secret="${SECRET}",
+                       callback_port=8765)  # fmt: skip
+    item, warnings = server("1mcp", ServerEntry(url="https://x/mcp", auth=oauth))
+    assert item["oauth"] == {"scopes": ["read"], "clientId": "id", "clientSecret": "${SECRET}"}
+    assert "sign-in happens in 1mcp" in warned(warnings, "auth")
+    warned(warnings, "auth.callback_port")
+
+
+def test_one_mcp_tool_filters() -> None:
+    item, warnings = server("1mcp", ServerEntry(command="x", tools=ToolFilter(deny=("a", "b*"))))
+    assert item["disabledTools"] == ["a"] and "'b*'" in warned(warnings, "tools.deny")
+    item, warnings = server("1mcp", ServerEntry(command="x", tools=ToolFilter(allow=("a",))))
+    assert "disabledTools" not in item and "no allow list" in warned(warnings, "tools.allow")
+
+
+def test_one_mcp_parse() -> None:
+    parsed = parse("1mcp", json.dumps({"serverDefaults": {"timeout": 1}, "mcpServers": {
+        "arr": {"command": "x", "env": ["A=1", "PATH", "B=$HOME/b"], "tags": ["t"]},
+        "guess": {"url": "https://x/events", "requestTimeout": 5, "timeout": 7},
+        "http": {"url": "https://x/mcp", "connectionTimeout": 3, "timeout": 7,
+                 "oauth": {"scopes": ["r"], "autoRegister": True},
+                 "disabled": True, "disabledTools": ["d"]},
+        "pat": {"command": "x", "inheritParentEnv": True, "envFilter": ["NODE_*", "!SECRET"],
+                "disabled": "{{#if x}}true{{/if}}"},
+    }}))  # fmt: skip
+    e = parsed.entries
+    assert e["arr"] == ServerEntry(command="x", env={"A": "1", "B": "${HOME}/b"},
+                                   inherit_env=("PATH",))  # fmt: skip
+    assert e["guess"] == ServerEntry(url="https://x/events", transport="sse", timeout=7)
+    assert e["http"] == ServerEntry(url="https://x/mcp", transport="streamable-http", timeout=3,
+                                    auth=AuthConfig("oauth", scopes=("r",)), enabled=False,
+                                    tools=ToolFilter(deny=("d",)))  # fmt: skip
+    assert e["pat"].inherit_env is True and e["pat"].enabled
+    w = parsed.warnings
+    assert "serverDefaults is a 1mcp setting: not imported" in w
+    assert any(x.startswith("arr: tags ") for x in w)
+    assert any(x.startswith("guess: requestTimeout ") for x in w)
+    assert any(x.startswith("http: oauth.autoRegister ") for x in w)
+    assert any(x.startswith("pat: envFilter ") for x in w)
+    assert any(x.startswith("pat: disabled ") for x in w)
+
+
+EXPRESSIBLE = {
+    "mcp-proxy": {
+        "a": ServerEntry(command="npx", args=("-y", "x"), env={"T": "${T}"},
+                         tools=ToolFilter(deny=("d",))),
+        "b": ServerEntry(url="https://b/mcp", transport="streamable-http", timeout=1500,
+                         headers={"X": "${X}"}, auth=AuthConfig("bearer", token="${TOK}"),
+                         tools=ToolFilter(allow=("a",))),
+        "c": ServerEntry(url="https://c/sse", transport="sse"),
+    },
+    "fastmcp": {
+        "a": ServerEntry(command="npx", args=("x",), env={"K": "v"}, cwd="/d", timeout=9,
+                         description="d", tools=ToolFilter(allow=("t",))),
+        "b": ServerEntry(url="https://b/mcp", transport="streamable-http", timeout=5,
+                         auth=AuthConfig("bearer", token="tok"), tools=ToolFilter(deny=("x",))),
+        "c": ServerEntry(url="https://c/x", transport="sse", headers={"H": "1"}),
+    },
+    "mcp-proxy-py": {
+        "a": ServerEntry(command="npx", args=("x",), env={"K": "v"}),
+        "b": ServerEntry(url="https://b/mcp", transport="streamable-http", headers={"H": "1"},
+                         auth=AuthConfig("basic", username="u", password="p")),
+        "c": ServerEntry(url="https://c/sse", transport="sse",
+                         auth=AuthConfig("bearer", token="t")),
+    },
+    "1mcp": {
+        "a": ServerEntry(command="npx", args=("x",), env={"K": "${K}"}, cwd="/d",
+                         inherit_env=("LANG",), timeout=7, tools=ToolFilter(deny=("x",))),
+        "b": ServerEntry(url="https://b/api", transport="streamable-http",
+                         auth=AuthConfig("bearer", token="${T}")),
+        "c": ServerEntry(url="https://c/mcp", transport="sse", headers={"H": "${H}"}, timeout=3),
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("target", PROXIES)
+def test_what_renders_without_warnings_parses_back_the_same(target: str) -> None:
+    entries = EXPRESSIBLE[target]
+    _, rendered = run(target, entries)
+    assert rendered.warnings == []
+    parsed = parse(target, rendered.text)
+    assert parsed.entries == entries and parsed.warnings == []
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+field_names = st.sampled_from([
+    "command", "args", "env", "cwd", "url", "headers", "type", "transport", "transportType",
+    "timeout", "connectionTimeout", "options", "tools", "include_tags", "auth", "oauth",
+    "enabled", "disabled", "disabledTools", "inheritParentEnv", "envFilter", "description",
+])  # fmt: skip
+server_objects = st.dictionaries(field_names, json_values, max_size=6)
+
+
+@pytest.mark.parametrize("target", PROXIES)
+@settings(max_examples=80, deadline=None)
+@given(servers=st.dictionaries(st.text(max_size=6), server_objects | json_values, max_size=4))
+def test_parse_is_liberal_but_never_crashes(target: str, servers: dict[str, Any]) -> None:
+    parsed = parse(target, json.dumps({"mcpServers": servers}))
+    for entry in parsed.entries.values():
+        assert isinstance(entry, ServerEntry)
+        assert (entry.command is None) != (entry.url is None)
