@@ -58,10 +58,11 @@ COMMAND_MODULES = {
     "health": "health", "tools": "tools", "call": "tools",
     "registry": "registry", "discover": "registry", "show": "registry",
     "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
+    "render": "render", "import": "importing",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
-    "secret", "auth",
+    "secret", "auth", "render", "importing",
 )  # fmt: skip
 
 
