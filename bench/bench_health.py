@@ -155,7 +155,7 @@ def measure(kind: str, n: int, repeat: int, tmp: Path) -> dict[str, object]:
 
 
 def over_budget(row: dict[str, object]) -> list[str]:
-    """Issue 3's budgets, for 20 servers: <= 0.6 x sequential, no slower than the peer."""
+    """The budgets for 20 servers: <= 0.6 x sequential, no slower than the peer."""
     if row["n"] != 20:
         return []
     name, seq, peer = row["server"], row["vs_sequential"], row["vs_peer"]
