@@ -9,7 +9,8 @@
 * :mod:`~mcpctl.probe.connect` -- sessions over every transport: the only importer of the SDK;
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
-* :mod:`~mcpctl.probe.health`, :mod:`~mcpctl.probe.tools`, :mod:`~mcpctl.probe.naming`.
+* :mod:`~mcpctl.probe.health`, :mod:`~mcpctl.probe.tools`, :mod:`~mcpctl.probe.naming`;
+* :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots).
 
 Names are loaded on first use: importing this package does not import the MCP SDK.
 """
@@ -20,17 +21,21 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpctl.probe.catalog import Catalog, catalog, catalog_all
     from mcpctl.probe.connect import Connection, connect, open_session
     from mcpctl.probe.health import ProbeError, ProbeResult, default_concurrency, probe, probe_all
     from mcpctl.probe.tools import ToolCallResult, ToolInfo, call_tool, check_arguments, list_tools
 
 __all__ = [
+    "Catalog",
     "Connection",
     "ProbeError",
     "ProbeResult",
     "ToolCallResult",
     "ToolInfo",
     "call_tool",
+    "catalog",
+    "catalog_all",
     "check_arguments",
     "connect",
     "default_concurrency",
@@ -41,6 +46,9 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Catalog": "mcpctl.probe.catalog",
+    "catalog": "mcpctl.probe.catalog",
+    "catalog_all": "mcpctl.probe.catalog",
     "Connection": "mcpctl.probe.connect",
     "ProbeError": "mcpctl.probe.health",
     "ProbeResult": "mcpctl.probe.health",

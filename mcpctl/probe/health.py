@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
@@ -39,6 +39,7 @@ __all__ = [
     "probe_all",
 ]
 
+T = TypeVar("T")
 ServerKind = Literal["internal", "external"]
 
 
@@ -216,6 +217,28 @@ async def probe_all(
     The first stdio servers are started before the MCP SDK is imported, so that they boot
     while mcpctl loads it.
     """
+
+    def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[ProbeResult]:
+        return _probe(name, entry, kind, timeout, policy, secrets, *rest)
+
+    return await run_all(entries, work, concurrency=concurrency, policy=policy, secrets=secrets)
+
+
+#: Probes one server: (name, entry, kind) and, for a spawned one, the process started early
+#: (or ``None``), the function that frees its start-up slot, and its stderr diagnostics.
+Work = Callable[..., Awaitable[T]]
+
+
+async def run_all(
+    entries: Mapping[str, ServerEntry] | Iterable[tuple[str, ServerEntry, ServerKind]],
+    work: Work[T],
+    *,
+    concurrency: int | None = None,
+    policy: MissingPolicy = "error",
+    secrets: SecretSource | None = None,
+) -> list[T]:
+    """``work`` done for many servers at once, the way :func:`probe_all` probes; the results
+    in input order."""
     import anyio
 
     items: list[tuple[str, ServerEntry, ServerKind]] = (
@@ -224,8 +247,8 @@ async def probe_all(
         else list(entries)
     )
     stdio_limit = concurrency or default_concurrency("stdio")
-    results: list[ProbeResult | None] = [None] * len(items)
-    started = await _start_first(items, stdio_limit, policy, secrets)
+    results: list[T | None] = [None] * len(items)
+    started = await start_first(items, stdio_limit, policy, secrets)
     if started or any(entry.is_remote for _, entry, _ in items):
         import mcpctl.probe.connect  # noqa: F401 -- the SDK's import, while those servers boot
 
@@ -236,11 +259,11 @@ async def probe_all(
     async def one(i: int, name: str, entry: ServerEntry, kind: ServerKind) -> None:
         if entry.is_remote:
             async with remote:
-                results[i] = await _probe(name, entry, kind, timeout, policy, secrets)
+                results[i] = await work(name, entry, kind)
             return
         async with running:
-            results[i] = await _start_slot(starting, lambda release, diag: _probe(
-                name, entry, kind, timeout, policy, secrets, started.pop(i, None), release, diag
+            results[i] = await start_slot(starting, lambda release, diag: work(
+                name, entry, kind, started.pop(i, None), release, diag
             ))  # fmt: skip
 
     try:
@@ -258,10 +281,10 @@ async def probe_all(
     return [r for r in results if r is not None]
 
 
-async def _start_slot(
+async def start_slot(
     limiter: CapacityLimiter,
-    probe_with: Callable[[Callable[[], None], StdioDiagnostics], Awaitable[ProbeResult]],
-) -> ProbeResult:
+    probe_with: Callable[[Callable[[], None], StdioDiagnostics], Awaitable[T]],
+) -> T:
     """Run a stdio probe holding a start-up slot of ``limiter`` until the server answers or
     is only waiting, whichever comes first."""
     import anyio
@@ -295,7 +318,7 @@ async def _start_slot(
         release()
 
 
-async def _start_first(
+async def start_first(
     items: list[tuple[str, ServerEntry, ServerKind]],
     limit: int,
     policy: MissingPolicy,

@@ -1,0 +1,230 @@
+"""What a server offers, whole: who it is, its instructions, and every tool, prompt and
+resource template as it sent them -- the material of a snapshot's fingerprints.
+
+A catalog connects the way a health probe does (:mod:`mcpctl.probe.health`: the same
+connection, timeouts, start-up slots and failure codes), then lists every page of tools, and
+of prompts and resource templates when the server says it has them. Definitions are kept as
+JSON objects, every field included (``_meta``, ``icons``, ``outputSchema``...): a tool is
+what all of it says, not only its name and description. No SDK type leaves this module.
+
+A failing server gives a :class:`Catalog` with ``error`` set (the probe's stable code),
+never an exception: one bad server never breaks the catalog of the others.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.config.placeholders import SecretSource
+from mcpctl.probe.failures import classify, precheck, timeout_error
+from mcpctl.probe.health import ServerKind
+
+if TYPE_CHECKING:
+    from anyio.abc import Process
+
+    from mcpctl.config.placeholders import ResolvedEntry
+    from mcpctl.probe.connect import Connection
+    from mcpctl.probe.spawn import ProbeError, StdioDiagnostics
+
+__all__ = ["MAX_PAGES", "Catalog", "catalog", "catalog_all"]
+
+#: Pages listed per kind at most: a server that keeps sending cursors is cut off there.
+MAX_PAGES = 100
+
+
+@dataclass
+class Catalog:
+    """What one server offers (``error``: the probe's failure code; then nothing is known)."""
+
+    name: str
+    type: ServerKind = "external"
+    transport: str = "stdio"
+    server_info: dict[str, Any] | None = None
+    protocol_version: str | None = None
+    instructions: str | None = None
+    capabilities: list[str] = field(default_factory=list)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    resource_templates: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    message: str | None = None
+    hint: str | None = None
+    stderr: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    latency_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the server was reached and listed."""
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "transport": self.transport,
+            "serverInfo": self.server_info,
+            "protocolVersion": self.protocol_version,
+            "instructions": self.instructions,
+            "capabilities": self.capabilities,
+            "tools": self.tools,
+            "prompts": self.prompts,
+            "resourceTemplates": self.resource_templates,
+            "error": None
+            if self.error is None
+            else {"code": self.error, "message": self.message, "hint": self.hint},
+            "warnings": self.warnings,
+        }
+
+
+async def catalog(
+    name: str,
+    entry: ServerEntry,
+    *,
+    kind: ServerKind = "external",
+    timeout: float | None = None,
+    secrets: SecretSource | None = None,
+) -> Catalog:
+    """Connect to one server and list what it offers (every page, up to :data:`MAX_PAGES`).
+
+    Never raises for a failing server: the catalog's ``error`` says what failed. The whole
+    run, server shutdown included, ends within ``timeout`` (default: the entry's) plus a
+    second.
+    """
+    return await _catalog(name, entry, kind, timeout, secrets)
+
+
+async def catalog_all(
+    entries: Mapping[str, ServerEntry] | Iterable[tuple[str, ServerEntry, ServerKind]],
+    *,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    secrets: SecretSource | None = None,
+) -> dict[str, Catalog]:
+    """The catalogs of many servers, by name, in input order.
+
+    At once as :func:`mcpctl.probe.health.probe_all` probes: at most ``concurrency``
+    spawned servers starting at a time (a start-up slot is freed once a server has answered
+    or only waits), remote ones bounded separately. ``entries`` is a name -> entry mapping
+    (all external) or (name, entry, kind) triples.
+    """
+    from mcpctl.probe.health import run_all
+
+    def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[Catalog]:
+        return _catalog(name, entry, kind, timeout, secrets, *rest)
+
+    results = await run_all(entries, work, concurrency=concurrency, secrets=secrets)
+    return {r.name: r for r in results if r is not None}
+
+
+async def _catalog(
+    name: str,
+    entry: ServerEntry,
+    kind: ServerKind,
+    timeout: float | None,
+    secrets: SecretSource | None,
+    started_server: tuple[Process, ResolvedEntry] | None = None,
+    done: Callable[[], None] | None = None,
+    diag: StdioDiagnostics | None = None,
+) -> Catalog:
+    result = Catalog(name, kind, entry.effective_transport)
+    started = time.perf_counter()
+    early = precheck(entry)
+    if early is not None:
+        _failed(result, early)
+        return result
+    import anyio
+
+    from mcpctl.probe.connect import connect
+    from mcpctl.probe.spawn import StdioDiagnostics
+
+    seconds = timeout if timeout is not None else entry.timeout_ms / 1000
+    if diag is None and not entry.is_remote:
+        diag = StdioDiagnostics()
+    process, resolved = started_server if started_server else (None, None)
+    try:
+        with anyio.fail_after(seconds):
+            async with connect(
+                name, entry, timeout=seconds, secrets=secrets, diagnostics=diag,
+                process=process, resolved=resolved,
+            ) as conn:  # fmt: skip
+                result.transport = conn.transport
+                await _list(conn, result)
+                if done is not None:
+                    done()  # the answer is in: the shutdown need not hold a slot
+    except TimeoutError:
+        _failed(result, timeout_error(seconds, diag))
+    except Exception as exc:  # classified: one server's failure is data, not a crash
+        _failed(result, classify(exc, entry, diag, name))
+    if diag is not None and result.error is not None:
+        result.stderr = diag.tail()
+    result.latency_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def _failed(result: Catalog, error: ProbeError) -> None:
+    result.error, result.message, result.hint = error.code, error.message, error.hint
+
+
+async def _list(conn: Connection, result: Catalog) -> None:
+    info = conn.initialize_result
+    result.server_info = _json(info.server_info)
+    result.protocol_version = str(info.protocol_version)
+    result.instructions = info.instructions
+    caps = info.capabilities
+    result.capabilities = [
+        n for n in ("tools", "resources", "prompts", "logging", "completions", "experimental")
+        if getattr(caps, n, None) is not None
+    ]  # fmt: skip
+    session = conn.session
+    if caps.tools is not None:
+        tools = await _pages(result, "tools", session.list_tools, "tools")
+        # The tools as sent (before any repair): the tolerant relay kept each one.
+        raw = conn.listing.raw_tools
+        result.tools = [raw.get(t.name) or _json(t) for t in tools]
+    if caps.prompts is not None:
+        prompts = await _pages(result, "prompts", session.list_prompts, "prompts")
+        result.prompts = [_json(p) for p in prompts]
+    if caps.resources is not None:
+        templates = await _pages(
+            result, "resource templates", session.list_resource_templates, "resource_templates"
+        )
+        result.resource_templates = [_json(t) for t in templates]
+    result.warnings += conn.listing.warnings
+
+
+async def _pages(
+    result: Catalog, what: str, list_page: Callable[..., Awaitable[Any]], attr: str
+) -> list[Any]:
+    """Every item of every page; a method the server does not have lists nothing."""
+    import mcp_types as types
+
+    from mcpctl.probe.connect import MCPError
+
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        try:
+            page = await list_page(params=params)
+        except MCPError as exc:
+            if exc.code != types.METHOD_NOT_FOUND or items:
+                raise
+            result.warnings.append(f"it advertises {what} but cannot list them ({exc.message})")
+            return []
+        items += getattr(page, attr)
+        cursor = page.next_cursor
+        if not cursor:
+            return items
+    result.warnings.append(f"{what}: more than {MAX_PAGES} pages; the rest was not listed")
+    return items
+
+
+def _json(model: Any) -> dict[str, Any]:
+    data: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return data
