@@ -3,6 +3,7 @@
 The library is what the CLI and the long-running daemon share::
 
     from mcpctl import load_config, validate_config, ConfigStore, ServerEntry, resolve_entry
+    from mcpctl import Snapshot, diff_snapshots, load_snapshot, save_snapshot, watch_config
 
 Names are loaded on first use, so ``import mcpctl`` stays cheap.
 """
@@ -31,9 +32,14 @@ if TYPE_CHECKING:
     )
     from mcpctl.paths import Paths
     from mcpctl.results import Result
+    from mcpctl.snapshot.diff import SnapshotDiff, diff_snapshots
+    from mcpctl.snapshot.files import load_snapshot, save_snapshot
+    from mcpctl.snapshot.model import Snapshot
+    from mcpctl.snapshot.watch import ConfigChange, watch_config
 
 __all__ = [
     "Config",
+    "ConfigChange",
     "ConfigError",
     "ConfigInvalidError",
     "ConfigStore",
@@ -47,16 +53,23 @@ __all__ = [
     "ResolvedEntry",
     "Result",
     "ServerEntry",
+    "Snapshot",
+    "SnapshotDiff",
     "UsageError",
     "ValidationReport",
     "__version__",
+    "diff_snapshots",
     "load_config",
+    "load_snapshot",
     "resolve_entry",
+    "save_snapshot",
     "validate_config",
+    "watch_config",
 ]
 
 _LAZY = {
     "Config": "mcpctl.config.model",
+    "ConfigChange": "mcpctl.snapshot.watch",
     "ConfigError": "mcpctl.errors",
     "ConfigInvalidError": "mcpctl.errors",
     "ConfigStore": "mcpctl.config.store",
@@ -70,9 +83,15 @@ _LAZY = {
     "ResolvedEntry": "mcpctl.config.placeholders",
     "Result": "mcpctl.results",
     "ServerEntry": "mcpctl.config.model",
+    "Snapshot": "mcpctl.snapshot.model",
+    "SnapshotDiff": "mcpctl.snapshot.diff",
     "UsageError": "mcpctl.errors",
     "ValidationReport": "mcpctl.config.validate",
+    "diff_snapshots": "mcpctl.snapshot.diff",
     "load_config": "mcpctl.config.loader",
+    "load_snapshot": "mcpctl.snapshot.files",
+    "save_snapshot": "mcpctl.snapshot.files",
+    "watch_config": "mcpctl.snapshot.watch",
     "resolve_entry": "mcpctl.config.placeholders",
     "validate_config": "mcpctl.config.validate",
 }

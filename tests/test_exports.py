@@ -7,10 +7,12 @@ import mcpctl
 
 def test_exported_members() -> None:
     assert mcpctl.__all__ == [
-        "Config", "ConfigError", "ConfigInvalidError", "ConfigStore", "ConfigSyntaxError",
-        "LoadResult", "McpctlError", "OutsideError", "Paths", "PlaceholderError", "Problem",
-        "ResolvedEntry", "Result", "ServerEntry", "UsageError", "ValidationReport",
-        "__version__", "load_config", "resolve_entry", "validate_config",
+        "Config", "ConfigChange", "ConfigError", "ConfigInvalidError", "ConfigStore",
+        "ConfigSyntaxError", "LoadResult", "McpctlError", "OutsideError", "Paths",
+        "PlaceholderError", "Problem", "ResolvedEntry", "Result", "ServerEntry", "Snapshot",
+        "SnapshotDiff", "UsageError", "ValidationReport", "__version__", "diff_snapshots",
+        "load_config", "load_snapshot", "resolve_entry", "save_snapshot", "validate_config",
+        "watch_config",
     ]  # fmt: skip
     for name in mcpctl.__all__:
         value = getattr(mcpctl, name)

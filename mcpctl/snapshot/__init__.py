@@ -1,0 +1,99 @@
+"""Snapshots: what is configured (and what servers offer) now, what changed since, watching.
+
+    from mcpctl.snapshot import Snapshot, diff_snapshots, watch_config   # watch: async iterator
+
+* :mod:`~mcpctl.snapshot.model` -- the snapshot (Annabelle's ``last-known-mcps.json``
+  format, extended with fingerprints and probe data);
+* :mod:`~mcpctl.snapshot.fingerprints` -- canonical JSON (RFC 8785) and SHA-256;
+* :mod:`~mcpctl.snapshot.diff` -- the pure diff of two snapshots;
+* :mod:`~mcpctl.snapshot.files` -- load and save;
+* :mod:`~mcpctl.snapshot.probing` -- snapshots with what each server offers;
+* :mod:`~mcpctl.snapshot.report` -- the start-up summary;
+* :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs of diffs and validation problems;
+* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited.
+
+Names are loaded on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff, diff_snapshots
+    from mcpctl.snapshot.files import load_snapshot, save_snapshot
+    from mcpctl.snapshot.fingerprints import canonical_json, fingerprint_entry, fingerprint_tool
+    from mcpctl.snapshot.model import (
+        Definition,
+        McpRecord,
+        ServerState,
+        Snapshot,
+        snapshot_of_config,
+    )
+    from mcpctl.snapshot.probing import pinned_tools, take_snapshot, take_snapshot_async
+    from mcpctl.snapshot.report import Report, build_report, render_markdown, render_text
+    from mcpctl.snapshot.watch import ConfigChange, watch_config, watch_config_callback
+
+__all__ = [
+    "ConfigChange",
+    "Definition",
+    "DefinitionChange",
+    "McpRecord",
+    "Report",
+    "ServerChange",
+    "ServerState",
+    "Snapshot",
+    "SnapshotDiff",
+    "build_report",
+    "canonical_json",
+    "diff_snapshots",
+    "fingerprint_entry",
+    "fingerprint_tool",
+    "load_snapshot",
+    "pinned_tools",
+    "render_markdown",
+    "render_text",
+    "save_snapshot",
+    "snapshot_of_config",
+    "take_snapshot",
+    "take_snapshot_async",
+    "watch_config",
+    "watch_config_callback",
+]
+
+_LAZY = {
+    "pinned_tools": "mcpctl.snapshot.probing",
+    "take_snapshot": "mcpctl.snapshot.probing",
+    "take_snapshot_async": "mcpctl.snapshot.probing",
+    "Report": "mcpctl.snapshot.report",
+    "build_report": "mcpctl.snapshot.report",
+    "render_markdown": "mcpctl.snapshot.report",
+    "render_text": "mcpctl.snapshot.report",
+    "DefinitionChange": "mcpctl.snapshot.diff",
+    "ServerChange": "mcpctl.snapshot.diff",
+    "SnapshotDiff": "mcpctl.snapshot.diff",
+    "diff_snapshots": "mcpctl.snapshot.diff",
+    "load_snapshot": "mcpctl.snapshot.files",
+    "save_snapshot": "mcpctl.snapshot.files",
+    "canonical_json": "mcpctl.snapshot.fingerprints",
+    "fingerprint_entry": "mcpctl.snapshot.fingerprints",
+    "fingerprint_tool": "mcpctl.snapshot.fingerprints",
+    "Definition": "mcpctl.snapshot.model",
+    "McpRecord": "mcpctl.snapshot.model",
+    "ServerState": "mcpctl.snapshot.model",
+    "Snapshot": "mcpctl.snapshot.model",
+    "snapshot_of_config": "mcpctl.snapshot.model",
+    "ConfigChange": "mcpctl.snapshot.watch",
+    "watch_config": "mcpctl.snapshot.watch",
+    "watch_config_callback": "mcpctl.snapshot.watch",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpctl.snapshot' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,193 @@
+"""What changed between two snapshots: servers added, removed, reconfigured, and -- when both
+were probed -- tools, prompts and resource templates added, removed, renamed or changed.
+
+A changed definition is the signal to look at: a server that silently changes what a tool
+says or does is how tool poisoning ("rug pulls") shows up. The diff is pure: no files, no
+servers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpctl.snapshot.model import KINDS, Definition, McpRecord, ServerState, Snapshot
+
+__all__ = ["DefinitionChange", "ServerChange", "SnapshotDiff", "diff_snapshots"]
+
+
+@dataclass
+class DefinitionChange:
+    """A tool (prompt, resource template) whose definition changed: each top-level field
+    that differs, old and new value."""
+
+    kind: str
+    name: str
+    fields: dict[str, tuple[Any, Any]]
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON view."""
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "fields": {k: {"old": old, "new": new} for k, (old, new) in self.fields.items()},
+        }
+
+
+@dataclass
+class ServerChange:
+    """How one server differs: its configuration's fields, and what it offers."""
+
+    name: str
+    fields: list[str] = field(default_factory=list)
+    server_info: tuple[Any, Any] | None = None
+    instructions: bool = False
+    added: dict[str, list[str]] = field(default_factory=dict)
+    removed: dict[str, list[str]] = field(default_factory=dict)
+    renamed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    changed: list[DefinitionChange] = field(default_factory=list)
+    probe_failed: str | None = None  # the new probe failed: what it offers is unknown
+
+    @property
+    def definitions_changed(self) -> bool:
+        """Whether a definition the server offered before now says or does something else."""
+        return bool(self.changed or self.instructions)
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing differs."""
+        return not (
+            self.fields or self.server_info or self.instructions or self.added
+            or self.removed or self.renamed or self.changed or self.probe_failed
+        )  # fmt: skip
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON view."""
+        out: dict[str, Any] = {"name": self.name, "fields": self.fields}
+        if self.server_info is not None:
+            out["serverInfo"] = {"old": self.server_info[0], "new": self.server_info[1]}
+        out["instructions_changed"] = self.instructions
+        out["added"] = self.added
+        out["removed"] = self.removed
+        out["renamed"] = {k: [{"old": a, "new": b} for a, b in v] for k, v in self.renamed.items()}
+        out["changed"] = [c.to_data() for c in self.changed]
+        out["definitions_changed"] = self.definitions_changed
+        if self.probe_failed is not None:
+            out["probe_failed"] = self.probe_failed
+        return out
+
+
+@dataclass
+class SnapshotDiff:
+    """Servers added, removed and changed; ``first`` when there was no earlier snapshot."""
+
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[ServerChange] = field(default_factory=list)
+    first: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing changed."""
+        return not (self.added or self.removed or self.changed)
+
+    @property
+    def definitions_changed(self) -> list[ServerChange]:
+        """The servers whose tools (prompts, templates, instructions) changed in place."""
+        return [c for c in self.changed if c.definitions_changed]
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON view."""
+        return {
+            "first": self.first,
+            "empty": self.empty,
+            "added": self.added,
+            "removed": self.removed,
+            "changed": [c.to_data() for c in self.changed],
+            "definitions_changed": [c.name for c in self.definitions_changed],
+        }
+
+
+def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SnapshotDiff:
+    """What changed from ``old`` to ``new``. With no ``old`` (the first boot) the diff is
+    empty, never "everything added"."""
+    if old is None:
+        return SnapshotDiff(first=True)
+    out = SnapshotDiff(
+        added=sorted(set(new.mcps) - set(old.mcps)),
+        removed=sorted(set(old.mcps) - set(new.mcps)),
+    )
+    for name in sorted(set(old.mcps) & set(new.mcps)):
+        change = _server(old.mcps[name], new.mcps[name])
+        if not change.empty:
+            out.changed.append(change)
+    return out
+
+
+def _server(old: McpRecord, new: McpRecord) -> ServerChange:
+    change = ServerChange(old.name)
+    if old.type != new.type:
+        change.fields.append("type")
+    # A plain snapshot (names and types only) tells nothing of the configuration.
+    known = old.fingerprint is not None and new.fingerprint is not None
+    if known and old.fingerprint != new.fingerprint:
+        keys = sorted(set(old.fields) | set(new.fields))
+        fields = [k for k in keys if old.fields.get(k) != new.fields.get(k)]
+        change.fields += fields or ["configuration"]
+    if old.probe is not None and new.probe is not None:
+        _offered(change, old.probe, new.probe)
+    return change
+
+
+def _offered(change: ServerChange, old: ServerState, new: ServerState) -> None:
+    if new.error is not None:
+        if old.error is None:
+            change.probe_failed = new.error
+        return
+    if old.error is not None:
+        return  # nothing was known before: no basis for a diff of what it offers
+    if old.server_info is not None and old.server_info != new.server_info:
+        change.server_info = (old.server_info, new.server_info)
+    change.instructions = old.instructions_sha256 != new.instructions_sha256
+    for kind in KINDS:
+        before, after = old.of_kind(kind), new.of_kind(kind)
+        gone = sorted(set(before) - set(after))
+        came = sorted(set(after) - set(before))
+        for old_name, new_name in _renames(before, after, gone, came):
+            change.renamed.setdefault(kind, []).append((old_name, new_name))
+            gone.remove(old_name)
+            came.remove(new_name)
+        if gone:
+            change.removed[kind] = gone
+        if came:
+            change.added[kind] = came
+        for name in sorted(set(before) & set(after)):
+            if before[name].fingerprint != after[name].fingerprint:
+                fields = _fields(before[name], after[name])
+                change.changed.append(DefinitionChange(kind, name, fields))
+
+
+def _renames(
+    before: dict[str, Definition], after: dict[str, Definition], gone: list[str], came: list[str]
+) -> list[tuple[str, str]]:
+    """Removed and added definitions that are the same but for their name."""
+    from mcpctl.snapshot.fingerprints import fingerprint
+
+    def unnamed(d: Definition) -> str:
+        return fingerprint({k: v for k, v in d.data.items() if k != "name"})
+
+    by_body = {unnamed(after[n]): n for n in came}
+    pairs = []
+    for name in gone:
+        twin = by_body.pop(unnamed(before[name]), None)
+        if twin is not None:
+            pairs.append((name, twin))
+    return pairs
+
+
+def _fields(old: Definition, new: Definition) -> dict[str, tuple[Any, Any]]:
+    keys = list(dict.fromkeys([*old.data, *new.data]))
+    fields = {k: (old.data.get(k), new.data.get(k)) for k in keys}
+    changed = {k: pair for k, pair in fields.items() if pair[0] != pair[1]}
+    # A fingerprint from elsewhere (no stored definition): still a change, fields unknown.
+    return changed or {"definition": (old.fingerprint, new.fingerprint)}

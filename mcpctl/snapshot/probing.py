@@ -1,0 +1,154 @@
+"""Taking a snapshot now: the enabled servers' configuration and, probed, what each offers.
+
+    from mcpctl.snapshot.probing import take_snapshot, take_snapshot_async
+
+Without probing this reads nothing but the entries given and imports nothing heavy; probing
+connects to every server at once through :func:`mcpctl.probe.catalog.catalog_all`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.snapshot.model import Definition, ServerState, Snapshot, snapshot_of_config
+
+if TYPE_CHECKING:
+    from mcpctl.config.placeholders import SecretSource
+    from mcpctl.probe.catalog import Catalog
+    from mcpctl.probe.health import ServerKind
+
+__all__ = [
+    "add_probes",
+    "instructions_sha256",
+    "pinned_tools",
+    "state_of",
+    "take_snapshot",
+    "take_snapshot_async",
+]
+
+
+def instructions_sha256(text: str | None) -> str | None:
+    """``sha256:`` and the hex SHA-256 of a server's instructions (UTF-8), or ``None``."""
+    if text is None:
+        return None
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def state_of(found: Catalog) -> ServerState:
+    """A catalog as the snapshot records it: definitions whole, with their fingerprints."""
+    if found.error is not None:
+        return ServerState(error=found.error)
+    return ServerState(
+        server_info=found.server_info,
+        instructions_sha256=instructions_sha256(found.instructions),
+        tools=_definitions(found.tools),
+        prompts=_definitions(found.prompts),
+        resource_templates=_definitions(found.resource_templates),
+    )
+
+
+def _definitions(items: Iterable[Mapping[str, object]]) -> dict[str, Definition]:
+    out: dict[str, Definition] = {}
+    for item in items:
+        try:
+            definition = Definition.of(item)
+        except ValueError:  # a lone surrogate, NaN...: not canonical JSON, still pinned
+            name = str(item.get("name") or item.get("uriTemplate") or "")
+            definition = Definition(name, _loose_fingerprint(item), dict(item))
+        out[definition.name] = definition
+    return out
+
+
+def _loose_fingerprint(item: Mapping[str, object]) -> str:
+    import json
+
+    text = json.dumps(item, sort_keys=True, separators=(",", ":"), default=str)  # ASCII-escaped
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def add_probes(snapshot: Snapshot, catalogs: Mapping[str, Catalog]) -> Snapshot:
+    """``snapshot`` with each of its servers' probe data from ``catalogs`` (by name)."""
+    for name, record in snapshot.mcps.items():
+        found = catalogs.get(name)
+        if found is not None:
+            record.probe = state_of(found)
+    return snapshot
+
+
+def _targets(
+    snapshot: Snapshot, entries: Mapping[str, ServerEntry], internal: Mapping[str, ServerEntry]
+) -> list[tuple[str, ServerEntry, ServerKind]]:
+    out: list[tuple[str, ServerEntry, ServerKind]] = []
+    for name, record in snapshot.mcps.items():
+        if record.type == "internal":
+            out.append((name, internal[name], "internal"))
+        else:
+            out.append((name, entries[name], "external"))
+    return out
+
+
+async def take_snapshot_async(
+    entries: Mapping[str, ServerEntry],
+    *,
+    internal: Mapping[str, ServerEntry] | None = None,
+    probe: bool = False,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    secrets: SecretSource | None = None,
+) -> Snapshot:
+    """The snapshot of the enabled servers of ``entries`` (and ``internal``: the
+    orchestrator's own, ``type: internal``); with ``probe``, what each offers.
+
+    Never raises for a failing server: its probe data holds the failure's code.
+    """
+    snapshot = snapshot_of_config(entries, internal=internal)
+    if not probe:
+        return snapshot
+    from mcpctl.probe.catalog import catalog_all
+
+    targets = _targets(snapshot, entries, internal or {})
+    found = await catalog_all(
+        targets,
+        concurrency=concurrency,
+        timeout=timeout,
+        secrets=secrets,
+    )
+    return add_probes(snapshot, found)
+
+
+def take_snapshot(
+    entries: Mapping[str, ServerEntry],
+    *,
+    internal: Mapping[str, ServerEntry] | None = None,
+    probe: bool = False,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    secrets: SecretSource | None = None,
+) -> Snapshot:
+    """:func:`take_snapshot_async`, run to its end (in an event loop of its own when probing).
+
+    Never raises for a failing server: its probe data holds the failure's code.
+    """
+    if not probe:
+        return snapshot_of_config(entries, internal=internal)
+    import anyio
+
+    return anyio.run(
+        lambda: take_snapshot_async(
+            entries, internal=internal, probe=True, concurrency=concurrency,
+            timeout=timeout, secrets=secrets,
+        )
+    )  # fmt: skip
+
+
+def pinned_tools(snapshot: Snapshot) -> dict[str, list[str]]:
+    """The names of the tools each server offered when ``snapshot`` was taken, for the
+    servers whose probe succeeded (a server without probe data pins nothing)."""
+    return {
+        name: sorted(record.probe.tools)
+        for name, record in snapshot.mcps.items()
+        if record.probe is not None and record.probe.error is None
+    }

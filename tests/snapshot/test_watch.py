@@ -1,0 +1,405 @@
+"""watch_config on a real file system: editors' ways of saving, bursts, invalid states, a
+removed file, a slow consumer, cancellation and the thread wrapper. No mocks: real events."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.config.loader import read_config
+from mcpctl.snapshot.watch import ConfigChange, watch_config, watch_config_callback
+
+DEBOUNCE = 0.3
+A = {"command": "echo"}
+B = {"url": "http://127.0.0.1:9/mcp"}
+
+
+def dump(data: dict[str, Any] | str) -> str:
+    return data if isinstance(data, str) else json.dumps(data, indent=2) + "\n"
+
+
+def save_renamed(path: Path, data: dict[str, Any] | str) -> None:
+    """As vim (writebackup) and VS Code save: a temporary file, renamed over the old one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(dump(data))
+    os.replace(tmp, path)
+
+
+class Watch:
+    """The changes one watch_config yields, received with timeouts."""
+
+    def __init__(self, receive: Any, start: ConfigChange) -> None:
+        self.receive = receive
+        self.start = start
+        self.got_at = 0.0
+
+    async def next(self, timeout: float = 4.0) -> ConfigChange:
+        with anyio.fail_after(timeout):
+            change: ConfigChange = await self.receive.receive()
+        self.got_at = time.monotonic()
+        return change
+
+    async def quiet(self, seconds: float = 0.8) -> None:
+        with anyio.move_on_after(seconds):
+            change = await self.receive.receive()
+            pytest.fail(f"unexpected change set: {change.to_data()}")
+
+
+def watching(
+    path: Path,
+    body: Callable[[Watch], Awaitable[None]],
+    *,
+    handling: float = 0.0,
+    **options: Any,
+) -> None:
+    """Run ``body`` against a watch of ``path``; the consumer takes ``handling`` seconds per
+    change set (a slow one)."""
+
+    async def main() -> None:
+        send, receive = anyio.create_memory_object_stream[ConfigChange](100)
+        started: list[ConfigChange] = []
+        ready = anyio.Event()
+
+        def on_ready(state: ConfigChange) -> None:
+            started.append(state)
+            ready.set()
+
+        async def consume() -> None:
+            changes = watch_config(path, debounce=DEBOUNCE, on_ready=on_ready, **options)
+            async with contextlib.aclosing(changes):
+                async for change in changes:
+                    await send.send(change)
+                    await anyio.sleep(handling)
+
+        with anyio.fail_after(9):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(consume)
+                await ready.wait()
+                await body(Watch(receive, started[0]))
+                tg.cancel_scope.cancel()
+
+    anyio.run(main)
+
+
+def test_a_burst_of_writes_gives_one_change_set(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        assert w.start.ok and sorted(w.start.snapshot.mcps) == ["a"]
+        data: dict[str, Any] = {"a": A}
+        for i in range(5):
+            data[f"s{i}"] = A
+            config_path.write_text(dump(data))
+            await anyio.sleep(0.02)
+        change = await w.next()
+        assert change.ok and change.diff.added == [f"s{i}" for i in range(5)]
+        assert change.diff.removed == [] and change.diff.changed == []
+        assert sorted(change.config.entries) == ["a", "s0", "s1", "s2", "s3", "s4"]
+        await w.quiet()
+
+    watching(config_path, body)
+
+
+@pytest.mark.parametrize("style", ["rename", "backup-then-write"])
+def test_editor_saves(config_path: Path, style: str) -> None:
+    config_path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        new = {"a": {"command": "echo", "args": ["hi"]}, "b": B}
+        if style == "rename":
+            save_renamed(config_path, new)
+        else:  # vim with backupcopy=no: the old file becomes the backup, a new one is written
+            os.replace(config_path, config_path.with_name(config_path.name + "~"))
+            config_path.write_text(dump(new))
+        change = await w.next()
+        assert change.ok and change.diff.added == ["b"]
+        assert [(c.name, c.fields) for c in change.diff.changed] == [("a", ["args"])]
+        await w.quiet(0.6)
+
+    watching(config_path, body)
+
+
+def test_truncate_then_write(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        with config_path.open("r+") as f:  # as an editor that writes in place
+            f.truncate(0)
+            f.flush()
+            await anyio.sleep(0.05)
+            f.write(dump({"a": A, "b": B}))
+        change = await w.next()
+        assert change.ok and change.diff.added == ["b"]
+        # A slow writer: the empty file is seen, reported once, then the complete one.
+        with config_path.open("r+") as f:
+            f.truncate(0)
+            f.flush()
+            problem = await w.next()
+            assert problem.problem is not None and "empty" in problem.problem
+            assert problem.diff.empty and sorted(problem.config.entries) == ["a", "b"]
+            f.write(dump({"b": B}))
+        change = await w.next()
+        assert change.ok and change.diff.removed == ["a"] and change.diff.added == []
+
+    watching(config_path, body)
+
+
+def test_delete_then_recreate(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A, "b": B}))
+
+    async def body(w: Watch) -> None:
+        config_path.unlink()
+        gone = await w.next()
+        assert gone.problem == f"{config_path} was removed; waiting for it to come back"
+        assert sorted(gone.snapshot.mcps) == ["a", "b"]  # the last good state stays
+        await anyio.sleep(0.5)
+        config_path.write_text(dump({"b": B, "c": A}))
+        back = await w.next()
+        assert back.ok and back.diff.added == ["c"] and back.diff.removed == ["a"]
+        # Gone and back as it was: nothing changed, but the file is good again.
+        config_path.unlink()
+        assert (await w.next()).problem is not None
+        config_path.write_text(dump({"b": B, "c": A}))
+        again = await w.next()
+        assert again.ok and again.diff.empty
+
+    watching(config_path, body)
+
+
+def test_invalid_json_is_reported_once_and_the_last_good_state_stays(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        save_renamed(config_path, '{"a": {"command": "echo"},')
+        problem = await w.next()
+        assert problem.problem is not None and not problem.ok
+        assert problem.problem.startswith(f"{config_path}:")
+        assert (
+            "invalid JSON" in problem.problem and "keeping the last good state" in problem.problem
+        )
+        assert problem.diff.empty and sorted(problem.config.entries) == ["a"]
+        save_renamed(config_path, "{ not json at all")  # another invalid state: not repeated
+        await w.quiet(0.8)
+        save_renamed(config_path, {"a": A, "b": B})
+        change = await w.next()
+        assert change.ok and change.diff.added == ["b"]  # against the last good state
+
+    watching(config_path, body)
+
+
+def test_each_change_is_diffed_against_the_latest_state(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        save_renamed(config_path, {"a": A, "b": B})
+        assert (await w.next()).diff.added == ["b"]
+        save_renamed(config_path, {"a": A, "b": B, "c": A})
+        second = await w.next()
+        assert second.diff.added == ["c"] and second.diff.removed == []
+        save_renamed(config_path, {"c": A})
+        third = await w.next()
+        assert third.diff.removed == ["a", "b"] and sorted(third.snapshot.mcps) == ["c"]
+
+    watching(config_path, body)
+
+
+def test_an_edit_that_changes_nothing_is_not_yielded(config_path: Path) -> None:
+    config_path.write_text(json.dumps({"a": A, "b": B}))
+
+    async def body(w: Watch) -> None:
+        save_renamed(config_path, json.dumps({"b": B, "a": A}, indent=4))  # order, spaces
+        config_path.write_text(json.dumps({"a": A, "b": B}))  # the same again
+        await w.quiet(0.8)
+        save_renamed(config_path, {"a": A, "b": {**B, "enabled": False}})
+        change = await w.next()
+        assert change.diff.removed == ["b"]  # a disabled server is not in the snapshot
+
+    watching(config_path, body)
+
+
+def test_a_change_saved_while_the_last_is_handled_comes_after(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        save_renamed(config_path, {"a": A, "b": B})
+        first = await w.next()
+        assert first.diff.added == ["b"]
+        handed = w.got_at
+        # The consumer takes 1.5 s over it; two saves meanwhile come in the next change set.
+        save_renamed(config_path, {"a": A, "b": B, "c": A})
+        await anyio.sleep(0.3)
+        save_renamed(config_path, {"b": B, "c": A})
+        second = await w.next()
+        assert w.got_at - handed >= 1.4  # not before the consumer was done
+        assert second.diff.added == ["c"] and second.diff.removed == ["a"]
+        await w.quiet(0.6)
+
+    watching(config_path, body, handling=1.5)
+
+
+def test_a_missing_file_is_waited_for(config_path: Path) -> None:
+    async def body(w: Watch) -> None:
+        expected = f"{config_path} does not exist yet; waiting for it"
+        assert w.start.problem == expected and not w.start.snapshot.mcps
+        assert (await w.next()).problem == expected
+        save_renamed(config_path, {"a": A, "b": B})
+        change = await w.next()
+        assert change.ok and change.diff.added == ["a", "b"]
+
+    watching(config_path, body)
+
+
+def test_an_initial_config_is_the_baseline(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+    config_path.with_name("old.json").write_text(dump({"a": A, "gone": B}))
+    initial = read_config(config_path.with_name("old.json")).config
+
+    async def body(w: Watch) -> None:
+        assert sorted(w.start.snapshot.mcps) == ["a"]  # the state now, after the first look
+        change = await w.next()
+        assert change.diff.removed == ["gone"]
+
+    watching(config_path, body, initial=initial)
+
+
+def test_a_symlinked_config_follows_its_target(tmp_path: Path, config_path: Path) -> None:
+    elsewhere = tmp_path / "dotfiles"
+    elsewhere.mkdir()
+    target = elsewhere / "mcps.json"
+    target.write_text(dump({"a": A}))
+    config_path.symlink_to(target)
+
+    async def body(w: Watch) -> None:
+        save_renamed(target, {"a": A, "b": B})  # edited where it really lives
+        assert (await w.next()).diff.added == ["b"]
+        other = elsewhere / "other.json"
+        other.write_text(dump({"c": A}))
+        config_path.unlink()
+        config_path.symlink_to(other)  # the link now points elsewhere
+        change = await w.next()
+        assert change.diff.added == ["c"] and change.diff.removed == ["a", "b"]
+
+    watching(config_path, body)
+
+
+def test_a_removed_directory_is_waited_for(tmp_path: Path) -> None:
+    folder = tmp_path / "conf"
+    folder.mkdir()
+    path = folder / "external-mcps.json"
+    path.write_text(dump({"a": A}))
+
+    async def body(w: Watch) -> None:
+        shutil.rmtree(folder)
+        assert (await w.next()).problem == f"{path} was removed; waiting for it to come back"
+        await anyio.sleep(0.3)
+        folder.mkdir()
+        path.write_text(dump({"a": A, "b": B}))
+        change = await w.next()
+        assert change.ok and change.diff.added == ["b"]
+
+    watching(path, body)
+
+
+def test_skipped_entries_are_warnings_and_no_value_is_in_the_data(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+    secret = "sk-live-0123456789abcdefghij"
+
+    async def body(w: Watch) -> None:
+        save_renamed(config_path, {"a": {**A, "env": {"TOKEN": secret}}, "bad": {"args": []}})
+        change = await w.next()
+        assert [(c.name, c.fields) for c in change.diff.changed] == [("a", ["env"])]
+        assert any("'bad'" in warning for warning in change.warnings)
+        data = json.dumps(change.to_data())
+        assert secret not in data
+        assert change.to_data()["changed"] == [{"name": "a", "fields": ["env"]}]
+
+    watching(config_path, body)
+
+
+def no_new_thread(before: set[threading.Thread], seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while set(threading.enumerate()) - before:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"left running: {set(threading.enumerate()) - before}")
+        time.sleep(0.02)
+    return True
+
+
+def test_cancelling_leaves_no_thread_behind(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+    before = set(threading.enumerate())  # a thread of an earlier test may still be ending
+    took: list[float] = []
+
+    async def main() -> None:
+        ready = anyio.Event()
+        with anyio.fail_after(8):
+            async with anyio.create_task_group() as tg:
+
+                async def consume() -> None:
+                    changes = watch_config(config_path, on_ready=lambda _: ready.set())
+                    async for _ in changes:
+                        pass
+
+                tg.start_soon(consume)
+                await ready.wait()
+                assert set(threading.enumerate()) - before  # watchfiles' waiting thread
+                start = time.monotonic()
+                tg.cancel_scope.cancel()
+            took.append(time.monotonic() - start)
+
+    anyio.run(main)
+    assert took[0] < 2.0
+    assert no_new_thread(before)
+
+
+def test_the_callback_wrapper_runs_until_stopped(config_path: Path) -> None:
+    config_path.write_text(dump({"a": A}))
+    before = set(threading.enumerate())  # a thread of an earlier test may still be ending
+    stop = threading.Event()
+    ready = threading.Event()
+    seen: list[ConfigChange] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            watch_config_callback(
+                config_path, seen.append, debounce=0.1, stop=stop, on_ready=lambda _: ready.set()
+            )
+        except BaseException as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        assert ready.wait(5)
+        save_renamed(config_path, {"a": A, "b": B})
+        deadline = time.monotonic() + 4
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [c.diff.added for c in seen] == [["b"]]
+    finally:
+        stop.set()
+        thread.join(timeout=3)
+    assert not thread.is_alive() and not failed
+    assert no_new_thread(before)
+
+
+def test_a_negative_debounce_is_refused(config_path: Path) -> None:
+    from mcpctl.errors import UsageError
+
+    async def main() -> None:
+        with pytest.raises(UsageError, match="debounce"):
+            async for _ in watch_config(config_path, debounce=-1):
+                pass
+
+    anyio.run(main)
