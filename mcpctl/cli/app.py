@@ -59,10 +59,11 @@ COMMAND_MODULES = {
     "registry": "registry", "discover": "registry", "show": "registry",
     "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
     "render": "render", "import": "importing",
+    "snapshot": "snapshot", "report": "report", "watch": "watch",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
-    "secret", "auth", "render", "importing",
+    "secret", "auth", "render", "importing", "snapshot", "report", "watch",
 )  # fmt: skip
 
 

@@ -105,6 +105,12 @@ def render(
     replace: bool = typer.Option(
         False, "--replace", help="With --install: also remove the servers mcpctl does not manage."
     ),
+    pinned: Path | None = typer.Option(
+        None,
+        "--pinned",
+        metavar="FILE",
+        help="A lock file (snapshot save --probe): expose only the tools it pinned.",
+    ),
 ) -> int:
     """Render the enabled servers for a proxy, a client or a cluster.
 
@@ -121,16 +127,21 @@ def render(
       mcpctl render mcp-proxy -o config.json --check
 
       mcpctl render cursor --install --scope project
+
+      mcpctl render mcp-proxy --pinned mcp-lock.json -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.render import render as render_target
 
+    pins, pin_warnings = load_pins(pinned) if pinned is not None else (None, [])
     if install:
         if out is not None or template is not None:
             raise UsageError("--install writes the client's own file: drop -o and --template")
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
-        return install_into_client(target, only, scope, replace, inline_secrets, check, diff)
+        return install_into_client(
+            target, only, scope, replace, inline_secrets, check, diff, pins, pin_warnings
+        )
     if replace:
         raise UsageError("--replace goes with --install")
     if (check or diff) and out is None:
@@ -141,9 +152,9 @@ def render(
     base = load_template(template) if template is not None else None
     rendered = render_target(
         target, loaded.config.entries, only=only, template=base,
-        inline_secrets=inline_secrets, secrets=keyring_source(),
+        inline_secrets=inline_secrets, secrets=keyring_source(), pinned=pins,
     )  # fmt: skip
-    warnings = loaded.warnings + _for_people(rendered.warnings)
+    warnings = loaded.warnings + pin_warnings + _for_people(rendered.warnings)
     if rendered.holds_secrets:
         warnings.append(f"{out} holds secrets in clear text: it is written with mode 0600")
     data: dict[str, Any] = {"target": target, "file": str(out) if out else None}
@@ -171,8 +182,37 @@ def render(
     return output.emit(Result("render", data, warnings))
 
 
+def load_pins(path: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """The tools a lock file pinned, per server, and warnings.
+
+    Raises:
+        UsageError: there is no such file, or it is not a snapshot.
+        StorageError: it cannot be read.
+    """
+    from mcpctl.snapshot.files import load_snapshot
+    from mcpctl.snapshot.probing import pinned_tools
+
+    found = load_snapshot(path)
+    if found is None:
+        raise UsageError(
+            f"there is no lock file at {path}",
+            hint=f"record one with: mcpctl snapshot save --probe -o {path}",
+        )
+    if not found.probed:
+        return {}, [f"{path} has no probe data, so it pins no tool (save it with --probe)"]
+    return pinned_tools(found), []
+
+
 def install_into_client(
-    name: str, only: list[str], scope: str, replace: bool, inline: bool, check: bool, diff: bool
+    name: str,
+    only: list[str],
+    scope: str,
+    replace: bool,
+    inline: bool,
+    check: bool,
+    diff: bool,
+    pins: dict[str, list[str]] | None = None,
+    pin_warnings: list[str] | None = None,
 ) -> int:
     """``render NAME --install``: merge the servers into the client's own config file."""
     from mcpctl.auth.secrets import keyring_source
@@ -194,7 +234,7 @@ def install_into_client(
     loaded = read_config()
     entries = loaded.config.entries
     rendered = render_target(
-        name, entries, only=only, inline_secrets=inline, secrets=keyring_source()
+        name, entries, only=only, inline_secrets=inline, secrets=keyring_source(), pinned=pins
     )
     managed = set(only) or set(entries)
     merged: list[Merged] = []
@@ -207,7 +247,7 @@ def install_into_client(
         merged.append(result)
         return result.text.encode("utf-8")
 
-    warnings = loaded.warnings + _for_people(rendered.warnings)
+    warnings = loaded.warnings + (pin_warnings or []) + _for_people(rendered.warnings)
     data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope}
     if check or diff:
         current = _current(path)

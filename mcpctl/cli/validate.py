@@ -11,6 +11,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.config.model import Problem
+from mcpctl.errors import UsageError
 from mcpctl.paths import Paths
 from mcpctl.results import Result
 from mcpctl.text import escape_controls
@@ -24,6 +25,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     github = "github"
+    sarif = "sarif"
 
 
 def _shown_path(path: Path) -> str:
@@ -60,7 +62,9 @@ def _count(n: int, noun: str) -> str:
 
 @app.command("validate")
 def validate(
-    fmt: Format = typer.Option(Format.text, "--format", help="text, json, or github annotations."),
+    fmt: Format = typer.Option(
+        Format.text, "--format", help="text, json, github annotations, or sarif (SARIF 2.1.0)."
+    ),
     strict_commands: bool = typer.Option(
         False, "--strict-commands", help="A command missing from PATH is an error, not a warning."
     ),
@@ -86,9 +90,13 @@ def validate(
       mcpctl validate
 
       mcpctl validate --config ci/external-mcps.json --format github --strict-commands
+
+      mcpctl validate --format sarif > mcpctl.sarif
     """
     from mcpctl.config.validate import validate_config
 
+    if fmt is Format.sarif and STATE.json:
+        raise UsageError("--json and --format sarif are two formats: choose one")
     internal: list[str] = []
     if internal_root is not None:
         from mcpctl.config.siblings import discover_internal
@@ -100,6 +108,12 @@ def validate(
     shown = _shown_path(report.path)
     exit_code = 0 if report.ok else 1
     errors = [p.to_error() for p in report.errors]
+    if fmt is Format.sarif:
+        from mcpctl.snapshot.sarif import artifact_uri, validation_sarif
+
+        uri = artifact_uri(report.path)
+        output.print_json(validation_sarif(report.problems, uri, omitted=report.omitted))
+        return exit_code
     if STATE.json or fmt is Format.json:
         STATE.json = True
         return output.emit(Result("validate", report.to_dict(), errors=errors, exit_code=exit_code))

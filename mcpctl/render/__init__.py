@@ -8,7 +8,7 @@ and ``parse`` (text in, entries out). :mod:`~mcpctl.render.targets` is the table
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -28,9 +28,15 @@ def render(
     inline_secrets: bool = False,
     secrets: SecretSource | None = None,
     environ: Mapping[str, str] | None = None,
+    pinned: Mapping[str, Sequence[str]] | None = None,
 ) -> Rendered:
     """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
     document.
+
+    ``pinned`` (server -> tool names, as a lock file recorded them) makes each listed
+    server's tool filter an allow list of exactly those tools that its own filter lets
+    through, so a tool the server adds later is not exposed; a server not in ``pinned`` is
+    rendered as it is, with a warning.
 
     Raises:
         UsageError: an unknown target, or a name in ``only`` that is not configured.
@@ -49,8 +55,36 @@ def render(
         for name, entry in entries.items()
         if entry.enabled and (not wanted or name in wanted)
     }
+    notes: list[str] = []
+    if pinned is not None:
+        chosen, notes = _pin(chosen, pinned)
     request = RenderRequest(chosen, template, inline_secrets, secrets, environ)
-    return get_target(target).render(request)
+    rendered = get_target(target).render(request)
+    rendered.warnings[:0] = notes
+    return rendered
+
+
+def _pin(
+    entries: Mapping[str, ServerEntry], pinned: Mapping[str, Sequence[str]]
+) -> tuple[dict[str, ServerEntry], list[str]]:
+    from dataclasses import replace
+
+    from mcpctl.config.model import ToolFilter
+
+    out: dict[str, ServerEntry] = {}
+    notes: list[str] = []
+    for name, entry in entries.items():
+        tools = pinned.get(name)
+        if tools is None:
+            notes.append(
+                f"{name}: nothing pinned in the lock file: rendered unpinned, every tool exposed"
+            )
+            out[name] = entry
+            continue
+        own = entry.tools
+        allow = tuple(t for t in dict.fromkeys(tools) if own is None or own.allows(t))
+        out[name] = replace(entry, tools=ToolFilter(allow=allow))
+    return out, notes
 
 
 def parse(target: str, text: str) -> Parsed:

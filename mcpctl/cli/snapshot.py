@@ -1,0 +1,402 @@
+"""Snapshots: snapshot save and snapshot diff (lock files included)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from mcpctl.cli import output
+from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, paths, read_config
+from mcpctl.cli.output import STATE, CommandGroup, Lines
+from mcpctl.errors import UsageError
+from mcpctl.results import Result
+
+if TYPE_CHECKING:
+    from mcpctl.config.loader import LoadResult
+    from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
+    from mcpctl.snapshot.model import Snapshot
+
+app = typer.Typer()
+SNAPSHOT_HELP = """Record the enabled servers (and what they offer); show what changed since.
+
+A snapshot pins each server's configuration and, with --probe, every tool, prompt and resource
+template it offers, by fingerprint: a tool that changes in place (a rug pull) shows up.
+
+Examples:
+
+  mcpctl snapshot save --probe -o mcp-lock.json
+
+  mcpctl snapshot diff --probe --against mcp-lock.json --exit-code
+"""
+snapshot_app = typer.Typer(help=SNAPSHOT_HELP, no_args_is_help=True, cls=CommandGroup)
+app.add_typer(snapshot_app, name="snapshot")
+
+NO_EARLIER = "no earlier snapshot: nothing to compare; --save records one"
+NOUNS = {"tools": "tool", "prompts": "prompt", "resource_templates": "resource template"}
+TEXT_MAX = 2000  # a changed description is shown whole up to this, then cut
+JSON_MAX = 400
+
+
+class DiffFormat(StrEnum):
+    """Output formats of snapshot diff."""
+
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+
+
+SNAPSHOT_FILE = typer.Option(
+    None,
+    "--snapshot",
+    metavar="FILE",
+    help="The last-known snapshot (default: $MCPCTL_SNAPSHOT, else last-known-mcps.json in "
+    "the state dir).",
+)
+PROBE = typer.Option(
+    False, "--probe", help="Connect to each server and record its tools, prompts and templates."
+)
+TIMEOUT = typer.Option(
+    None,
+    "--timeout",
+    metavar="DURATION",
+    help="Per-server timeout with --probe: 10s, 500ms; a bare number is seconds (default: each "
+    "entry's).",
+)
+CONCURRENCY = typer.Option(
+    None, "--concurrency", min=1, metavar="N", help="Servers probed at once with --probe."
+)
+
+
+def _seconds(value: str | None, warnings: list[str]) -> float | None:
+    if value is None:
+        return None
+    seconds, note = parse_duration(value, bare="s")
+    if note:
+        warnings.append(note)
+    return seconds
+
+
+def take_now(
+    probe: bool,
+    timeout: float | None,
+    concurrency: int | None,
+    internal_root: Path | None,
+    manifest_key: str,
+) -> tuple[Snapshot, list[str], LoadResult]:
+    """The snapshot of the enabled servers now (probed or not), warnings, and the config.
+
+    Raises:
+        the errors of :func:`mcpctl.cli.common.read_config`.
+    """
+    from mcpctl.config.siblings import discover_internal, select_targets
+    from mcpctl.snapshot.model import snapshot_of_config
+
+    loaded = read_config()
+    warnings = list(loaded.warnings)
+    internal: dict[str, Any] = {}
+    if internal_root is not None:
+        internal, found = discover_internal(internal_root, manifest_key)
+        warnings += found
+    chosen, more = select_targets(loaded.config.entries, internal)
+    warnings += more
+    snapshot = snapshot_of_config(
+        {n: e for n, e, kind in chosen if kind == "external"},
+        internal={n: e for n, e, kind in chosen if kind == "internal"},
+    )
+    if probe and chosen:
+        from mcpctl.auth.secrets import keyring_source
+        from mcpctl.cli.common import run_async
+        from mcpctl.probe.catalog import catalog_all
+        from mcpctl.snapshot.probing import add_probes
+
+        catalogs = run_async(
+            lambda: catalog_all(
+                chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source()
+            ),
+            what=f"Probing {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
+        )
+        add_probes(snapshot, catalogs)
+        for found in catalogs.values():
+            warnings += [f"{found.name}: {w}" for w in found.warnings]
+            if found.error is not None:
+                hint = f" ({found.hint})" if found.hint else ""
+                warnings.append(
+                    f"{found.name}: probe failed: {found.error}: {found.message}{hint}; "
+                    "what it offers is not recorded"
+                )
+    return snapshot, warnings, loaded
+
+
+@snapshot_app.command("save")
+def save(
+    probe: bool = PROBE,
+    out: Path | None = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write here (a lock file) instead."
+    ),
+    snapshot_file: Path | None = SNAPSHOT_FILE,
+    timeout: str | None = TIMEOUT,
+    concurrency: int | None = CONCURRENCY,
+    internal_root: Path | None = INTERNAL_ROOT,
+    manifest_key: str = MANIFEST_KEY,
+) -> int:
+    """Record the enabled servers: their configuration, and with --probe what each offers.
+
+    Written to -o FILE, else --snapshot FILE, else $MCPCTL_SNAPSHOT, else the last-known
+    snapshot in the state dir. Values are fingerprints: no secret is written. A server that
+    cannot be probed is recorded without its tools, with a warning.
+
+    Examples:
+
+      mcpctl snapshot save
+
+      mcpctl snapshot save --probe -o mcp-lock.json
+    """
+    from mcpctl.snapshot.files import save_snapshot
+
+    warnings: list[str] = []
+    seconds = _seconds(timeout, warnings)
+    target = out or snapshot_file or paths().snapshot
+    snapshot, more, _ = take_now(probe, seconds, concurrency, internal_root, manifest_key)
+    warnings += more
+    save_snapshot(snapshot, target)
+    failed = sorted(
+        name for name, r in snapshot.mcps.items() if r.probe is not None and r.probe.error
+    )
+    data = {
+        "file": str(target),
+        "timestamp": snapshot.timestamp,
+        "servers": len(snapshot.mcps),
+        "probed": probe,
+        "probe_failed": failed,
+    }
+    noun = "server" if len(snapshot.mcps) == 1 else "servers"
+    what = f"{len(snapshot.mcps)} {noun}"
+    if probe:
+        what += f", {len(snapshot.mcps) - len(failed)} probed" + (
+            f", {len(failed)} failed" if failed else ""
+        )
+    output.info(f"Wrote {target} ({what})")
+    return output.emit(Result("snapshot save", data, warnings))
+
+
+@snapshot_app.command("diff")
+def diff(
+    probe: bool = PROBE,
+    save_after: bool = typer.Option(
+        False, "--save", help="Then record the new snapshot where the old one was read from."
+    ),
+    exit_code: bool = typer.Option(
+        False, "--exit-code", help="Exit 1 when anything changed (for CI)."
+    ),
+    against: Path | None = typer.Option(
+        None, "--against", metavar="FILE", help="Compare with this snapshot (a lock file)."
+    ),
+    snapshot_file: Path | None = SNAPSHOT_FILE,
+    fmt: DiffFormat = typer.Option(DiffFormat.text, "--format", help="text, json or sarif."),
+    timeout: str | None = TIMEOUT,
+    concurrency: int | None = CONCURRENCY,
+    internal_root: Path | None = INTERNAL_ROOT,
+    manifest_key: str = MANIFEST_KEY,
+) -> int:
+    """Show what changed since the last snapshot (or --against FILE).
+
+    Servers added, removed or reconfigured, and with --probe tools, prompts and resource
+    templates added, removed, renamed or changed in place. A definition that changed in
+    place is flagged with "!": a server that silently changes what a tool says or does is
+    how tool poisoning shows. With no earlier snapshot there is nothing to compare (an empty
+    diff, not "everything added"). Exit 0, or 1 with --exit-code when anything changed.
+
+    Examples:
+
+      mcpctl snapshot diff
+
+      mcpctl snapshot diff --probe --save
+
+      mcpctl snapshot diff --probe --against mcp-lock.json --exit-code --format sarif
+    """
+    from mcpctl.snapshot.diff import diff_snapshots
+    from mcpctl.snapshot.files import load_snapshot, save_snapshot
+
+    if fmt is DiffFormat.sarif and STATE.json:
+        raise UsageError("--json and --format sarif are two formats: choose one")
+    if fmt is DiffFormat.json:
+        STATE.json = True
+    warnings: list[str] = []
+    seconds = _seconds(timeout, warnings)
+    source = against or snapshot_file or paths().snapshot
+    old = load_snapshot(source)
+    if old is None and against is not None:
+        raise UsageError(
+            f"there is no snapshot at {against}",
+            hint=f"record one with: mcpctl snapshot save --probe -o {against}",
+        )
+    if save_after and old is not None and old.probed and not probe:
+        raise UsageError(
+            f"--save would drop the probe data of {source}", hint="add --probe to record it anew"
+        )
+    new, more, loaded = take_now(probe, seconds, concurrency, internal_root, manifest_key)
+    warnings += more
+    notes: list[str] = []
+    if old is None:
+        notes.append(NO_EARLIER)
+    elif old.probed and not probe:
+        warnings.append(
+            f"tools were not compared: {source} has probe data; add --probe to compare them"
+        )
+    elif probe and not old.probed:
+        warnings.append(f"tools were not compared: {source} has no probe data")
+    changes = diff_snapshots(old, new)
+    sarif = (
+        _sarif(changes, loaded, source, old is not None, notes) if fmt is DiffFormat.sarif else {}
+    )
+    if save_after:
+        save_snapshot(new, source)
+        output.info(f"Wrote {source}")
+    code = 1 if exit_code and not changes.empty else 0
+    if fmt is DiffFormat.sarif:
+        for line in warnings:
+            output.warn(line)
+        for note in notes:
+            output.info(f"note: {note}")
+        output.print_json(sarif)
+        return code
+    data: dict[str, Any] = {
+        "against": str(source),
+        "earlier": old.timestamp if old is not None else None,
+        "now": new.timestamp,
+        "probed": probe,
+        "tools_compared": bool(probe and old is not None and old.probed),
+        "saved": str(source) if save_after else None,
+        "notes": notes,
+        **changes.to_data(),
+    }
+    if not STATE.json:
+        for note in notes:
+            output.info(f"note: {note}")
+    result = Result("snapshot diff", data, warnings, exit_code=code)
+    code = output.emit(result, lambda _: Lines(diff_lines(changes)))
+    if old is not None:
+        output.info(_summary(changes, old.timestamp))
+    return code
+
+
+def _sarif(
+    changes: SnapshotDiff, loaded: LoadResult, against: Path, read: bool, notes: list[str]
+) -> dict[str, Any]:
+    """The SARIF log, with positions in the config and in the earlier snapshot (``read``:
+    there is one; read before --save replaces it)."""
+    from mcpctl.snapshot.sarif import (
+        artifact_uri,
+        config_positions,
+        diff_sarif,
+        snapshot_positions,
+    )
+
+    config_uri = artifact_uri(loaded.path) if loaded.exists else None
+    raw = loaded.document.raw if loaded.document is not None else b""
+    against_text = ""
+    if read:
+        try:
+            against_text = against.read_text("utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            against_text = ""  # read a moment ago: without positions then
+    return diff_sarif(
+        changes,
+        config_uri=config_uri,
+        config_positions=config_positions(raw.decode("utf-8-sig", "replace")) if raw else {},
+        against_uri=artifact_uri(against) if read else None,
+        against_positions=snapshot_positions(against_text) if against_text else {},
+        notes=notes,
+    )
+
+
+# --- the human view -------------------------------------------------------------------------
+
+
+def diff_lines(changes: SnapshotDiff) -> list[str]:
+    """``+ name``, ``- name``, ``~ name (fields: ...)``, what each server offers that changed,
+    and ``!`` before each definition that changed in place, old and new values below it."""
+    lines = [f"+ {name}" for name in changes.added]
+    lines += [f"- {name}" for name in changes.removed]
+    for change in changes.changed:
+        lines += _server_lines(change)
+    return lines
+
+
+def _server_lines(change: ServerChange) -> list[str]:
+    name = change.name
+    head = f"~ {name}"
+    if change.fields:
+        head += f" (fields: {', '.join(change.fields)})"
+    lines = [head]
+    if change.probe_failed is not None:
+        lines.append(f"    ? probe failed ({change.probe_failed}): what it offers is unknown")
+    if change.server_info is not None:
+        old, new = change.server_info
+        lines.append(f"    serverInfo: {_compact(old)} -> {_compact(new)}")
+    for kind, names in change.added.items():
+        lines += [f"    + {NOUNS[kind]} {item}" for item in names]
+    for kind, names in change.removed.items():
+        lines += [f"    - {NOUNS[kind]} {item}" for item in names]
+    for kind, pairs in change.renamed.items():
+        lines += [f"    {NOUNS[kind]} renamed {a} -> {b}" for a, b in pairs]
+    if change.instructions:
+        lines.append(f"! {name}: instructions changed")
+    for changed in change.changed:
+        lines += _definition_lines(name, changed)
+    return lines
+
+
+def _definition_lines(server: str, changed: DefinitionChange) -> list[str]:
+    fields = ", ".join(changed.fields)
+    lines = [
+        f"! {server}: {NOUNS.get(changed.kind, changed.kind)} {changed.name} changed ({fields})"
+    ]
+    for key, (old, new) in changed.fields.items():
+        lines.append(f"    {key} was: {_shown(old)}")
+        lines.append(f"    {key} now: {_shown(new)}")
+    return lines
+
+
+def _shown(value: Any) -> str:
+    from mcpctl.text import escape_controls
+
+    if value is None:
+        return "(none)"
+    if isinstance(value, str):
+        text = escape_controls(value, keep_newlines=False)
+        cut = len(text) - TEXT_MAX
+        return text if cut <= 0 else f"{text[:TEXT_MAX]}… ({cut} more characters; see --json)"
+    return _compact(value)
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    from mcpctl.text import escape_controls
+
+    text = escape_controls(
+        json.dumps(value, sort_keys=True, ensure_ascii=False), keep_newlines=False
+    )
+    return text if len(text) <= JSON_MAX else text[: JSON_MAX - 1] + "…"
+
+
+def _summary(changes: SnapshotDiff, since: str) -> str:
+    if changes.empty:
+        return f"no changes since {since or 'the earlier snapshot'}"
+    parts = [
+        f"{len(group)} {what}"
+        for group, what in (
+            (changes.added, "added"), (changes.removed, "removed"), (changes.changed, "changed"),
+        )
+        if group
+    ]  # fmt: skip
+    text = f"changes since {since or 'the earlier snapshot'}: {', '.join(parts)}"
+    moved = changes.definitions_changed
+    if moved:
+        names = ", ".join(c.name for c in moved)
+        text += f"; definitions changed in place on {names}: review them before use"
+    return text
