@@ -1,0 +1,53 @@
+"""Doctor: what mcpctl and the configured servers need, checked without starting a server.
+
+    from mcpctl.doctor import run_doctor
+
+    report = run_doctor()            # the config mcpctl would use here
+    for finding in report.findings:  # code, severity (ok/info/warning/error), message, fix
+        ...
+    report.ok                        # False when something is broken (an error finding)
+
+* :mod:`~mcpctl.doctor.findings` -- findings and the report;
+* :mod:`~mcpctl.doctor.config` -- which config file, and whether it validates;
+* :mod:`~mcpctl.doctor.secrets` -- the keyring, and where each placeholder resolves from;
+* :mod:`~mcpctl.doctor.oauth` -- the OAuth sign-ins;
+* :mod:`~mcpctl.doctor.runtimes` -- the programs stdio servers run on, and their versions;
+* :mod:`~mcpctl.doctor.caches` -- the discovery cache and the snapshot;
+* :mod:`~mcpctl.doctor.run` -- all of them, in order.
+
+Names are loaded on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpctl.doctor.findings import SECTIONS, DoctorReport, Finding, Severity
+    from mcpctl.doctor.run import run_doctor
+    from mcpctl.doctor.runtimes import VersionLookup
+
+__all__ = ["SECTIONS", "DoctorReport", "Finding", "Severity", "VersionLookup", "run_doctor"]
+
+_LAZY = {
+    "SECTIONS": "mcpctl.doctor.findings",
+    "DoctorReport": "mcpctl.doctor.findings",
+    "Finding": "mcpctl.doctor.findings",
+    "Severity": "mcpctl.doctor.findings",
+    "VersionLookup": "mcpctl.doctor.runtimes",
+    "run_doctor": "mcpctl.doctor.run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpctl.doctor' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
