@@ -60,10 +60,12 @@ COMMAND_MODULES = {
     "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
+    "doctor": "doctor", "completion": "completion",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
-    "secret", "auth", "render", "importing", "snapshot", "report", "watch",
+    "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
+    "completion",
 )  # fmt: skip
 
 
@@ -235,6 +237,10 @@ def _interrupted(exc: Interrupted) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run mcpctl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["__complete"]:  # a TAB press; mcpctl.__main__.run answers it sooner
+        from mcpctl.completion.protocol import answer
+
+        return answer(args[1:])
     STATE.reset()
     forget_secrets()  # what an earlier run in this process resolved is not this run's
     STATE.json = _wants_json(args)

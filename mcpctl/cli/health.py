@@ -11,6 +11,7 @@ import typer
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
 from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, run_async, targets
+from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import STATE, Table
 from mcpctl.errors import ProbeFailed
 from mcpctl.results import Result
@@ -114,6 +115,7 @@ def health(
         ),
         what=f"Probing {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
     )
+    remember_probed(results)  # for `mcpctl call NAME <TAB>`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
     errors = [

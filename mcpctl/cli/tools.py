@@ -13,6 +13,7 @@ import typer
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
 from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, run_async, targets
+from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import Lines, Table
 from mcpctl.errors import ToolError, UsageError
@@ -77,6 +78,7 @@ def tools(
     )
     filters = {name: entry.tools for name, entry, _ in chosen}
     ok = [r for r in results if r.error is None]
+    remember_probed(ok)  # for `mcpctl call NAME <TAB>`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
         if r.error is not None:

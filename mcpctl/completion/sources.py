@@ -1,0 +1,223 @@
+"""The values a completion offers that are not in the command table, read from files cheaply.
+
+Servers and placeholders come from the config, tool names from the cache that ``mcpctl
+tools`` and ``health`` leave (:mod:`~mcpctl.completion.toolcache`, else the last snapshot),
+registry ids from ``registries.json``, registry server names from the discovery cache
+(SQLite, opened read-only), render targets from :mod:`mcpctl.render.targets`. Nothing is
+started and nothing is fetched. Every reader returns what it can and never raises: a file
+that is missing, unreadable or malformed offers nothing.
+
+Locations follow :mod:`mcpctl.paths` with ``os.path`` alone (pathlib, dataclasses and
+platformdirs cost more than a whole answer); tests hold the two together.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any
+
+__all__ = [
+    "config_path",
+    "packages",
+    "placeholders",
+    "registries",
+    "servers",
+    "targets",
+    "tool_names",
+    "user_dir",
+]
+
+CONFIG_FILENAME = "external-mcps.json"
+TOOLS_CACHE = "completion-tools.json"
+DEFAULT_REGISTRIES = ("official", "builtin")
+# The pattern of mcpctl.config.placeholders.PLACEHOLDER_RE (a test keeps them equal).
+PLACEHOLDER_RE = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}")
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_PACKAGES = 200
+_XDG = {
+    "config": ("XDG_CONFIG_HOME", "~/.config"),
+    "cache": ("XDG_CACHE_HOME", "~/.cache"),
+    "state": ("XDG_STATE_HOME", "~/.local/state"),
+}
+
+Pairs = list[tuple[str, str]]
+
+
+def user_dir(kind: str) -> str:
+    """mcpctl's user ``config``, ``cache`` or ``state`` dir, as :class:`mcpctl.paths.Paths`
+    finds it."""
+    home = os.environ.get("MCPCTL_HOME")
+    if home:
+        return os.path.join(os.path.expanduser(home), kind)
+    if sys.platform != "linux":
+        from mcpctl.paths import Paths
+
+        return str(getattr(Paths(), f"{kind}_dir"))
+    # platformdirs' XDG rules: the variable when it is an absolute path, else the default.
+    var, default = _XDG[kind]
+    base = os.environ.get(var, "")
+    return os.path.join(base if os.path.isabs(base) else os.path.expanduser(default), "mcpctl")
+
+
+def config_path(explicit: str | None = None) -> str:
+    """The config file: ``explicit`` (``--config``), ``$MCPCTL_CONFIG``, the nearest
+    ``external-mcps.json`` upwards, else the user config dir's."""
+    chosen = explicit if explicit is not None else os.environ.get("MCPCTL_CONFIG")
+    if chosen:
+        return os.path.abspath(os.path.expanduser(chosen))
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = "/"
+    while True:
+        candidate = os.path.join(here, CONFIG_FILENAME)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return os.path.join(user_dir("config"), CONFIG_FILENAME)
+
+
+def read_json(path: str) -> Any:
+    """The JSON document at ``path``, or ``None``."""
+    import json
+
+    try:
+        with open(path, "rb") as file:
+            return json.loads(file.read())
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _entries(config: str) -> dict[str, dict[str, Any]]:
+    data = read_json(config)
+    if not isinstance(data, dict):
+        return {}
+    return {
+        name: entry
+        for name, entry in data.items()
+        if isinstance(entry, dict) and NAME_RE.fullmatch(name)
+    }
+
+
+def servers(config: str, which: str = "server") -> Pairs:
+    """(name, description) of the configured servers; ``which`` narrows them:
+    ``server-enabled``, ``server-disabled`` or ``server-remote``."""
+    found: Pairs = []
+    for name, entry in _entries(config).items():
+        enabled = entry.get("enabled") is not False
+        if which == "server-enabled" and not enabled:
+            continue
+        if which == "server-disabled" and enabled:
+            continue
+        if which == "server-remote" and "url" not in entry:
+            continue
+        description = entry.get("description")
+        found.append((name, description if isinstance(description, str) else ""))
+    return found
+
+
+def _texts(entry: dict[str, Any]) -> list[Any]:
+    """The values of an entry that may hold placeholders (as ``mcpctl secret list`` reads)."""
+    texts = [entry.get("command"), entry.get("cwd"), entry.get("url")]
+    args = entry.get("args")
+    texts += args if isinstance(args, list) else []
+    for key in ("env", "headers", "auth"):
+        value = entry.get(key)
+        texts += list(value.values()) if isinstance(value, dict) else []
+    return texts
+
+
+def placeholders(config: str) -> Pairs:
+    """(name, the servers that use it) of every ``${NAME}`` in the config's entries."""
+    used: dict[str, list[str]] = {}
+    for server, entry in _entries(config).items():
+        for text in _texts(entry):
+            for match in PLACEHOLDER_RE.finditer(text) if isinstance(text, str) else ():
+                names = used.setdefault(match["name"], [])
+                if server not in names:
+                    names.append(server)
+    return [(name, "used by " + ", ".join(names)) for name, names in sorted(used.items())]
+
+
+def _strings(items: Any) -> list[str]:
+    return [i for i in items if isinstance(i, str)] if isinstance(items, list) else []
+
+
+def tool_names(config: str, server: str) -> list[str]:
+    """The tools ``server`` listed when last probed: from the completion cache, else from the
+    last snapshot saved with ``--probe``."""
+    cache = read_json(os.path.join(user_dir("cache"), TOOLS_CACHE))
+    configs = cache.get("configs") if isinstance(cache, dict) else None
+    known = configs.get(os.path.realpath(config)) if isinstance(configs, dict) else None
+    if isinstance(known, dict) and server in known:
+        return _strings(known[server])
+    snapshot = os.environ.get("MCPCTL_SNAPSHOT") or os.path.join(
+        user_dir("state"), "last-known-mcps.json"
+    )
+    data = read_json(os.path.expanduser(snapshot))
+    mcps = data.get("mcps") if isinstance(data, dict) else None
+    for item in mcps if isinstance(mcps, list) else ():
+        if isinstance(item, dict) and item.get("name") == server:
+            probe = item.get("probe")
+            tools = probe.get("tools") if isinstance(probe, dict) else None
+            return _strings([t.get("name") for t in tools if isinstance(t, dict)] if tools else [])
+    return []
+
+
+def registries() -> list[str]:
+    """The ids of the configured registries (as :func:`mcpctl.registry.sources.load_sources`
+    lists them)."""
+    ids = dict.fromkeys(DEFAULT_REGISTRIES)
+    data = read_json(os.path.join(user_dir("config"), "registries.json"))
+    items = data.get("registries") if isinstance(data, dict) else None
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        if item.get("removed") is True:
+            ids.pop(item["id"], None)
+        elif isinstance(item.get("url"), str) or isinstance(item.get("file"), str):
+            ids[item["id"]] = None
+    return list(ids)
+
+
+def packages(prefix: str) -> list[str]:
+    """Registry server names starting with ``prefix`` from the discovery cache; after an
+    ``@``, that server's cached ``NAME@VERSION`` forms."""
+    path = os.path.join(user_dir("cache"), "discovery.sqlite3")
+    if not os.path.isfile(path):
+        return []
+    import sqlite3
+
+    uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    try:
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=0.5)
+        try:
+            if "@" in prefix:
+                name = prefix.partition("@")[0]
+                rows = conn.execute(
+                    "SELECT DISTINCT version FROM servers WHERE name = ? LIMIT ?",
+                    (name, MAX_PACKAGES),
+                ).fetchall()
+                return [f"{name}@{v}" for (v,) in rows if f"{name}@{v}".startswith(prefix)]
+            rows = conn.execute(
+                "SELECT DISTINCT name FROM servers WHERE is_latest = 1 AND name >= ? AND name < ?"
+                " ORDER BY name LIMIT ?",
+                (prefix, prefix + "\U0010ffff", MAX_PACKAGES),
+            ).fetchall()
+            return [str(n) for (n,) in rows]
+        finally:
+            conn.close()
+    except (sqlite3.Error, UnicodeError):
+        return []
+
+
+def targets() -> list[str]:
+    """The render targets."""
+    from mcpctl.render.targets import TARGET_MODULES
+
+    return list(TARGET_MODULES)

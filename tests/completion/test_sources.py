@@ -1,0 +1,127 @@
+"""The completion's cheap readers agree with the library they stand in for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcpctl.completion import sources
+from mcpctl.completion.toolcache import MAX_CONFIGS, remember_tools
+from mcpctl.config.placeholders import PLACEHOLDER_RE
+from mcpctl.paths import Paths
+from mcpctl.registry.sources import load_sources
+from tests.conftest import write_config
+
+
+def test_the_placeholder_pattern_is_the_librarys() -> None:
+    assert sources.PLACEHOLDER_RE.pattern == PLACEHOLDER_RE.pattern
+
+
+@pytest.mark.parametrize("kind", ["config", "cache", "state"])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"XDG_CONFIG_HOME": "/x/conf", "XDG_CACHE_HOME": "/x/cache", "XDG_STATE_HOME": "/x/st"},
+        {"XDG_CONFIG_HOME": "relative/conf", "XDG_CACHE_HOME": "", "XDG_STATE_HOME": " "},
+        {"HOME": "/home/someone"},
+    ],
+)
+def test_user_dirs_are_where_paths_puts_them(
+    monkeypatch: pytest.MonkeyPatch, kind: str, env: dict[str, str]
+) -> None:
+    monkeypatch.delenv("MCPCTL_HOME")
+    for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    assert sources.user_dir(kind) == str(getattr(Paths(), f"{kind}_dir"))
+    monkeypatch.setenv("MCPCTL_HOME", "~/somewhere")
+    assert sources.user_dir(kind) == str(getattr(Paths.from_env(), f"{kind}_dir"))
+
+
+def test_the_config_is_found_as_paths_finds_it(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert sources.config_path() == str(Paths.from_env().config)  # the user config dir's
+    deeper = isolated / "a" / "b"
+    deeper.mkdir(parents=True)
+    write_config(isolated / "external-mcps.json", {})
+    monkeypatch.chdir(deeper)
+    assert (
+        sources.config_path()
+        == str(Paths.from_env().config)
+        == str(isolated / "external-mcps.json")
+    )
+    monkeypatch.setenv("MCPCTL_CONFIG", "~/elsewhere.json")
+    assert sources.config_path() == str(Paths.from_env().config)
+    assert sources.config_path("rel.json") == str(Paths.from_env("rel.json").config.absolute())
+    assert sources.config_path("") == str(Paths.from_env("").config)
+
+
+def test_registry_ids_are_load_sources_ids(tmp_path: Path) -> None:
+    path = Paths.from_env().registries
+    assert sources.registries() == [s.id for s in load_sources(path)]
+    path.parent.mkdir(parents=True)
+    team = tmp_path / "team.json"
+    path.write_text(json.dumps({"registries": [
+        {"id": "team", "file": str(team)}, {"id": "builtin", "removed": True},
+        {"id": "acme", "url": "https://r.example"}, {"id": "junk"}, "junk", {"id": 3},
+    ]}))  # fmt: skip
+    assert (
+        sources.registries() == [s.id for s in load_sources(path)] == ["official", "team", "acme"]
+    )
+    path.write_text("{broken")
+    assert sources.registries() == ["official", "builtin"]
+
+
+def test_servers_skip_what_the_loader_skips(config_path: Path) -> None:
+    write_config(config_path, {"ok": {"command": "x"}, "$schema": "s", "bad name": {"command": "x"},
+                               "notanentry": "x", "remote": {"url": "https://h"}})  # fmt: skip
+    assert [n for n, _ in sources.servers(str(config_path))] == ["ok", "remote"]
+    assert [n for n, _ in sources.servers(str(config_path), "server-remote")] == ["remote"]
+    write_config(config_path, [1, 2])
+    assert sources.servers(str(config_path)) == []
+
+
+def test_the_tool_cache(config_path: Path, tmp_path: Path) -> None:
+    cache = Paths.from_env().cache_dir
+    config = str(config_path)
+    remember_tools(cache, config_path, {"a": ["t1", "t2", "t1"], "b": []})
+    remember_tools(cache, config_path, {"b": ["u"]})  # merged: a is kept
+    assert sources.tool_names(config, "a") == ["t1", "t2"]
+    assert sources.tool_names(config, "b") == ["u"]
+    # Keyed by the config file: another project's "a" is another server.
+    other = tmp_path / "other.json"
+    remember_tools(cache, other, {"a": ["x"]})
+    assert sources.tool_names(config, "a") == ["t1", "t2"]
+    assert sources.tool_names(str(other), "a") == ["x"]
+    for i in range(MAX_CONFIGS + 5):
+        remember_tools(cache, tmp_path / f"c{i}.json", {"s": ["t"]})
+    data = json.loads((cache / sources.TOOLS_CACHE).read_text())
+    assert len(data["configs"]) == MAX_CONFIGS
+    assert str(tmp_path / f"c{MAX_CONFIGS + 4}.json") in data["configs"]
+
+
+def test_a_damaged_tool_cache_is_started_over(config_path: Path) -> None:
+    cache = Paths.from_env().cache_dir
+    cache.mkdir(parents=True)
+    (cache / sources.TOOLS_CACHE).write_text('{"configs": [')
+    assert sources.tool_names(str(config_path), "a") == []
+    remember_tools(cache, config_path, {"a": ["t"]})
+    assert sources.tool_names(str(config_path), "a") == ["t"]
+
+
+def test_an_unwritable_tool_cache_is_left_alone(config_path: Path, tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("")
+    remember_tools(not_a_dir, config_path, {"a": ["t"]})  # no error, nothing written
+    assert not_a_dir.read_text() == ""
+
+
+def test_the_tool_cache_survives_odd_names(config_path: Path) -> None:
+    cache = Paths.from_env().cache_dir
+    remember_tools(cache, config_path, {"a": ["caf\u00e9", "lone\udc80"]})
+    assert sources.tool_names(str(config_path), "a") == ["caf\u00e9", "lone\udc80"]
