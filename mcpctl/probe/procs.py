@@ -106,24 +106,24 @@ def family(
     members: dict[int, ProcStat] = {}
     leaders = {root}
     known = known if known is not None else {}
-    seeds = [p for p, start in known.items() if _same(table.get(p), start)]
+    frontier = [p for p, start in known.items() if _same(table.get(p), start)]
     if root not in known:
-        seeds.append(root)  # the caller vouches for it
+        frontier.append(root)  # the caller vouches for it
     while True:
-        while seeds:
-            pid = seeds.pop()
+        while frontier:
+            pid = frontier.pop()
             found = table.get(pid)
             if pid in members or found is None:
                 continue
             members[pid] = found
             leaders.add(pid)
-            seeds.extend(children[pid])
-        seeds = [
+            frontier.extend(children[pid])
+        frontier = [
             s.pid
             for s in table.values()
             if s.pid not in members and (s.session in leaders or s.pgrp in leaders)
         ]
-        if not seeds:
+        if not frontier:
             break
     return members
 
