@@ -66,7 +66,7 @@ def probe_keyring(store: SecretStore | None = None) -> KeyringState:
     try:
         backend = store.backend_name()
         store.get_item(PROBE_ITEM)
-    except KeyringUnavailableError as exc:  # no backend, or it failed (a locked collection)
+    except Exception as exc:  # a backend may fail its own way (D-Bus, a locked collection)
         return KeyringState(None, backend, _keyring_problem(exc), getattr(exc, "hint", None))
     return KeyringState(store, backend)
 
@@ -249,6 +249,6 @@ def _source(name: str, keyring: KeyringState) -> str | None:
     try:
         # The value is read to know it is there, and dropped: it goes nowhere.
         return "keyring" if keyring.store.get(name) is not None else None
-    except KeyringUnavailableError as exc:  # it failed after the probe: reported with it
+    except Exception as exc:  # the keyring failed after the probe: reported with it
         keyring.broke(exc)
         return None
