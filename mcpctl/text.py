@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROLS_RE", "escape_controls", "find_controls"]
+__all__ = ["CONTROLS_RE", "escape_controls", "find_controls", "plural"]
 
 CONTROLS_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -37,3 +37,8 @@ def find_controls(text: str) -> str | None:
     """The first control character in ``text``, escaped, or ``None`` when there is none."""
     match = CONTROLS_RE.search(text)
     return _escaped(match) if match else None
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 server``, ``2 servers`` (a regular plural)."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

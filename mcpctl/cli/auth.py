@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -110,7 +109,7 @@ def _sayer(url: str) -> Callable[[str], None]:
     forms = {form for v in hidden for form in (v, quote(v, safe=""), quote_plus(v))}
 
     def say(line: str) -> None:
-        print(escape_controls(redact_text(line, forms)), file=sys.stderr, flush=True)
+        output.stderr(escape_controls(redact_text(line, forms)))
 
     return say
 
@@ -192,7 +191,12 @@ def login(
     )
     try:
         say = _sayer(request.url)
-        record = run_async(lambda: sign_in(request, say), what="Signing in…", spinner=False)
+        # A spinner while the browser is away; none while a pasted address is read on stdin.
+        record = run_async(
+            lambda: sign_in(request, say),
+            what=f"Waiting for the sign-in to {name} (Ctrl-C to stop)",
+            spinner=browser,
+        )
     except Interrupted as exc:
         raise SignInError(
             f"signing in to {name} was stopped ({exc.signal.name}); nothing was stored"

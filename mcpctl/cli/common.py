@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import signal
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -188,10 +187,10 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
     was_subreaper = procs.is_subreaper()
     spawn.become_subreaper()
     try:
-        if spinner and sys.stderr.isatty() and not STATE.json and not STATE.quiet:
-            from rich.console import Console
+        if spinner:
+            from mcpctl.cli.progress import progress
 
-            with Console(stderr=True).status(what):
+            with progress(what):  # shown only on a terminal, for a person
                 anyio.run(work)
         else:
             anyio.run(work)

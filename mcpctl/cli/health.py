@@ -13,8 +13,10 @@ from mcpctl.cli import output
 from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, run_async, targets
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import STATE, Table
+from mcpctl.cli.progress import progress
 from mcpctl.errors import ProbeFailed
 from mcpctl.results import Result
+from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -109,12 +111,18 @@ def health(
     if watch:
         every = seconds_option(interval, warnings) or 60.0
         return _watch(chosen, warnings, every, seconds, concurrency)
-    results: list[ProbeResult] = run_async(
-        lambda: probe_all(
-            chosen, concurrency=concurrency, timeout=seconds, secrets=keyring_source()
-        ),
-        what=f"Probing {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
-    )
+    with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
+        results: list[ProbeResult] = run_async(
+            lambda: probe_all(
+                chosen,
+                concurrency=concurrency,
+                timeout=seconds,
+                secrets=keyring_source(),
+                on_result=lambda _: tick.advance(),
+            ),
+            what="",
+            spinner=False,
+        )
     remember_probed(results)  # for `mcpctl call NAME <TAB>`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
@@ -163,16 +171,20 @@ def _watch(
     timeout: float | None,
     concurrency: int | None,
 ) -> int:
+    import time
     from datetime import datetime
 
     import anyio
 
+    from mcpctl.cli.health_live import Board
     from mcpctl.errors import Interrupted
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.spawn import reap_orphans
 
     for w in warnings:
         output.warn(w)
+    # On a terminal, one table redrawn in place; piped or --json, one line per change.
+    board = Board([name for name, _, _ in chosen], interval) if output.live_wanted() else None
 
     def emit_line(event: dict[str, Any]) -> None:
         if STATE.json:
@@ -186,6 +198,8 @@ def _watch(
     async def loop() -> None:
         last: dict[str, str] = {}
         while True:
+            if board is not None:
+                board.probing()
             results = await probe_all(
                 chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source()
             )
@@ -193,17 +207,27 @@ def _watch(
             now = datetime.now().astimezone().isoformat(timespec="seconds")
             for r in results:
                 state = status(r)
-                if last.get(r.name) != state:
+                if board is not None:
+                    error = f"{r.error.code}: {r.error.message}" if r.error else ""
+                    latency = r.latency_ms.get("total")
+                    board.record(r.name, state, latency, error, time.monotonic())
+                elif last.get(r.name) != state:
                     emit_line({
                         "time": now, "name": r.name, "status": state,
                         "previous": last.get(r.name), "healthy": r.healthy,
                         "error": r.error.to_dict() if r.error else None,
                     })  # fmt: skip
-                    last[r.name] = state
+                last[r.name] = state
+            if board is not None:
+                board.waiting(time.monotonic())
             await anyio.sleep(interval)
 
     try:
-        run_async(loop, "Watching…", spinner=False)
+        if board is None:
+            run_async(loop, "Watching…", spinner=False)
+        else:
+            with output.live(board):
+                run_async(loop, "Watching…", spinner=False)
     except Interrupted:
         return 0  # a signal is how a watch ends: its servers are stopped by now
     return 0

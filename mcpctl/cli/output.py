@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typer.core import TyperGroup
@@ -42,8 +43,11 @@ __all__ = [
     "emit",
     "error",
     "info",
+    "live",
+    "live_wanted",
     "print_json",
     "print_json_line",
+    "stderr",
     "warn",
     "write_line",
 ]
@@ -124,6 +128,22 @@ def stdout_is_tty() -> bool:
     return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
 
 
+def live_wanted() -> bool:
+    """Whether a view redrawn in place may take stdout: a terminal, and not ``--json``."""
+    return stdout_is_tty() and not STATE.json
+
+
+@contextmanager
+def live(view: Any) -> Iterator[None]:
+    """Show ``view`` (a rich renderable, re-rendered on each refresh) on stdout, redrawn in
+    place twice a second until the block ends; its last state stays on the screen."""
+    from rich.console import Console
+    from rich.live import Live
+
+    with Live(view, console=Console(highlight=False), refresh_per_second=2, transient=False):
+        yield
+
+
 def _redactor() -> Redactor:
     from mcpctl.config.redaction import redactor
 
@@ -137,6 +157,11 @@ def clean(text: str, redact: Redactor | None = None, *, one_line: bool = False) 
 
 
 def _stderr_console() -> Any:
+    from mcpctl.cli.progress import active_console
+
+    shown = active_console()  # a progress bar on screen: print above it, not through it
+    if shown is not None:
+        return shown
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
@@ -152,17 +177,28 @@ def _stderr_line(prefix: str, style: str, text: str, redact: Redactor | None = N
         print(f"{prefix} {text}", file=sys.stderr)
 
 
+def stderr(text: str) -> None:
+    """``text`` (already clean) on stderr as it is, above any progress bar shown."""
+    from mcpctl.cli.progress import active_console
+
+    shown = active_console()
+    if shown is not None:  # above the progress bar, whole (an address must stay copyable)
+        shown.print(text, markup=False, highlight=False, soft_wrap=True)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
 def info(message: str) -> None:
     """A confirmation for humans, on stderr (silenced by ``-q`` and ``--json``)."""
     if STATE.quiet or STATE.json:
         return
-    print(clean(message), file=sys.stderr)
+    stderr(clean(message))
 
 
 def debug(message: str) -> None:
     """Shown with ``-v``."""
     if STATE.verbose:
-        print(f"debug: {clean(message)}", file=sys.stderr)
+        stderr(f"debug: {clean(message)}")
 
 
 def warn(message: str, redact: Redactor | None = None) -> None:

@@ -10,6 +10,7 @@ import typer
 
 from mcpctl.cli import common, output
 from mcpctl.cli.output import CommandGroup, Detail, Table
+from mcpctl.cli.progress import progress
 from mcpctl.errors import RegistryError, UsageError
 from mcpctl.results import Result
 
@@ -144,7 +145,10 @@ def registry_sync(
     seconds = parse_timeout(timeout, SYNC_TIMEOUT, warnings)
     srcs = common.sources(registry_ids)
     done, errors = [], []
-    for outcome in sync_many(common.cache(), srcs, full=full, timeout=seconds):
+    names = ", ".join(dict.fromkeys(s.id for s in srcs))
+    with progress(f"Syncing {names}"):
+        outcomes = sync_many(common.cache(), srcs, full=full, timeout=seconds)
+    for outcome in outcomes:
         if isinstance(outcome, SyncFailure):
             exc = outcome.error
             errors.append(type(exc)(f"{outcome.registry}: {exc.message}", hint=exc.hint).to_dict())
@@ -229,7 +233,8 @@ def discover(
     seconds = parse_timeout(timeout, REFRESH_TIMEOUT, warnings)
     sources = common.sources(registry)
     cache = common.cache()
-    report = refresh_cache(cache, sources, force=refresh, offline=offline, timeout=seconds)
+    with progress("Refreshing the registries' cache"):
+        report = refresh_cache(cache, sources, force=refresh, offline=offline, timeout=seconds)
     hits = cache.search(
         query, registries=[s.id for s in sources],
         transport=transport.value if transport else None, package_type=package_type,
@@ -348,7 +353,8 @@ def show(
     seconds = parse_timeout(timeout, REFRESH_TIMEOUT, warnings)
     cache = common.cache()
     wanted = common.sources([registry] if registry else None)
-    report = refresh_cache(cache, wanted, offline=offline, timeout=seconds)
+    with progress("Refreshing the registries' cache"):
+        report = refresh_cache(cache, wanted, offline=offline, timeout=seconds)
     reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable)
     server = rec.server
     versions = [r.version for _, r in cache.versions(rec.name, [reg])]

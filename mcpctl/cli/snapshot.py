@@ -11,8 +11,10 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, paths, read_config
 from mcpctl.cli.output import STATE, CommandGroup, Lines
+from mcpctl.cli.progress import progress
 from mcpctl.errors import UsageError
 from mcpctl.results import Result
+from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.loader import LoadResult
@@ -112,12 +114,18 @@ def take_now(
         from mcpctl.probe.catalog import catalog_all
         from mcpctl.snapshot.probing import add_probes
 
-        catalogs = run_async(
-            lambda: catalog_all(
-                chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source()
-            ),
-            what=f"Probing {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
-        )
+        with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
+            catalogs = run_async(
+                lambda: catalog_all(
+                    chosen,
+                    concurrency=concurrency,
+                    timeout=timeout,
+                    secrets=keyring_source(),
+                    on_result=lambda _: tick.advance(),
+                ),
+                what="",
+                spinner=False,
+            )
         add_probes(snapshot, catalogs)
         for found in catalogs.values():
             warnings += [f"{found.name}: {w}" for w in found.warnings]

@@ -16,8 +16,10 @@ from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, run_async, targets
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import Lines, Table
+from mcpctl.cli.progress import progress
 from mcpctl.errors import ToolError, UsageError
 from mcpctl.results import Result
+from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.probe.health import ProbeResult
@@ -72,10 +74,17 @@ def tools(
     seconds = seconds_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key)
     warnings += more
-    results: list[ProbeResult] = run_async(
-        lambda: probe_all(chosen, timeout=seconds, secrets=keyring_source()),
-        what=f"Listing tools of {len(chosen)} server{'s' if len(chosen) != 1 else ''}…",
-    )
+    with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:
+        results: list[ProbeResult] = run_async(
+            lambda: probe_all(
+                chosen,
+                timeout=seconds,
+                secrets=keyring_source(),
+                on_result=lambda _: tick.advance(),
+            ),
+            what="",
+            spinner=False,
+        )
     filters = {name: entry.tools for name, entry, _ in chosen}
     ok = [r for r in results if r.error is None]
     remember_probed(ok)  # for `mcpctl call NAME <TAB>`

@@ -9,6 +9,7 @@ from pathlib import Path
 from mcpctl.config.model import ServerEntry
 from mcpctl.doctor.findings import Finding, Severity
 from mcpctl.paths import Paths, find_config
+from mcpctl.text import plural
 
 __all__ = ["ConfigChoice", "check_config", "load_entries", "locate_config"]
 
@@ -103,23 +104,19 @@ def check_config(choice: ConfigChoice) -> list[Finding]:
     # The kinds of problem, for a first idea of what validate will say.
     kinds = list(dict.fromkeys(p.code for p in report.problems))
     shown = ", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else "")
-    in_servers = f"in {_count(servers, 'server')}: {shown}"
+    in_servers = f"in {plural(servers, 'server')}: {shown}"
     if errors:
-        message = f"{_count(errors, 'error')} and {_count(warnings, 'warning')} {in_servers}"
+        message = f"{plural(errors, 'error')} and {plural(warnings, 'warning')} {in_servers}"
         code, severity, fix = "config_invalid", "error", VALIDATE_FIX
     elif warnings:
-        message = f"valid, with {_count(warnings, 'warning')} {in_servers}"
+        message = f"valid, with {plural(warnings, 'warning')} {in_servers}"
         code, severity, fix = "config_warnings", "warning", VALIDATE_FIX
     else:
         message, code, severity, fix = (
-            f"valid ({_count(servers, 'server')})",
+            f"valid ({plural(servers, 'server')})",
             "config_valid",
             "ok",
             None,
         )
     findings.append(Finding("config", code, severity, message, fix=fix, details=counts))
     return findings
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -105,20 +105,24 @@ async def catalog_all(
     concurrency: int | None = None,
     timeout: float | None = None,
     secrets: SecretSource | None = None,
+    on_result: Callable[[Catalog], object] | None = None,
 ) -> dict[str, Catalog]:
     """The catalogs of many servers, by name, in input order.
 
     At once as :func:`mcpctl.probe.health.probe_all` probes: at most ``concurrency``
     spawned servers starting at a time (a start-up slot is freed once a server has answered
     or only waits), remote ones bounded separately. ``entries`` is a name -> entry mapping
-    (all external) or (name, entry, kind) triples.
+    (all external) or (name, entry, kind) triples. ``on_result`` is called with each
+    catalog as it comes in (for progress).
     """
     from mcpctl.probe.health import run_all
 
     def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[Catalog]:
         return _catalog(name, entry, kind, timeout, secrets, *rest)
 
-    results = await run_all(entries, work, concurrency=concurrency, secrets=secrets)
+    results = await run_all(
+        entries, work, concurrency=concurrency, secrets=secrets, on_done=on_result
+    )
     return {r.name: r for r in results if r is not None}
 
 

@@ -204,6 +204,7 @@ async def probe_all(
     timeout: float | None = None,
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
+    on_result: Callable[[ProbeResult], object] | None = None,
 ) -> list[ProbeResult]:
     """Probe many servers at once, in input order.
 
@@ -215,13 +216,16 @@ async def probe_all(
 
     ``entries`` is a name -> entry mapping (all external) or (name, entry, kind) triples.
     The first stdio servers are started before the MCP SDK is imported, so that they boot
-    while mcpctl loads it.
+    while mcpctl loads it. ``on_result`` is called with each result as it comes in (for
+    progress), in the event loop's thread.
     """
 
     def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[ProbeResult]:
         return _probe(name, entry, kind, timeout, policy, secrets, *rest)
 
-    return await run_all(entries, work, concurrency=concurrency, policy=policy, secrets=secrets)
+    return await run_all(
+        entries, work, concurrency=concurrency, policy=policy, secrets=secrets, on_done=on_result
+    )
 
 
 #: Probes one server: (name, entry, kind) and, for a spawned one, the process started early
@@ -236,9 +240,10 @@ async def run_all(
     concurrency: int | None = None,
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
+    on_done: Callable[[T], object] | None = None,
 ) -> list[T]:
     """``work`` done for many servers at once, the way :func:`probe_all` probes; the results
-    in input order."""
+    in input order (``on_done`` is called with each as it comes in)."""
     import anyio
 
     items: list[tuple[str, ServerEntry, ServerKind]] = (
@@ -259,12 +264,14 @@ async def run_all(
     async def one(i: int, name: str, entry: ServerEntry, kind: ServerKind) -> None:
         if entry.is_remote:
             async with remote:
-                results[i] = await work(name, entry, kind)
-            return
-        async with running:
-            results[i] = await start_slot(starting, lambda release, diag: work(
-                name, entry, kind, started.pop(i, None), release, diag
-            ))  # fmt: skip
+                results[i] = done = await work(name, entry, kind)
+        else:
+            async with running:
+                results[i] = done = await start_slot(starting, lambda release, diag: work(
+                    name, entry, kind, started.pop(i, None), release, diag
+                ))  # fmt: skip
+        if on_done is not None:
+            on_done(done)
 
     try:
         async with anyio.create_task_group() as tg:
