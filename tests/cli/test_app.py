@@ -28,13 +28,25 @@ def all_commands() -> list[tuple[str, object]]:
 
 
 def test_every_command_has_help_with_an_example(cli: Cli) -> None:
+    from mcpctl.cli.docgen import check_command_line, examples_of, shell_commands
+
     commands = all_commands()
     assert {name for name, _ in commands} >= {
         "add", "remove", "list", "get", "enable", "disable", "undo", "validate", "schema",
     }  # fmt: skip
+    root = build_command()
     for name, cmd in commands:
         assert cmd.help and cmd.help.strip(), f"{name} has no help"  # type: ignore[attr-defined]
         assert "Examples:" in cmd.help, f"{name} has no examples"  # type: ignore[attr-defined]
+        # Each example is an mcpctl command line the app parses: no stale option, no
+        # missing or extra argument, no value a choice refuses.
+        invocations = [c for line in examples_of(cmd.help) for c in shell_commands(line)]  # type: ignore[attr-defined]
+        assert invocations, f"{name}: no 'mcpctl ...' line under Examples:"
+        for args in invocations:
+            try:
+                check_command_line(root, args)
+            except Exception as exc:
+                pytest.fail(f"{name}: example 'mcpctl {' '.join(args)}' does not parse: {exc}")
         for param in cmd.params:  # type: ignore[attr-defined]
             if getattr(param, "param_type_name", "") == "option":
                 assert param.help, f"{name} {param.opts} has no help"
