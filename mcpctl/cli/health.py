@@ -80,7 +80,11 @@ def health(
         help="Servers probed at once (default: CPUs+1 spawned, 4 per CPU remote); a spawned "
         "server counts only while it starts, not while it waits.",
     ),
-    watch: bool = typer.Option(False, "--watch", help="Re-probe periodically; print only changes."),
+    watch: bool = typer.Option(
+        False,
+        "--watch",
+        help="Re-probe periodically: a live table on a terminal, else one line per change.",
+    ),
     interval: str = typer.Option(
         "60", "--interval", metavar="DURATION", help="Time between rounds with --watch (60s)."
     ),
@@ -91,8 +95,10 @@ def health(
 
     Every enabled server is probed at once (bounded), each within its own timeout. Exit 0
     when all are healthy, 1 otherwise; SIGINT, SIGTERM or SIGHUP stop every server and exit
-    128 + the signal's number. With --watch, prints one line (or JSON object) per change until
-    Ctrl-C (or SIGTERM, SIGHUP: exit 0).
+    128 + the signal's number. With --watch, redraws one table in place on a terminal (state,
+    latency, a sparkline of the last probes, time since the last change); piped or with --json,
+    prints one line (or JSON object) per change. It runs until Ctrl-C (or SIGTERM, SIGHUP:
+    exit 0).
 
     Examples:
 
