@@ -92,11 +92,12 @@ class SecretStore:
         return str(name) if name else type(backend).__name__
 
     def _call(self, what: str, fn: Any, *args: Any) -> Any:
-        from keyring.errors import KeyringError
-
         try:
             return fn(*args)
-        except KeyringError as exc:
+        # Not only KeyringError: a backend fails its own way too (secretstorage's and
+        # jeepney's D-Bus errors, OSError from a file backend). Every failure of the OS
+        # keyring becomes one error here, so no caller needs a catch-all.
+        except Exception as exc:
             raise KeyringUnavailableError(
                 f"the keyring could not {what}: {type(exc).__name__}: {exc}".rstrip(": "),
                 hint=_REMEDIES,

@@ -8,6 +8,7 @@ from typing import Any
 from mcpctl.config.model import ServerEntry
 from mcpctl.doctor.findings import Finding
 from mcpctl.doctor.secrets import KeyringState
+from mcpctl.errors import McpctlError
 
 __all__ = ["check_oauth", "oauth_servers"]
 
@@ -53,7 +54,7 @@ def check_oauth(
             secrets = keyring_source(keyring.store)
             resolved = resolve_text(url, secrets=secrets, policy="empty") if url else None
             status = token_status(name, resolved, load_record(name, keyring.store), now)
-        except Exception as exc:  # the keyring failed after the probe
+        except McpctlError as exc:  # the keyring failed after the probe, or a bad record
             keyring.broke(exc)
             findings.append(
                 Finding(

@@ -15,7 +15,7 @@ from mcpctl.auth.secrets import SecretStore
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import find_placeholders
 from mcpctl.doctor.findings import Finding, Severity, name_servers
-from mcpctl.errors import KeyringUnavailableError
+from mcpctl.errors import McpctlError
 
 __all__ = [
     "KeyringState",
@@ -51,7 +51,7 @@ class KeyringState:
 
 
 def _keyring_problem(exc: Exception) -> str:
-    if isinstance(exc, KeyringUnavailableError):
+    if isinstance(exc, McpctlError):
         return exc.message
     return f"the keyring failed: {type(exc).__name__}: {exc}".rstrip(": ")
 
@@ -66,7 +66,7 @@ def probe_keyring(store: SecretStore | None = None) -> KeyringState:
     try:
         backend = store.backend_name()
         store.get_item(PROBE_ITEM)
-    except Exception as exc:  # a backend may fail its own way (D-Bus, a locked collection)
+    except McpctlError as exc:  # no keyring, or it failed (SecretStore wraps every failure)
         return KeyringState(None, backend, _keyring_problem(exc), getattr(exc, "hint", None))
     return KeyringState(store, backend)
 
@@ -249,6 +249,6 @@ def _source(name: str, keyring: KeyringState) -> str | None:
     try:
         # The value is read to know it is there, and dropped: it goes nowhere.
         return "keyring" if keyring.store.get(name) is not None else None
-    except Exception as exc:  # the keyring failed after the probe: reported with it
+    except McpctlError as exc:  # the keyring failed after the probe: reported with it
         keyring.broke(exc)
         return None

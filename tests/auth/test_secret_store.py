@@ -52,3 +52,22 @@ def test_no_usable_keyring_is_said_plainly() -> None:
         assert keyring_source()("X_TOKEN") is None
     finally:
         keyring.set_keyring(previous)
+
+
+class _BrokenBus(MemoryKeyring):
+    """A backend failing its own way, as secretstorage does when D-Bus goes away."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise ConnectionError("the D-Bus connection was closed")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise OSError(13, "Permission denied")
+
+
+@pytest.mark.parametrize("use", ["get", "set"])
+def test_any_backend_failure_is_one_keyring_error(use: str) -> None:
+    store = SecretStore(_BrokenBus())
+    with pytest.raises(KeyringUnavailableError) as caught:
+        store.get("TOKEN") if use == "get" else store.set("TOKEN", "x" * 12)
+    assert "ConnectionError" in caught.value.message or "PermissionError" in caught.value.message
+    assert caught.value.hint
