@@ -9,6 +9,7 @@ traceback).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -269,10 +270,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, typer.Abort):  # typer.Abort: a prompt got Ctrl-C or its input ended
         return _interrupted(Interrupted(signal.SIGINT))
     except BrokenPipeError:
-        # The reader went away (mcpctl list | head): not an error worth a message.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return _reader_gone()
+    except SystemExit as exc:
+        # click turns a closed stdout into exit 1 itself; it is the reader's choice, not a
+        # failure (the same as above and as `watch`).
+        if isinstance(exc.__context__, OSError) and exc.__context__.errno == errno.EPIPE:
+            return _reader_gone()
+        raise
     except Exception as exc:
         if os.environ.get("MCPCTL_DEBUG"):
             raise
@@ -283,6 +287,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
             )
         )
+
+
+def _reader_gone() -> int:
+    """The reader went away (mcpctl list | head -1): not an error worth a message."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
+    return 0
 
 
 def run() -> NoReturn:

@@ -222,3 +222,21 @@ def test_a_named_command_builds_only_itself() -> None:
     groups = [cmd for _, cmd in all_commands() if getattr(cmd, "commands", None)]
     nested = sum(len(group.commands) for group in groups)  # type: ignore[attr-defined]
     assert len(build_command(["--help"]).commands) == len(all_commands()) - nested
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--json"]])
+def test_a_reader_that_stops_early_is_not_a_failure(tmp_path: Path, args: list[str]) -> None:
+    """``mcpctl list | head -1``: the pipe closes under mcpctl; it exits 0, silently."""
+    path = tmp_path / "external-mcps.json"
+    entries = {f"s{i}": {"command": "npx", "args": ["-y", "pkg", "x" * 200]} for i in range(2000)}
+    path.write_text(json.dumps(entries))
+    read, write = os.pipe()
+    proc = subprocess.Popen(
+        [*MCPCTL, "--config", str(path), *args], stdout=write, stderr=subprocess.PIPE
+    )
+    os.close(write)
+    with os.fdopen(read, "rb") as reader:
+        reader.read(10)  # then the reader goes away, as head does
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert err == b""
