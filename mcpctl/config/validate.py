@@ -256,15 +256,10 @@ def _plain_http_elsewhere(url: str) -> bool:
 
 
 def _install_hint(command: str) -> str:
-    hints = {
-        "npx": "install Node.js (it provides npx): https://nodejs.org",
-        "node": "install Node.js: https://nodejs.org",
-        "uvx": "install uv (it provides uvx): pip install uv",
-        "uv": "install uv: pip install uv",
-        "docker": "install Docker, or use the server's npm/pypi package instead",
-    }
-    return hints.get(
-        Path(command).name, "install it, or fix the path; --strict-commands makes this an error"
+    from mcpctl.config.runtimes import install_hint
+
+    return install_hint(
+        command, "install it, or fix the path; --strict-commands makes this an error"
     )
 
 

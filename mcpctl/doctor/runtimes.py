@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import find_placeholders
+from mcpctl.config.runtimes import RUNTIMES, Runtime, runtime_of
 from mcpctl.doctor.findings import Finding, name_servers
 
 __all__ = [
@@ -36,64 +37,14 @@ __all__ = [
 
 SECTION = "runtimes"
 VERSION_TIMEOUT = 3.0
-_PYTHON_RE = re.compile(r"python(\d+(\.\d+)?)?")
 _VERSION_RE = re.compile(r"(\d+\.\d+[0-9A-Za-z.+-]*)")
 
 
-@dataclass(frozen=True)
-class Runtime:
-    """A family of commands that run on one program (``npx`` and ``node`` on Node.js)."""
-
-    name: str
-    commands: tuple[str, ...]
-    program: str  # what ``--version`` is asked of, beside the command or on PATH
-    hint: str
-
-
-RUNTIMES: dict[str, Runtime] = {
-    r.name: r
-    for r in (
-        Runtime(
-            "node",
-            ("npx", "node"),
-            "node",
-            "install Node.js (it provides node and npx): https://nodejs.org",
-        ),
-        Runtime(
-            "uv",
-            ("uvx", "uv"),
-            "uv",
-            "install uv (it provides uv and uvx): https://docs.astral.sh/uv/",
-        ),
-        Runtime(
-            "docker",
-            ("docker",),
-            "docker",
-            "install Docker (https://docs.docker.com/get-docker/), or use the server's npm "
-            "or PyPI package instead",
-        ),
-        Runtime(
-            "python",
-            ("python", "python3"),
-            "python3",
-            "install Python 3 (https://www.python.org/downloads/), or fix the path in the "
-            "entry's command",
-        ),
-    )
-}
 OTHER_HINT = "install it, or fix the entry's command (a program on PATH, or a path to one)"
 RELATIVE_HINT = (
     "correct the path (a relative command is found from the entry's cwd, else from the "
     "config file's folder)"
 )
-
-
-def runtime_of(command: str) -> Runtime | None:
-    """The runtime ``command`` runs on (``/usr/bin/python3.12`` -> python), if a known one."""
-    name = Path(command).name.lower().removesuffix(".exe").removesuffix(".cmd")
-    if _PYTHON_RE.fullmatch(name):
-        return RUNTIMES["python"]
-    return next((r for r in RUNTIMES.values() if name in r.commands), None)
 
 
 def _is_path(command: str) -> bool:
