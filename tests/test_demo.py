@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.config.validate import validate_config
-from tests.cli.test_signals import wait_gone
+from tests.adversarial.test_signals import wait_gone
 from tests.conftest import ROOT
 
 DEMO = ROOT / "examples" / "demo.py"

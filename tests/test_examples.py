@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_signals import wait_gone
+from tests.adversarial.test_signals import wait_gone
 from tests.conftest import ROOT, SERVERS, write_config
 
 DAEMON = ROOT / "examples" / "daemon.py"

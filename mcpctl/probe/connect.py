@@ -121,15 +121,27 @@ async def open_stdio(
 
     async def read_stdout() -> None:
         assert process.stdout is not None
-        buffer = b""
+        # Only each new chunk is searched for line ends, and a line longer than
+        # STDOUT_LINE_MAX is noted once and its rest dropped: a flood costs linear time.
+        buffer = bytearray()
+        overlong = False  # inside a line already noted as too long
         async with read_writer:
             try:
                 async for chunk in process.stdout:
-                    buffer += chunk
-                    if len(buffer) > STDOUT_LINE_MAX and b"\n" not in buffer:
-                        note_garbage(buffer)
-                        buffer = b""
-                    *lines, buffer = buffer.split(b"\n")
+                    *ends, tail = chunk.split(b"\n")
+                    lines: list[bytes] = []
+                    for part in ends:
+                        if not overlong:
+                            buffer += part
+                            lines.append(bytes(buffer))
+                        buffer.clear()
+                        overlong = False
+                    if not overlong:
+                        buffer += tail
+                        if len(buffer) > STDOUT_LINE_MAX:
+                            note_garbage(bytes(buffer[:LINE_WINDOW]))
+                            buffer.clear()
+                            overlong = True
                     for raw in lines:
                         if not raw.strip():
                             continue

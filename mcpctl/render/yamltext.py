@@ -14,6 +14,17 @@ def _loader() -> Any:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _no_surrogates(text: str) -> None:
+    """Raise yaml.YAMLError for a lone surrogate, as the pure-Python loader does (the C one
+    fails to encode it with a UnicodeEncodeError instead)."""
+    import yaml
+
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise yaml.YAMLError(f"a lone surrogate at position {exc.start}") from None
+
+
 def load_yaml(text: str) -> Any:
     """One YAML document (``None`` when empty).
 
@@ -22,6 +33,7 @@ def load_yaml(text: str) -> Any:
     """
     import yaml
 
+    _no_surrogates(text)
     return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader, C or Python
 
 
@@ -33,6 +45,7 @@ def load_yaml_stream(text: str) -> list[Any]:
     """
     import yaml
 
+    _no_surrogates(text)
     return list(yaml.load_all(text, Loader=_loader()))
 
 

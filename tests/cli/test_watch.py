@@ -277,42 +277,6 @@ def test_changes_during_a_slow_exec_come_after_it(tmp_path: Path, watch: Any) ->
     assert w.stop() == 0
 
 
-@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_a_signal_ends_it_with_exit_0_and_stops_a_running_exec(
-    tmp_path: Path, watch: Any, sig: signal.Signals
-) -> None:
-    cfg = write_config(tmp_path / "external-mcps.json", {"a": A})
-    pid_file = tmp_path / "pid"
-    script = (
-        "import os, sys, time, pathlib; sys.stdin.read(); "
-        f"pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(60)"
-    )
-    w = watch(cfg, "--exec", shlex.join([PY, "-c", script]), "--json")
-    w.ready()
-    save(cfg, {"a": A, "b": B})
-    w.event()
-    pid = int(wait_for(lambda: pid_file.exists() and pid_file.read_text()))
-    assert alive(pid)
-    started = time.monotonic()
-    assert w.stop(sig) == 0
-    assert time.monotonic() - started < 4
-    assert not alive(pid), "the --exec child outlived mcpctl"
-    assert "Traceback" not in w.all_stderr()
-
-
-@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_a_signal_while_idle_ends_it_with_exit_0(
-    tmp_path: Path, watch: Any, sig: signal.Signals
-) -> None:
-    cfg = write_config(tmp_path / "external-mcps.json", {"a": A})
-    w = watch(cfg, "--json")
-    w.ready()
-    started = time.monotonic()
-    assert w.stop(sig) == 0
-    assert time.monotonic() - started < 2
-    assert w.rest() == []
-
-
 def test_a_reader_that_goes_away_ends_it(tmp_path: Path) -> None:
     cfg = write_config(tmp_path / "external-mcps.json", {"a": A})
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "home")}

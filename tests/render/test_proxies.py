@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from mcpctl import load_config
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
@@ -422,28 +420,3 @@ def test_what_renders_without_warnings_parses_back_the_same(target: str) -> None
     assert rendered.warnings == []
     parsed = parse(target, rendered.text)
     assert parsed.entries == entries and parsed.warnings == []
-
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
-field_names = st.sampled_from([
-    "command", "args", "env", "cwd", "url", "headers", "type", "transport", "transportType",
-    "timeout", "connectionTimeout", "options", "tools", "include_tags", "auth", "oauth",
-    "enabled", "disabled", "disabledTools", "inheritParentEnv", "envFilter", "description",
-])  # fmt: skip
-server_objects = st.dictionaries(field_names, json_values, max_size=6)
-
-
-@pytest.mark.parametrize("target", PROXIES)
-@settings(max_examples=80, deadline=None)
-@given(servers=st.dictionaries(st.text(max_size=6), server_objects | json_values, max_size=4))
-def test_parse_is_liberal_but_never_crashes(target: str, servers: dict[str, Any]) -> None:
-    parsed = parse(target, json.dumps({"mcpServers": servers}))
-    for entry in parsed.entries.values():
-        assert isinstance(entry, ServerEntry)
-        assert (entry.command is None) != (entry.url is None)

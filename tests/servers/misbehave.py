@@ -4,6 +4,9 @@ python misbehave.py exit               # error on stderr, exits 3 at once
 python misbehave.py hang [FILE]        # reads stdin, never answers (its pid -> FILE)
 python misbehave.py garbage            # prints non-JSON on stdout, never answers
 python misbehave.py flood              # floods stderr (~20 MB) while serving correctly
+python misbehave.py stdout-flood [FILE] # 100 MB on stdout, one line without an end, then hangs
+python misbehave.py stubborn [FILE]    # ignores SIGTERM, SIGINT and SIGHUP, never answers
+python misbehave.py crash              # dies of SIGSEGV at once
 python misbehave.py environ FILE       # its environment -> FILE (JSON), then serves correctly
 python misbehave.py spawn FILE [hang]  # starts a child, then serves correctly (or hangs)
 python misbehave.py setsid FILE [hang] # the same, but the child calls os.setsid()
@@ -16,8 +19,10 @@ in place, before serving: a test waits for the file, then knows every pid to wat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -96,6 +101,23 @@ def main() -> None:
         if sys.argv[2:]:
             write_pids(sys.argv[2], os.getpid())
         hang()
+    if mode == "stdout-flood":
+        if sys.argv[2:]:
+            write_pids(sys.argv[2], os.getpid())
+        chunk = b"x" * (1 << 20)
+        with contextlib.suppress(OSError):  # the reader went away: that is the point
+            for _ in range(100):
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+        hang()
+    if mode == "stubborn":
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        if sys.argv[2:]:
+            write_pids(sys.argv[2], os.getpid())
+        hang()
+    if mode == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
     if mode == "garbage":
         while True:
             print("Welcome to the server! <html>not json</html>", flush=True)

@@ -5,12 +5,14 @@ group, a child that called setsid, and the grandchild of a double fork, orphaned
 of its own. Whatever the signal, every one of those processes is gone afterwards, the program
 says so on stderr, exits 128 + the signal's number (0 for --watch, which a signal ends), and
 with --json prints exactly one envelope. A process the test started itself survives.
+``mcpctl watch`` ends with exit 0 on a signal, and stops the --exec child it runs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli.test_watch import A, B, save, wait_for
 from tests.conftest import MCPCTL, SERVERS, write_config
 
 pytestmark = [
@@ -152,6 +155,26 @@ def test_a_signal_stops_every_server_and_what_came_from_it(
 
 
 @pytest.mark.parametrize(
+    "args",
+    [["report", "--probe"], ["snapshot", "save", "--probe"], ["snapshot", "diff", "--probe"]],
+    ids=" ".join,
+)
+def test_a_signal_stops_the_probing_commands(
+    running: Any, tmp_path: Path, unrelated: subprocess.Popen[bytes], args: list[str]
+) -> None:
+    config, files = hanging_family(tmp_path)
+    mcpctl = running(config, *args, "--timeout", "60", "--json")
+    pids = mcpctl.pids(files)
+    code, out, err = mcpctl.stop(signal.SIGTERM)
+    assert code == 128 + signal.SIGTERM, (code, err)
+    assert err.strip().splitlines()[-1] == "interrupted by SIGTERM", err
+    assert "Traceback" not in err
+    assert json.loads(out)["errors"][0]["code"] == "interrupted"
+    assert wait_gone(pids) == []
+    assert unrelated.poll() is None
+
+
+@pytest.mark.parametrize(
     ("sig", "mode"), list(zip(SIGNALS, MODES, strict=True)), ids=lambda v: getattr(v, "name", v)
 )
 def test_a_signal_during_a_call(
@@ -202,3 +225,42 @@ def test_a_signal_ignored_at_start_stays_ignored(running: Any, tmp_path: Path) -
     code, out, err = mcpctl.stop(signal.SIGTERM)
     check_interrupted(signal.SIGTERM, code, out, err, "health")
     assert wait_gone(pids) == []
+
+
+# --- mcpctl watch: a signal ends it with exit 0, a running --exec child included ---------
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_ends_it_with_exit_0_and_stops_a_running_exec(
+    tmp_path: Path, watch: Any, sig: signal.Signals
+) -> None:
+    cfg = write_config(tmp_path / "external-mcps.json", {"a": A})
+    pid_file = tmp_path / "pid"
+    script = (
+        "import os, sys, time, pathlib; sys.stdin.read(); "
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(60)"
+    )
+    w = watch(cfg, "--exec", shlex.join([PY, "-c", script]), "--json")
+    w.ready()
+    save(cfg, {"a": A, "b": B})
+    w.event()
+    pid = int(wait_for(lambda: pid_file.exists() and pid_file.read_text()))
+    assert alive(pid)
+    started = time.monotonic()
+    assert w.stop(sig) == 0
+    assert time.monotonic() - started < 4
+    assert wait_gone([pid], 2) == [], "the --exec child outlived mcpctl"
+    assert "Traceback" not in w.all_stderr()
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_while_idle_ends_it_with_exit_0(
+    tmp_path: Path, watch: Any, sig: signal.Signals
+) -> None:
+    cfg = write_config(tmp_path / "external-mcps.json", {"a": A})
+    w = watch(cfg, "--json")
+    w.ready()
+    started = time.monotonic()
+    assert w.stop(sig) == 0
+    assert time.monotonic() - started < 2
+    assert w.rest() == []
