@@ -76,6 +76,10 @@ _JWT_RE = re.compile(r"^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*$
 _VALUE_SPLIT_RE = re.compile(r"[\s=:,;&?]+")
 _TOKEN_CHARS_RE = re.compile(r"^[A-Za-z0-9_\-+/=.~]+$")
 _DIGIT_RE = re.compile(r"[0-9]")
+# The shortest value any form could match: "Bot " + 8 characters, or a 12-character token
+# with a known prefix (a JWT needs 15, a random-looking token 20); a URL's password is
+# looked for whatever the length.
+_SHORTEST_SECRET = 12
 _LETTER_RE = re.compile(r"[A-Za-z]")
 
 
@@ -103,6 +107,8 @@ def secret_fragments(value: str) -> Iterator[str]:
 
     Placeholders are never secrets: ``${GITHUB_TOKEN}`` is the safe way to write one.
     """
+    if len(value) < _SHORTEST_SECRET and "://" not in value:
+        return  # shorter than any form below (most arguments are: -y, --port, 3000)
     scheme = _AUTH_SCHEME_RE.match(value.strip())
     if scheme and not PLACEHOLDER_RE.search(scheme["cred"]):
         yield scheme["cred"]
