@@ -86,7 +86,11 @@ def progress(what: str, total: int | None = None, *, delay: float = 0.3) -> Iter
         columns += [BarColumn(bar_width=24), MofNCompleteColumn()]
     columns.append(TimeElapsedColumn())
     bar = Progress(
-        *columns, console=Console(stderr=True, highlight=False), transient=True, expand=False
+        *columns,
+        console=Console(stderr=True, highlight=False),
+        transient=True,
+        expand=False,
+        redirect_stdout=False,  # data stays on stdout; only stderr writes go above the bar
     )
     task = bar.add_task(escape(clean(what, one_line=True)), total=total)
     # Drawn only once the work has taken a moment: quick work shows nothing, not a flash.

@@ -120,7 +120,7 @@ class Terminal:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: becomes mcpctl
-            os.execve(sys.executable, [sys.executable, "-m", "mcpctl", *args], env)
+            os.execve(sys.executable, [sys.executable, "-m", "mcpctl", *args], env)  # noqa: S606
         self.seen = b""
         self.status: int | None = None
 
