@@ -98,10 +98,7 @@ class SecretStore:
         # jeepney's D-Bus errors, OSError from a file backend). Every failure of the OS
         # keyring becomes one error here, so no caller needs a catch-all.
         except Exception as exc:
-            raise KeyringUnavailableError(
-                f"the keyring could not {what}: {type(exc).__name__}: {exc}".rstrip(": "),
-                hint=_REMEDIES,
-            ) from None
+            raise _failed(what, exc) from None
 
     # --- raw items -------------------------------------------------------------------------
 
@@ -139,8 +136,8 @@ class SecretStore:
             backend.delete_password(SERVICE, key)
         except PasswordDeleteError:
             return False
-        except Exception as exc:  # a backend's own failure: the same message as any other
-            self._call("delete the value", _raise, exc)
+        except Exception as exc:  # a backend's own failure, as in _call
+            raise _failed("delete the value", exc) from None
         return True
 
     def get_json(self, key: str) -> dict[str, Any] | None:
@@ -200,8 +197,12 @@ class SecretStore:
         self.set_json(_INDEX, {"secrets": sorted(names)})
 
 
-def _raise(exc: Exception) -> None:
-    raise exc
+def _failed(what: str, exc: Exception) -> KeyringUnavailableError:
+    """The error for any failure of the keyring's backend while it was to do ``what``."""
+    return KeyringUnavailableError(
+        f"the keyring could not {what}: {type(exc).__name__}: {exc}".rstrip(": "),
+        hint=_REMEDIES,
+    )
 
 
 def keyring_source(store: SecretStore | None = None) -> SecretSource:
