@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.cli.app import build_command
-from mcpctl.cli.docgen import check_command_line, fenced_lines, shell_commands
+from mcpctl.cli.doclines import check_command_line, fenced_lines, shell_commands
 from tests.conftest import ROOT
 
 #: Shell-like and CI blocks whose ``mcpctl`` lines are checked.

@@ -11,9 +11,7 @@ Regenerate them, from the repository's root, with::
     .venv/bin/python -m mcpctl.cli.docgen
 
 ``tests/cli/test_docgen.py`` fails when a committed page differs from what this writes.
-The helpers :func:`shell_commands` and :func:`check_command_line` find the ``mcpctl`` command
-lines in a shell snippet and parse one against the app (without running it), so the examples
-in help texts and in the docs cannot go stale.
+:mod:`mcpctl.cli.doclines` checks the command lines in help texts and docs against the app.
 
 Only the tests and this module's ``__main__`` import it: the CLI itself never does.
 """
@@ -22,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -33,14 +30,11 @@ from mcpctl.cli import output
 __all__ = [
     "PAGES",
     "REGENERATE",
-    "check_command_line",
     "command_reference",
     "config_reference",
     "examples_of",
-    "fenced_lines",
     "generated",
     "main",
-    "shell_commands",
     "walk",
 ]
 
@@ -495,128 +489,6 @@ PAGES: dict[str, Callable[[], str]] = {
 def generated() -> dict[str, str]:
     """Every generated page: path from the repository's root -> text."""
     return {path: make() for path, make in PAGES.items()}
-
-
-# -- Checking command lines -----------------------------------------------------------------
-
-_SEPARATORS = {"|", "||", "&&", ";", "&", "(", ")", "|&"}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def shell_commands(line: str) -> list[list[str]]:
-    """The arguments of each ``mcpctl`` command in one line of shell (pipes, ``&&``,
-    redirections and ``"$(...)"`` understood; ``VAR=value`` prefixes skipped)."""
-    line = re.sub(r"(?<![\w-])\d+(?=[<>])", "", line)  # 2>&1: the descriptor is no argument
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    tokens = list(lexer)
-    found: list[list[str]] = []
-    segment: list[str] = []
-    skip_next = False
-    for token in [*tokens, ";"]:
-        if skip_next:
-            skip_next = False
-            continue
-        if token in _SEPARATORS:
-            while segment and _ASSIGNMENT.match(segment[0]):
-                segment.pop(0)
-            if segment and Path(segment[0]).name == "mcpctl":
-                found.append(segment[1:])
-            segment = []
-        elif token and set(token) <= set("<>&"):
-            skip_next = True  # a redirection: its target is no argument
-        else:
-            for inner in re.findall(r"\$\(([^()]*)\)", token):
-                found += shell_commands(inner)
-            segment.append(token)
-    return found
-
-
-_FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
-_SCRIPT_KEYS = {"run", "script", "before_script", "after_script"}
-
-
-def _script_lines(text: str) -> list[str]:
-    """Shell text as command lines: continued lines (a trailing backslash) joined."""
-    found: list[str] = []
-    pending = ""
-    for raw in text.splitlines():
-        line = raw.strip().removeprefix("$ ")
-        if line.endswith("\\"):
-            pending += line[:-1].rstrip() + " "
-            continue
-        line = pending + line
-        pending = ""
-        if line:
-            found.append(line)
-    if pending.strip():
-        found.append(pending.strip())
-    return found
-
-
-def _yaml_scripts(document: Any) -> list[str]:
-    """The shell text of every ``run:`` / ``script:`` value in a YAML document."""
-    found: list[str] = []
-    if isinstance(document, dict):
-        for key, value in document.items():
-            if key in _SCRIPT_KEYS:
-                values = value if isinstance(value, list) else [value]
-                found += [v for v in values if isinstance(v, str)]
-            else:
-                found += _yaml_scripts(value)
-    elif isinstance(document, list):
-        for item in document:
-            found += _yaml_scripts(item)
-    return found
-
-
-def fenced_lines(markdown: str, languages: Sequence[str]) -> list[str]:
-    """The shell lines in the fenced blocks of ``markdown`` written in ``languages``.
-
-    ``sh``-like blocks are read line by line; of ``yaml`` blocks (CI workflows), the values of
-    ``run:`` and ``script:`` keys.
-    """
-    import yaml
-
-    found: list[str] = []
-    for language, body in _FENCE.findall(markdown):
-        if language not in languages:
-            continue
-        if language in ("yaml", "yml"):
-            for script in _yaml_scripts(list(yaml.safe_load_all(body))):
-                found += _script_lines(script)
-        else:
-            found += _script_lines(body)
-    return found
-
-
-def check_command_line(root: Any, args: Sequence[str]) -> None:
-    """Parse ``mcpctl ARGS`` against the click command ``root`` without running it.
-
-    Raises:
-        click's UsageError (or a subclass): an unknown command or option, a missing or
-            extra argument, a value the option's type refuses.
-    """
-    import contextlib
-    import io
-
-    from typer import Exit
-
-    from mcpctl.cli.output import STATE
-
-    command = root
-    # --version and --help print and stop while parsing: that is a line that parses.
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exit):
-        try:
-            ctx = root.make_context("mcpctl", list(args))
-            while hasattr(command, "commands"):
-                rest = [*ctx._protected_args, *ctx.args]
-                if not rest:
-                    break
-                name, command, rest = command.resolve_command(ctx, rest)
-                ctx = command.make_context(name, rest, parent=ctx)
-        finally:
-            STATE.reset()
 
 
 # -- The program ----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.cli import docgen
+from mcpctl.cli import docgen, doclines
 from mcpctl.cli.app import build_command
 from mcpctl.config.schema import config_json_schema
 from tests.conftest import ROOT
@@ -120,7 +120,7 @@ def test_examples_of_a_help_text() -> None:
     ],
 )
 def test_shell_commands(line: str, commands: list[list[str]]) -> None:
-    assert docgen.shell_commands(line) == commands
+    assert doclines.shell_commands(line) == commands
 
 
 @pytest.mark.parametrize(
@@ -137,7 +137,7 @@ def test_shell_commands(line: str, commands: list[list[str]]) -> None:
 )
 def test_check_command_line_refuses_what_does_not_parse(args: list[str]) -> None:
     with pytest.raises(Exception, match=r".") as info:  # click's UsageError and its kinds
-        docgen.check_command_line(build_command(), args)
+        doclines.check_command_line(build_command(), args)
     assert getattr(info.value, "exit_code", None) == 2
 
 
@@ -152,7 +152,7 @@ def test_check_command_line_refuses_what_does_not_parse(args: list[str]) -> None
     ],
 )
 def test_check_command_line_accepts_what_parses(args: list[str]) -> None:
-    docgen.check_command_line(build_command(), args)
+    doclines.check_command_line(build_command(), args)
 
 
 def test_main_writes_the_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
