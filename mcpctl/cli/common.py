@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import signal
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,19 +18,23 @@ from mcpctl.paths import Paths
 
 if TYPE_CHECKING:
     from mcpctl.config.loader import LoadResult
-    from mcpctl.config.model import ServerEntry
+    from mcpctl.config.model import ProtocolMode, ServerEntry
     from mcpctl.config.siblings import Scope
     from mcpctl.config.store import ConfigStore
+    from mcpctl.probe.eras import EraMemory
     from mcpctl.registry.cache import DiscoveryCache
     from mcpctl.registry.sources import RegistrySource
 
 __all__ = [
     "INTERNAL_ROOT",
     "MANIFEST_KEY",
+    "PROTOCOL",
+    "Protocol",
     "cache",
     "config_store",
     "entry_summary",
     "entry_target",
+    "era_options",
     "parse_duration",
     "parse_pairs",
     "paths",
@@ -50,6 +55,31 @@ INTERNAL_ROOT = typer.Option(
 MANIFEST_KEY = typer.Option(
     "annabelle", "--manifest-key", metavar="KEY", help="package.json key of the manifest."
 )
+
+
+class Protocol(StrEnum):
+    """Which protocol era to speak."""
+
+    auto = "auto"
+    modern = "modern"
+    legacy = "legacy"
+
+
+PROTOCOL = typer.Option(
+    None,
+    "--protocol",
+    help="Protocol era: auto (detect it, remembered per server), modern (2026-07-28 and "
+    "later, no handshake) or legacy (the initialize handshake). Default: each entry's "
+    '"protocol", else auto.',
+)
+
+
+def era_options(protocol: Protocol | None) -> tuple[ProtocolMode | None, EraMemory]:
+    """The ``protocol`` and ``eras`` arguments of the probing functions, for ``--protocol``."""
+    from mcpctl.probe.eras import EraMemory
+
+    mode: ProtocolMode | None = protocol.value if protocol is not None else None
+    return mode, EraMemory.in_dir(paths().state_dir)
 
 
 def paths() -> Paths:

@@ -10,7 +10,16 @@ import typer
 
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
-from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, run_async, targets
+from mcpctl.cli.common import (
+    INTERNAL_ROOT,
+    MANIFEST_KEY,
+    PROTOCOL,
+    Protocol,
+    era_options,
+    parse_duration,
+    run_async,
+    targets,
+)
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import STATE, Table
 from mcpctl.cli.progress import progress
@@ -19,7 +28,8 @@ from mcpctl.results import Result
 from mcpctl.text import plural
 
 if TYPE_CHECKING:
-    from mcpctl.config.model import ServerEntry
+    from mcpctl.config.model import ProtocolMode, ServerEntry
+    from mcpctl.probe.eras import Era, EraMemory
     from mcpctl.probe.health import ProbeResult
 
 app = typer.Typer()
@@ -88,10 +98,16 @@ def health(
     interval: str = typer.Option(
         "60", "--interval", metavar="DURATION", help="Time between rounds with --watch (60s)."
     ),
+    protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
-    """Probe servers: spawn or connect, initialize, list tools, ping.
+    """Probe servers: spawn or connect, settle the protocol era, list tools, ping.
+
+    Each server is spoken to in its own era: the stateless revision (2026-07-28) when it
+    answers server/discover, else the initialize handshake; the era is remembered per server,
+    so a server that ignores discovery costs its wait once. -v shows the protocol version
+    spoken; --protocol pins an era.
 
     Every enabled server is probed at once (bounded), each within its own timeout. Exit 0
     when all are healthy, 1 otherwise; SIGINT, SIGTERM or SIGHUP stop every server and exit
@@ -107,6 +123,8 @@ def health(
       mcpctl health github time --timeout 10s --json
 
       mcpctl health --watch --interval 30s --json >> health.jsonl
+
+      mcpctl health legacy-server --protocol legacy -v
     """
     from mcpctl.probe.health import probe_all
 
@@ -114,9 +132,10 @@ def health(
     seconds = seconds_option(timeout, warnings)
     chosen, more = targets(names or [], scope.value, internal_root, manifest_key)
     warnings += more
+    mode, eras = era_options(protocol)
     if watch:
         every = seconds_option(interval, warnings) or 60.0
-        return _watch(chosen, warnings, every, seconds, concurrency)
+        return _watch(chosen, warnings, every, seconds, concurrency, (mode, eras))
     with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
         results: list[ProbeResult] = run_async(
             lambda: probe_all(
@@ -125,6 +144,8 @@ def health(
                 timeout=seconds,
                 secrets=keyring_source(),
                 on_result=lambda _: tick.advance(),
+                protocol=mode,
+                eras=eras,
             ),
             what="",
             spinner=False,
@@ -148,14 +169,27 @@ def health(
 
 
 def _health_table(results: list[ProbeResult]) -> Table:
+    wide = STATE.verbose > 0
     rows = []
     for r in results:
         latency = f"{r.latency_ms.get('total', 0):.0f} ms"
         tools = str(r.tool_count) if r.tool_count is not None else "-"
         err = f"{r.error.code}: {r.error.message}" if r.error else ""
-        rows.append([r.name, r.type, r.transport, status(r), tools, latency, err])
+        row = [r.name, r.type, r.transport, status(r), tools, latency, err]
+        if wide:
+            row.insert(3, protocol_cell(r.era))
+        rows.append(row)
     columns = ["NAME", "TYPE", "TRANSPORT", "STATUS", "TOOLS", "LATENCY", "ERROR"]
+    if wide:
+        columns.insert(3, "PROTOCOL")
     return Table(columns, rows, "no servers to probe")
+
+
+def protocol_cell(era: Era | None) -> str:
+    """``2026-07-28`` or ``2025-11-25 (handshake)``; ``-`` when no era was settled."""
+    if era is None:
+        return "-"
+    return era.version if era.name == "modern" else f"{era.version} (handshake)"
 
 
 def _health_notes(results: list[ProbeResult]) -> None:
@@ -176,6 +210,7 @@ def _watch(
     interval: float,
     timeout: float | None,
     concurrency: int | None,
+    speaking: tuple[ProtocolMode | None, EraMemory],
 ) -> int:
     import time
     from datetime import datetime
@@ -207,8 +242,9 @@ def _watch(
             if board is not None:
                 board.probing()
             results = await probe_all(
-                chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source()
-            )
+                chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source(),
+                protocol=speaking[0], eras=speaking[1],
+            )  # fmt: skip
             reap_orphans()  # what the round's servers left behind, before the next one
             now = datetime.now().astimezone().isoformat(timespec="seconds")
             for r in results:

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, paths, read_config, run_async
+from mcpctl.cli.common import (
+    INTERNAL_ROOT,
+    MANIFEST_KEY,
+    PROTOCOL,
+    Protocol,
+    era_options,
+    paths,
+    read_config,
+    run_async,
+)
 from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.errors import McpctlError
@@ -57,6 +66,7 @@ def report(
     concurrency: int | None = typer.Option(
         None, "--concurrency", min=1, metavar="N", help="Servers probed at once with --probe."
     ),
+    protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -105,7 +115,7 @@ def report(
             external[name] = entry
     where = snapshot.expanduser() if snapshot is not None else paths().snapshot
     previous = load_snapshot(where)
-    current = _current(external, internal, probe, seconds, concurrency)
+    current = _current(external, internal, probe, seconds, concurrency, protocol)
     summary = build_report(
         external,
         current,
@@ -152,6 +162,7 @@ def _current(
     probe: bool,
     timeout: float | None,
     concurrency: int | None,
+    protocol: Protocol | None,
 ) -> Snapshot:
     """The snapshot of now: the config's, and with ``probe`` what each server offers."""
     if not probe:
@@ -162,6 +173,7 @@ def _current(
     from mcpctl.snapshot.probing import take_snapshot_async
 
     count = len([e for e in (*external.values(), *internal.values()) if e.enabled])
+    mode, eras = era_options(protocol)
     taken: Snapshot = run_async(
         lambda: take_snapshot_async(
             external,
@@ -170,6 +182,8 @@ def _current(
             concurrency=concurrency,
             timeout=timeout,
             secrets=keyring_source(),
+            protocol=mode,
+            eras=eras,
         ),
         what=f"Probing {count} server{'s' if count != 1 else ''}…",
     )

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, parse_duration, paths, read_config
+from mcpctl.cli.common import (
+    INTERNAL_ROOT,
+    MANIFEST_KEY,
+    PROTOCOL,
+    Protocol,
+    era_options,
+    parse_duration,
+    paths,
+    read_config,
+)
 from mcpctl.cli.output import STATE, CommandGroup, Lines
 from mcpctl.cli.progress import progress
 from mcpctl.errors import UsageError
@@ -87,8 +96,10 @@ def take_now(
     concurrency: int | None,
     internal_root: Path | None,
     manifest_key: str,
+    protocol: Protocol | None = None,
 ) -> tuple[Snapshot, list[str], LoadResult]:
-    """The snapshot of the enabled servers now (probed or not), warnings, and the config.
+    """The snapshot of the enabled servers now (probed or not, in ``protocol``'s era),
+    warnings, and the config.
 
     Raises:
         the errors of :func:`mcpctl.cli.common.read_config`.
@@ -114,6 +125,7 @@ def take_now(
         from mcpctl.probe.catalog import catalog_all
         from mcpctl.snapshot.probing import add_probes
 
+        mode, eras = era_options(protocol)
         with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
             catalogs = run_async(
                 lambda: catalog_all(
@@ -122,6 +134,8 @@ def take_now(
                     timeout=timeout,
                     secrets=keyring_source(),
                     on_result=lambda _: tick.advance(),
+                    protocol=mode,
+                    eras=eras,
                 ),
                 what="",
                 spinner=False,
@@ -147,6 +161,7 @@ def save(
     snapshot_file: Path | None = SNAPSHOT_FILE,
     timeout: str | None = TIMEOUT,
     concurrency: int | None = CONCURRENCY,
+    protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -167,7 +182,7 @@ def save(
     warnings: list[str] = []
     seconds = _seconds(timeout, warnings)
     target = out or snapshot_file or paths().snapshot
-    snapshot, more, _ = take_now(probe, seconds, concurrency, internal_root, manifest_key)
+    snapshot, more, _ = take_now(probe, seconds, concurrency, internal_root, manifest_key, protocol)
     warnings += more
     save_snapshot(snapshot, target)
     failed = sorted(
@@ -206,6 +221,7 @@ def diff(
     fmt: DiffFormat = typer.Option(DiffFormat.text, "--format", help="text, json or sarif."),
     timeout: str | None = TIMEOUT,
     concurrency: int | None = CONCURRENCY,
+    protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -245,7 +261,7 @@ def diff(
         raise UsageError(
             f"--save would drop the probe data of {source}", hint="add --probe to record it anew"
         )
-    new, more, loaded = take_now(probe, seconds, concurrency, internal_root, manifest_key)
+    new, more, loaded = take_now(probe, seconds, concurrency, internal_root, manifest_key, protocol)
     warnings += more
     notes: list[str] = []
     if old is None:

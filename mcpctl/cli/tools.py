@@ -12,7 +12,15 @@ import typer
 
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
-from mcpctl.cli.common import INTERNAL_ROOT, MANIFEST_KEY, run_async, targets
+from mcpctl.cli.common import (
+    INTERNAL_ROOT,
+    MANIFEST_KEY,
+    PROTOCOL,
+    Protocol,
+    era_options,
+    run_async,
+    targets,
+)
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import Lines, Table
@@ -53,6 +61,7 @@ def tools(
         metavar="DURATION",
         help="Per-server timeout: 10s, 500ms; a bare number is seconds.",
     ),
+    protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -74,6 +83,7 @@ def tools(
     seconds = seconds_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key)
     warnings += more
+    mode, eras = era_options(protocol)
     with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:
         results: list[ProbeResult] = run_async(
             lambda: probe_all(
@@ -81,6 +91,8 @@ def tools(
                 timeout=seconds,
                 secrets=keyring_source(),
                 on_result=lambda _: tick.advance(),
+                protocol=mode,
+                eras=eras,
             ),
             what="",
             spinner=False,
@@ -116,7 +128,12 @@ def tools(
             {"name": c.name, "sources": [list(s) for s in c.sources]} for c in collisions
         ],
         "failed": [{"name": r.name, "error": r.error.to_dict()} for r in results if r.error],
-    }
+        "servers": [
+            {"name": r.name, "protocol_version": r.protocol_version,
+             "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count}
+            for r in results
+        ],
+    }  # fmt: skip
     exit_code = 1 if collisions or len(ok) != len(results) else 0
 
     def human(_: Result) -> Table:
@@ -211,6 +228,7 @@ def call(
         metavar="DURATION",
         help="The whole call: 30s, 2m; a bare number is seconds (default 60s).",
     ),
+    protocol: Protocol | None = PROTOCOL,
 ) -> int:
     """Call a tool and print its result (text as text, structured content as JSON).
 
@@ -238,10 +256,14 @@ def call(
     def prepare(info: ToolInfo) -> dict[str, Any]:
         return _parse_args(arg, given, info.input_schema)
 
+    mode, eras = era_options(protocol)
     res = run_async(
-        lambda: call_tool(name, entry, tool, prepare, timeout=seconds, secrets=keyring_source()),
+        lambda: call_tool(
+            name, entry, tool, prepare, timeout=seconds, secrets=keyring_source(),
+            protocol=mode, eras=eras,
+        ),
         what=f"Calling {name}/{tool}…",
-    )
+    )  # fmt: skip
     data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,
             "structured": res.structured, "content": res.content}  # fmt: skip
     if res.is_error:

@@ -22,6 +22,7 @@ from mcpctl.config.model import (
     INHERIT_NAME_RE,
     MAX_TIMEOUT_MS,
     NAME_RE,
+    PROTOCOL_MODES,
     SOURCE_FIELDS,
     TOOLS_FIELDS,
     AuthConfig,
@@ -225,6 +226,12 @@ def entry_from_data(
             chk.fail(
                 ("transport",), f"transport must be one of {options}; got {data['transport']!r}"
             )
+    if "protocol" in data:
+        if isinstance(data["protocol"], str) and data["protocol"] in PROTOCOL_MODES:
+            kw["protocol"] = data["protocol"]
+        else:
+            options = ", ".join(PROTOCOL_MODES)
+            chk.fail(("protocol",), f"protocol must be one of {options}; got {data['protocol']!r}")
     if "timeout" in data:
         timeout = data["timeout"]
         if type(timeout) is not int:

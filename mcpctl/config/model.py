@@ -22,12 +22,14 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "ENTRY_FIELDS",
     "NAME_RE",
+    "PROTOCOL_MODES",
     "TRANSPORTS",
     "TRANSPORT_NAMES",
     "AuthConfig",
     "Config",
     "EntryIssue",
     "Problem",
+    "ProtocolMode",
     "ServerEntry",
     "Source",
     "ToolFilter",
@@ -36,6 +38,9 @@ __all__ = [
 ]
 
 AuthType = Literal["none", "bearer", "header", "basic", "oauth"]
+# Which protocol era to speak: detect it, or pin the stateless revisions or the handshake.
+ProtocolMode = Literal["auto", "modern", "legacy"]
+PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "modern", "legacy")
 AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "header", "basic", "oauth")
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 3_600_000
@@ -47,7 +52,7 @@ HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 ENTRY_FIELDS: tuple[str, ...] = (
     "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth",
-    "timeout", "sensitive", "description", "enabled", "tools", "source",
+    "timeout", "protocol", "sensitive", "description", "enabled", "tools", "source",
 )  # fmt: skip
 AUTH_FIELDS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -220,6 +225,7 @@ class ServerEntry:
     headers: Mapping[str, str] = field(default_factory=dict)
     auth: AuthConfig | None = None
     timeout: int | None = None
+    protocol: ProtocolMode | None = None
     sensitive: bool = False
     description: str | None = None
     enabled: bool = True
@@ -274,6 +280,8 @@ class ServerEntry:
             data["auth"] = self.auth.to_data()
         if self.timeout is not None:
             data["timeout"] = self.timeout
+        if self.protocol is not None:
+            data["protocol"] = self.protocol
         if self.sensitive:
             data["sensitive"] = True
         if self.description is not None:

@@ -30,6 +30,7 @@ from mcpctl.config.model import (
     INHERIT_NAME_RE,
     MAX_TIMEOUT_MS,
     NAME_RE,
+    ProtocolMode,
 )
 from mcpctl.probe.transports import Transport
 
@@ -179,6 +180,11 @@ class ServerEntryModel(_NoNulls):
     auth: Auth = Field(default_factory=_absent, description="How to authenticate a remote server.")
     timeout: Annotated[StrictInt, Field(gt=0, le=MAX_TIMEOUT_MS)] = Field(
         DEFAULT_TIMEOUT_MS, description="Connect + handshake timeout, in milliseconds."
+    )
+    protocol: ProtocolMode = Field(
+        "auto",
+        description="Protocol era: auto (detect, remembered per entry), modern (2026-07-28 "
+        "and later, no handshake) or legacy (the initialize handshake).",
     )
     sensitive: StrictBool = Field(False, description="Tool inputs must be screened by the host.")
     description: StrictStr = Field(

@@ -18,10 +18,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import SecretSource
+from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, precheck, timeout_error
-from mcpctl.probe.health import ServerKind
+from mcpctl.probe.health import ServerKind, Speaking
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -45,6 +46,7 @@ class Catalog:
     transport: str = "stdio"
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
+    era: Era | None = None
     instructions: str | None = None
     capabilities: list[str] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
@@ -70,6 +72,7 @@ class Catalog:
             "transport": self.transport,
             "serverInfo": self.server_info,
             "protocolVersion": self.protocol_version,
+            "protocol": self.era.to_dict() if self.era is not None else None,
             "instructions": self.instructions,
             "capabilities": self.capabilities,
             "tools": self.tools,
@@ -89,14 +92,16 @@ async def catalog(
     kind: ServerKind = "external",
     timeout: float | None = None,
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> Catalog:
     """Connect to one server and list what it offers (every page, up to :data:`MAX_PAGES`).
 
     Never raises for a failing server: the catalog's ``error`` says what failed. The whole
     run, server shutdown included, ends within ``timeout`` (default: the entry's) plus a
-    second.
+    second. ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`.
     """
-    return await _catalog(name, entry, kind, timeout, secrets)
+    return await _catalog(name, entry, kind, timeout, secrets, Speaking(protocol, eras))
 
 
 async def catalog_all(
@@ -106,6 +111,8 @@ async def catalog_all(
     timeout: float | None = None,
     secrets: SecretSource | None = None,
     on_result: Callable[[Catalog], object] | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> dict[str, Catalog]:
     """The catalogs of many servers, by name, in input order.
 
@@ -113,12 +120,15 @@ async def catalog_all(
     spawned servers starting at a time (a start-up slot is freed once a server has answered
     or only waits), remote ones bounded separately. ``entries`` is a name -> entry mapping
     (all external) or (name, entry, kind) triples. ``on_result`` is called with each
-    catalog as it comes in (for progress).
+    catalog as it comes in (for progress). ``protocol`` and ``eras`` are those of
+    :func:`mcpctl.probe.connect.connect`.
     """
     from mcpctl.probe.health import run_all
 
+    speaking = Speaking(protocol, eras)
+
     def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[Catalog]:
-        return _catalog(name, entry, kind, timeout, secrets, *rest)
+        return _catalog(name, entry, kind, timeout, secrets, speaking, *rest)
 
     results = await run_all(
         entries, work, concurrency=concurrency, secrets=secrets, on_done=on_result
@@ -132,6 +142,7 @@ async def _catalog(
     kind: ServerKind,
     timeout: float | None,
     secrets: SecretSource | None,
+    speaking: Speaking,
     started_server: tuple[Process, ResolvedEntry] | None = None,
     done: Callable[[], None] | None = None,
     diag: StdioDiagnostics | None = None,
@@ -155,7 +166,8 @@ async def _catalog(
         with anyio.fail_after(seconds):
             async with connect(
                 name, entry, timeout=seconds, secrets=secrets, diagnostics=diag,
-                process=process, resolved=resolved,
+                process=process, resolved=resolved, protocol=speaking.protocol,
+                eras=speaking.eras,
             ) as conn:  # fmt: skip
                 result.transport = conn.transport
                 await _list(conn, result)
@@ -176,11 +188,11 @@ def _failed(result: Catalog, error: ProbeError) -> None:
 
 
 async def _list(conn: Connection, result: Catalog) -> None:
-    info = conn.initialize_result
-    result.server_info = _json(info.server_info)
-    result.protocol_version = str(info.protocol_version)
-    result.instructions = info.instructions
-    caps = info.capabilities
+    result.server_info = _json(conn.server_info) if conn.server_info is not None else None
+    result.protocol_version = conn.era.version
+    result.era = conn.era
+    result.instructions = conn.instructions
+    caps = conn.capabilities
     result.capabilities = [
         n for n in ("tools", "resources", "prompts", "logging", "completions", "experimental")
         if getattr(caps, n, None) is not None

@@ -38,7 +38,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp.shared.message import SessionMessage  # noqa: E402
 
 from mcpctl._version import __version__  # noqa: E402
-from mcpctl.config.model import ServerEntry  # noqa: E402
+from mcpctl.config.model import ProtocolMode, ServerEntry  # noqa: E402
 from mcpctl.config.placeholders import (  # noqa: E402
     MissingPolicy,
     ResolvedEntry,
@@ -46,6 +46,8 @@ from mcpctl.config.placeholders import (  # noqa: E402
     resolve_entry,
 )
 from mcpctl.errors import PlaceholderError, ProbeFailed, exception_leaves  # noqa: E402
+from mcpctl.probe.eras import Era, EraMemory, effective_mode  # noqa: E402
+from mcpctl.probe.negotiate import negotiate  # noqa: E402
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server  # noqa: E402
 from mcpctl.probe.tolerant import Listing, tolerant_streams  # noqa: E402
 from mcpctl.probe.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport  # noqa: E402
@@ -75,21 +77,43 @@ Opener = Callable[[ResolvedEntry, float, "StdioDiagnostics | None", "Process | N
 
 @dataclass
 class Connection:
-    """An initialized session and how it was reached.
+    """A session whose protocol era is settled, and how it was reached.
 
-    ``listing`` holds what was repaired in the server's tool listings (as warnings) and each
-    tool as the server sent it.
+    ``era`` says which era and version it speaks; ``server_info``, ``capabilities`` and
+    ``instructions`` are the server's whichever the era (from ``initialize`` or from
+    ``server/discover``). ``listing`` holds what was repaired in the server's tool listings
+    (as warnings) and each tool as the server sent it.
     """
 
     name: str
     session: ClientSession
     transport: Transport
-    initialize_result: types.InitializeResult
+    era: Era
     resolved: ResolvedEntry
     diagnostics: StdioDiagnostics | None = None
     connect_ms: float = 0.0
-    initialize_ms: float = 0.0
+    negotiate_ms: float = 0.0
     listing: Listing = field(default_factory=Listing)
+
+    @property
+    def server_info(self) -> types.Implementation | None:
+        """The server's name and version (a stateless server may not say)."""
+        return self.session.server_info
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities:
+        """What the server offers."""
+        return self.session.server_capabilities or types.ServerCapabilities()
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions for a model, if any."""
+        return self.session.instructions
+
+    @property
+    def initialize_result(self) -> types.InitializeResult | None:
+        """The handshake's result (``None`` for a connection in the stateless era)."""
+        return self.session.initialize_result
 
 
 # --- stdio ----------------------------------------------------------------------------
@@ -286,6 +310,15 @@ def _opener(transport: Transport) -> Opener:
     return opener
 
 
+@dataclass(frozen=True)
+class _Protocol:
+    """How a connection settles its era (see :func:`mcpctl.probe.negotiate.negotiate`)."""
+
+    mode: ProtocolMode = "auto"
+    remembered: Era | None = None
+    pinned_by: str = "--protocol"
+
+
 @contextlib.asynccontextmanager
 async def _session(
     name: str,
@@ -294,6 +327,7 @@ async def _session(
     timeout: float,
     diag: StdioDiagnostics | None,
     process: Process | None = None,
+    protocol: _Protocol = _Protocol(),
 ) -> AsyncIterator[Connection]:
     started = anyio.current_time()
     listing = Listing()
@@ -305,17 +339,21 @@ async def _session(
         async with ClientSession(
             reads, writes, read_timeout_seconds=timeout, client_info=CLIENT_INFO
         ) as session:
-            result = await session.initialize()
+            era = await negotiate(
+                session, name=name, mode=protocol.mode, transport=transport, timeout=timeout,
+                remembered=protocol.remembered, pinned_by=protocol.pinned_by,
+            )  # fmt: skip
+            listing.protocol_version = era.version
             done = anyio.current_time()
             yield Connection(
                 name=name,
                 session=session,
                 transport=transport,
-                initialize_result=result,
+                era=era,
                 resolved=resolved,
                 diagnostics=diag,
                 connect_ms=(connected - started) * 1000,
-                initialize_ms=(done - connected) * 1000,
+                negotiate_ms=(done - connected) * 1000,
                 listing=listing,
             )
 
@@ -332,8 +370,10 @@ async def connect(
     diagnostics: StdioDiagnostics | None = None,
     process: Process | None = None,
     resolved: ResolvedEntry | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> AsyncIterator[Connection]:
-    """Connect to a server and complete the MCP handshake.
+    """Connect to a server and settle the protocol era it speaks.
 
     ``timeout`` (seconds) bounds every request; it defaults to the entry's ``timeout``.
     The caller bounds the whole connection with a cancel scope if it needs a deadline.
@@ -341,9 +381,14 @@ async def connect(
     from ``resolved`` (so a caller can start servers before paying for the SDK import);
     it is stopped when the block ends, like one started here.
 
+    ``protocol`` pins the era (``modern``, ``legacy``) or detects it (``auto``); ``None``
+    takes the entry's ``protocol`` field, else ``auto``. With ``eras``, a detected era is
+    remembered per entry and tried first next time (and detected afresh if it fails).
+
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
-        ProbeFailed: the server could not be started (with its ``reason``).
+        ProbeFailed: the server could not be started (with its ``reason``), or does not
+            speak the pinned era (``protocol_mismatch``).
         MCPError: the server answered the handshake with an error.
         OSError, httpx2.HTTPError: other failures of the connection.
     """
@@ -352,26 +397,48 @@ async def connect(
         resolved = resolve_entry(name, entry, policy=policy, environ=environ, secrets=secrets)
     if resolved is None:  # policy "skip": resolve_entry already knows which variable
         raise PlaceholderError(f"server {name!r} skipped: a variable is not set", variable="")
+    mode = effective_mode(protocol, entry)
+    remembered = eras.recall(entry) if eras is not None and mode == "auto" else None
+    pinned_by = f"--protocol {mode}" if protocol is not None else f'its "protocol": "{mode}"'
+    how = _Protocol(mode, remembered, pinned_by)
+    async with _connection(name, entry, resolved, seconds, diagnostics, process, how) as conn:
+        if eras is not None and mode == "auto":
+            eras.remember(entry, conn.era)
+        yield conn
+
+
+@contextlib.asynccontextmanager
+async def _connection(
+    name: str,
+    entry: ServerEntry,
+    resolved: ResolvedEntry,
+    seconds: float,
+    diagnostics: StdioDiagnostics | None,
+    process: Process | None,
+    how: _Protocol,
+) -> AsyncIterator[Connection]:
     transport = entry.effective_transport
     if not TRANSPORTS[transport].remote:
         diag = diagnostics if diagnostics is not None else StdioDiagnostics()
-        async with _session(name, resolved, transport, seconds, diag, process) as conn:
+        async with _session(name, resolved, transport, seconds, diag, process, how) as conn:
             yield conn
         return
     if entry.transport is not None:
-        async with _session(name, resolved, transport, seconds, None) as conn:
+        async with _session(name, resolved, transport, seconds, None, None, how) as conn:
             yield conn
         return
     # No transport named: the current one first, then the older ones.
     first, *others = REMOTE_FALLBACKS
     async with contextlib.AsyncExitStack() as stack:
         try:
-            conn = await stack.enter_async_context(_session(name, resolved, first, seconds, None))
+            conn = await stack.enter_async_context(
+                _session(name, resolved, first, seconds, None, None, how)
+            )
         except Exception as failure:
             if not others or not _worth_fallback(failure):
                 raise
             conn = await stack.enter_async_context(
-                _session(name, resolved, others[0], seconds, None)
+                _session(name, resolved, others[0], seconds, None, None, how)
             )
         yield conn
 
@@ -396,14 +463,18 @@ async def open_session(
     timeout: float | None = None,
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """An initialized :class:`mcp.ClientSession` to ``entry``, closed (and the server
-    stopped) when the block ends.
+    """A :class:`mcp.ClientSession` to ``entry`` whose era is settled (``protocol`` as in
+    :func:`connect`), closed (and the server stopped) when the block ends.
 
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
-        ProbeFailed: the server could not be started (with its ``reason``).
+        ProbeFailed: the server could not be started (with its ``reason``), or does not
+            speak the pinned era (``protocol_mismatch``).
         MCPError: the server answered the handshake with an error.
     """
-    async with connect(name, entry, timeout=timeout, policy=policy, secrets=secrets) as conn:
+    async with connect(
+        name, entry, timeout=timeout, policy=policy, secrets=secrets, protocol=protocol
+    ) as conn:
         yield conn.session

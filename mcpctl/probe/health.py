@@ -16,9 +16,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
 from mcpctl.errors import PlaceholderError
+from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, precheck, timeout_error
 from mcpctl.probe.spawn import ProbeError
 from mcpctl.probe.tools import ToolInfo, list_all_tools
@@ -34,6 +35,7 @@ __all__ = [
     "ProbeError",
     "ProbeResult",
     "ServerKind",
+    "Speaking",
     "default_concurrency",
     "probe",
     "probe_all",
@@ -56,6 +58,7 @@ class ProbeResult:
     server_name: str | None = None
     server_version: str | None = None
     protocol_version: str | None = None
+    era: Era | None = None
     capabilities: list[str] = field(default_factory=list)
     tool_count: int | None = None
     tools: list[ToolInfo] = field(default_factory=list)
@@ -74,6 +77,7 @@ class ProbeResult:
             "latency_ms": {k: round(v, 1) for k, v in self.latency_ms.items()},
             "server": {"name": self.server_name, "version": self.server_version},
             "protocol_version": self.protocol_version,
+            "protocol": self.era.to_dict() if self.era is not None else None,
             "capabilities": self.capabilities,
             "tool_count": self.tool_count,
             "error": self.error.to_dict() if self.error else None,
@@ -107,8 +111,7 @@ def max_running(starting: int) -> int:
     return max(16, 4 * starting)
 
 
-def _capabilities(result: Any) -> list[str]:
-    caps = result.capabilities
+def _capabilities(caps: Any) -> list[str]:
     names = ("tools", "resources", "prompts", "logging", "completions", "experimental")
     return [n for n in names if getattr(caps, n, None) is not None]
 
@@ -121,13 +124,26 @@ async def probe(
     timeout: float | None = None,
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> ProbeResult:
-    """Probe one server: connect, initialize, list every page of tools, ping.
+    """Probe one server: connect, settle the protocol era, list every page of tools, and
+    ping a server of the handshake era (the stateless one has no ping).
 
-    Never raises for a failing server: the result says what failed. The whole probe,
-    server shutdown included, ends within ``timeout`` (default: the entry's) plus a second.
+    ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`. Never
+    raises for a failing server: the result says what failed. The whole probe, server
+    shutdown included, ends within ``timeout`` (default: the entry's) plus a second.
     """
-    return await _probe(name, entry, kind, timeout, policy, secrets)
+    return await _probe(name, entry, kind, timeout, policy, secrets, Speaking(protocol, eras))
+
+
+@dataclass(frozen=True)
+class Speaking:
+    """Which protocol era to speak (``None``: the entry's, else ``auto``) and where detected
+    eras are remembered (see :func:`mcpctl.probe.connect.connect`)."""
+
+    protocol: ProtocolMode | None = None
+    eras: EraMemory | None = None
 
 
 async def _probe(
@@ -137,6 +153,7 @@ async def _probe(
     timeout: float | None,
     policy: MissingPolicy,
     secrets: SecretSource | None,
+    speaking: Speaking,
     started_server: tuple[Process, ResolvedEntry] | None = None,
     done: Callable[[], None] | None = None,
     diag: StdioDiagnostics | None = None,
@@ -162,25 +179,28 @@ async def _probe(
             async with connect(
                 name, entry, timeout=seconds, policy=policy, secrets=secrets,
                 diagnostics=diag, process=process, resolved=resolved,
+                protocol=speaking.protocol, eras=speaking.eras,
             ) as conn:  # fmt: skip
                 result.transport = conn.transport
                 result.available = True
+                result.era = conn.era
                 result.latency_ms["connect"] = conn.connect_ms
-                result.latency_ms["initialize"] = conn.initialize_ms
-                info = conn.initialize_result
-                result.server_name = info.server_info.name
-                result.server_version = info.server_info.version
-                result.protocol_version = str(info.protocol_version)
-                result.capabilities = _capabilities(info)
+                exchange = "initialize" if conn.era.name == "legacy" else "discover"
+                result.latency_ms[exchange] = conn.negotiate_ms
+                info = conn.server_info
+                if info is not None:
+                    result.server_name, result.server_version = info.name, info.version
+                result.protocol_version = conn.era.version
+                result.capabilities = _capabilities(conn.capabilities)
                 t0 = time.perf_counter()
                 if "tools" in result.capabilities:
                     result.tools = await list_all_tools(conn)
                 result.tool_count = len(result.tools)
                 t1 = time.perf_counter()
-                await conn.session.send_ping()
-                t2 = time.perf_counter()
                 result.latency_ms["list_tools"] = (t1 - t0) * 1000
-                result.latency_ms["ping"] = (t2 - t1) * 1000
+                if conn.era.name == "legacy":
+                    await conn.session.send_ping()
+                    result.latency_ms["ping"] = (time.perf_counter() - t1) * 1000
                 result.warnings = list(conn.listing.warnings)
                 result.healthy = True
                 if done is not None:
@@ -205,6 +225,8 @@ async def probe_all(
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
     on_result: Callable[[ProbeResult], object] | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> list[ProbeResult]:
     """Probe many servers at once, in input order.
 
@@ -217,11 +239,13 @@ async def probe_all(
     ``entries`` is a name -> entry mapping (all external) or (name, entry, kind) triples.
     The first stdio servers are started before the MCP SDK is imported, so that they boot
     while mcpctl loads it. ``on_result`` is called with each result as it comes in (for
-    progress), in the event loop's thread.
+    progress), in the event loop's thread. ``protocol`` and ``eras`` are those of
+    :func:`mcpctl.probe.connect.connect`.
     """
+    speaking = Speaking(protocol, eras)
 
     def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[ProbeResult]:
-        return _probe(name, entry, kind, timeout, policy, secrets, *rest)
+        return _probe(name, entry, kind, timeout, policy, secrets, speaking, *rest)
 
     return await run_all(
         entries, work, concurrency=concurrency, policy=policy, secrets=secrets, on_done=on_result

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
 from mcpctl.errors import (
     McpctlError,
@@ -26,6 +26,7 @@ from mcpctl.probe.failures import as_exception, classify, one_line, precheck, ti
 
 if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
+    from mcpctl.probe.eras import EraMemory
 
 __all__ = [
     "ToolCallResult",
@@ -125,8 +126,11 @@ async def list_tools(
     timeout: float | None = None,
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> list[ToolInfo]:
-    """Every tool of one server (all pages).
+    """Every tool of one server (all pages), in whichever protocol era it speaks
+    (``protocol`` and ``eras`` as in :func:`mcpctl.probe.connect.connect`).
 
     Raises:
         CommandNotFoundError: a stdio server's command is not installed.
@@ -135,7 +139,9 @@ async def list_tools(
     """
     from mcpctl.probe.health import probe
 
-    result = await probe(name, entry, timeout=timeout, policy=policy, secrets=secrets)
+    result = await probe(
+        name, entry, timeout=timeout, policy=policy, secrets=secrets, protocol=protocol, eras=eras
+    )
     if result.error is not None:
         raise as_exception(name, result.error, result.stderr)
     return result.tools
@@ -263,6 +269,8 @@ async def call_tool(
     timeout: float | None = None,
     policy: MissingPolicy = "error",
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> ToolCallResult:
     """Call one tool over one connection and return its result.
 
@@ -270,6 +278,7 @@ async def call_tool(
     build typed arguments from strings. They are checked against the tool's input schema
     before the call. A tool that reports an error returns ``is_error=True``; it does not
     raise. ``timeout`` bounds the whole call (default: the entry's, at least a minute).
+    ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`.
 
     Raises:
         ToolNotFoundError: the server has no such tool.
@@ -293,8 +302,9 @@ async def call_tool(
     try:
         with anyio.fail_after(seconds):
             async with connect(
-                name, entry, timeout=seconds, policy=policy, secrets=secrets, diagnostics=diag
-            ) as conn:
+                name, entry, timeout=seconds, policy=policy, secrets=secrets, diagnostics=diag,
+                protocol=protocol, eras=eras,
+            ) as conn:  # fmt: skip
                 found = {t.name: t for t in await list_all_tools(conn)}
                 if tool not in found:
                     raise ToolNotFoundError(name, tool, sorted(found))

@@ -12,12 +12,13 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.snapshot.model import Definition, ServerState, Snapshot, snapshot_of_config
 
 if TYPE_CHECKING:
     from mcpctl.config.placeholders import SecretSource
     from mcpctl.probe.catalog import Catalog
+    from mcpctl.probe.eras import EraMemory
     from mcpctl.probe.health import ServerKind
 
 __all__ = [
@@ -98,9 +99,13 @@ async def take_snapshot_async(
     concurrency: int | None = None,
     timeout: float | None = None,
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> Snapshot:
     """The snapshot of the enabled servers of ``entries`` (and ``internal``: the
-    orchestrator's own, ``type: internal``); with ``probe``, what each offers.
+    orchestrator's own, ``type: internal``); with ``probe``, what each offers, in whichever
+    protocol era each speaks (``protocol`` and ``eras`` as in
+    :func:`mcpctl.probe.connect.connect`; the era does not change a fingerprint).
 
     Never raises for a failing server: its probe data holds the failure's code.
     """
@@ -115,6 +120,8 @@ async def take_snapshot_async(
         concurrency=concurrency,
         timeout=timeout,
         secrets=secrets,
+        protocol=protocol,
+        eras=eras,
     )
     return add_probes(snapshot, found)
 
@@ -127,6 +134,8 @@ def take_snapshot(
     concurrency: int | None = None,
     timeout: float | None = None,
     secrets: SecretSource | None = None,
+    protocol: ProtocolMode | None = None,
+    eras: EraMemory | None = None,
 ) -> Snapshot:
     """:func:`take_snapshot_async`, run to its end (in an event loop of its own when probing).
 
@@ -139,7 +148,7 @@ def take_snapshot(
     return anyio.run(
         lambda: take_snapshot_async(
             entries, internal=internal, probe=True, concurrency=concurrency,
-            timeout=timeout, secrets=secrets,
+            timeout=timeout, secrets=secrets, protocol=protocol, eras=eras,
         )
     )  # fmt: skip
 

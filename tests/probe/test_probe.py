@@ -51,9 +51,21 @@ def test_stdio_probe_reports_everything() -> None:
     assert r.protocol_version
     assert "tools" in r.capabilities
     assert r.tool_count == len(BASIC_TOOLS) and {t.name for t in r.tools} == BASIC_TOOLS
-    assert set(r.latency_ms) >= {"connect", "initialize", "list_tools", "ping", "total"}
+    # A dual-era SDK server answers server/discover: no handshake, no ping.
+    assert r.era is not None and r.era.name == "modern" and r.protocol_version == "2026-07-28"
+    assert set(r.latency_ms) >= {"connect", "discover", "list_tools", "total"}
+    assert "ping" not in r.latency_ms
     data = r.to_dict()
     assert list(data)[:4] == ["name", "available", "healthy", "type"]
+    assert data["protocol"]["era"] == "modern" and "2026-07-28" in data["protocol"]["supported"]
+
+
+def test_stdio_probe_in_the_handshake_era_pings() -> None:
+    r = run(lambda: probe("basic", basic(), protocol="legacy"))
+    assert r.healthy, r.error
+    assert r.era is not None and r.era.name == "legacy" and r.era.detected == "pinned"
+    assert r.protocol_version == "2025-11-25"
+    assert set(r.latency_ms) >= {"connect", "initialize", "list_tools", "ping", "total"}
 
 
 def test_tools_list_follows_every_page() -> None:

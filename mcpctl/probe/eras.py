@@ -1,0 +1,203 @@
+"""The two protocol eras, which one to speak, and the memory of which one each server spoke.
+
+MCP has two eras: the handshake revisions (``initialize``, sessions, ``ping``; up to
+2025-11-25) and the stateless revisions from 2026-07-28 (``server/discover``, every request
+carrying its version in ``_meta``). :func:`mcpctl.probe.negotiate.negotiate` decides which
+one a connection speaks; this module holds what it decides with and does not import the SDK:
+
+* :data:`ProtocolMode` -- ``auto`` (detect), ``modern`` or ``legacy`` (pinned), from the
+  ``--protocol`` flag or an entry's ``protocol`` field;
+* :class:`Era` -- what a connection ended up speaking;
+* :class:`EraMemory` -- the era each server configuration spoke last, kept in the state
+  directory, so that a handshake-only server that stays silent on ``server/discover``
+  costs its discovery timeout once, not on every probe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcpctl.config.model import PROTOCOL_MODES, ProtocolMode
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+
+__all__ = [
+    "ERA_NAMES",
+    "PROTOCOL_MODES",
+    "Era",
+    "EraMemory",
+    "EraName",
+    "ProtocolMode",
+    "effective_mode",
+    "era_key",
+]
+
+EraName = Literal["modern", "legacy"]
+ERA_NAMES: tuple[EraName, ...] = ("modern", "legacy")
+
+MEMORY_FILENAME = "protocol-eras.json"
+MEMORY_MAX_BYTES = 1024 * 1024
+MEMORY_MAX_ENTRIES = 500  # server configurations remembered, the most recently seen kept
+
+
+@dataclass(frozen=True)
+class Era:
+    """What one connection speaks.
+
+    Attributes:
+        name: ``modern`` (2026-07-28 and later, no handshake) or ``legacy`` (``initialize``).
+        version: the protocol version spoken.
+        supported: the versions the server said it serves (``server/discover``'s list, or
+            the ``supported`` list of an unsupported-version error); empty when it said none.
+        detected: how the era was chosen: ``pinned`` (``--protocol`` or the entry),
+            ``remembered`` (the last probe's), ``discovered`` (``server/discover`` answered),
+            ``fallback`` (it did not: the handshake worked).
+    """
+
+    name: EraName
+    version: str
+    supported: tuple[str, ...] = ()
+    detected: str = "discovered"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "era": self.name,
+            "version": self.version,
+            "supported": list(self.supported),
+            "detected": self.detected,
+        }
+
+
+def effective_mode(requested: ProtocolMode | None, entry: ServerEntry) -> ProtocolMode:
+    """The mode a connection uses: the one asked for, else the entry's, else ``auto``."""
+    if requested is not None:
+        return requested
+    return entry.protocol or "auto"
+
+
+def era_key(entry: ServerEntry) -> str:
+    """The key an entry's era is remembered under: a digest of its configuration as written
+    (placeholders unresolved), so a changed command, URL or transport is probed afresh."""
+    data = entry.to_data()
+    data.pop("enabled", None)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class EraMemory:
+    """The era each server configuration spoke when last reached, kept in one JSON file.
+
+    It is a cache: a file that cannot be read (missing, not a regular file, too large, not
+    JSON) is an empty memory, and one that cannot be written is left as it was. Nothing in
+    it is secret: keys are digests of entries as written, values are era names and versions.
+    """
+
+    path: Path | None = None
+    _eras: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _loaded: bool = field(default=False, repr=False)
+
+    @classmethod
+    def in_dir(cls, state_dir: Path) -> EraMemory:
+        """The memory kept in ``state_dir`` (the user state directory)."""
+        return cls(state_dir / MEMORY_FILENAME)
+
+    def recall(self, entry: ServerEntry) -> Era | None:
+        """The era ``entry`` spoke last, if it is remembered."""
+        self._load()
+        found = self._eras.get(era_key(entry))
+        if not isinstance(found, dict):
+            return None
+        name, version = found.get("era"), found.get("version")
+        if name not in ERA_NAMES or not isinstance(version, str):
+            return None
+        supported = found.get("supported")
+        versions = (
+            tuple(v for v in supported if isinstance(v, str)) if isinstance(supported, list) else ()
+        )
+        return Era(name, version, versions, "remembered")
+
+    def remember(self, entry: ServerEntry, era: Era) -> None:
+        """Record the era ``entry`` spoke (written at once when it is news)."""
+        self._load()
+        key = era_key(entry)
+        record = {"era": era.name, "version": era.version, "supported": list(era.supported)}
+        known = self._eras.get(key)
+        if isinstance(known, dict) and all(known.get(k) == v for k, v in record.items()):
+            return
+        self._eras.pop(key, None)
+        self._eras[key] = {**record, "at": int(time.time())}
+        self._save(key)
+
+    def forget(self, entry: ServerEntry) -> None:
+        """Drop what is remembered of ``entry`` (its remembered era failed)."""
+        self._load()
+        key = era_key(entry)
+        if self._eras.pop(key, None) is not None:
+            self._save(key, drop=True)
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            self._eras = _read(self.path) if self.path is not None else {}
+
+    def _save(self, key: str, *, drop: bool = False) -> None:
+        if self.path is None:
+            return
+        from mcpctl.config.store import atomic_write
+        from mcpctl.errors import McpctlError
+
+        # Another process may have remembered other servers since this one read the file.
+        merged = _read(self.path)
+        merged.pop(key, None)
+        if not drop:
+            merged[key] = self._eras[key]
+        while len(merged) > MEMORY_MAX_ENTRIES:
+            del merged[next(iter(merged))]
+        self._eras = merged
+        text = json.dumps({"format": 1, "eras": merged}, indent=1, ensure_ascii=True)
+        with contextlib.suppress(OSError, McpctlError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, (text + "\n").encode("ascii"), durable=False)
+
+
+def _read(path: Path) -> dict[str, dict[str, Any]]:
+    """The remembered eras in ``path``; anything unexpected reads as none (it is a cache)."""
+    try:
+        # O_NONBLOCK: a FIFO planted in its place must not hang the command.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MEMORY_MAX_BYTES:
+            return {}
+        raw = os.read(fd, MEMORY_MAX_BYTES + 1)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}
+    eras = data.get("eras") if isinstance(data, dict) else None
+    if not isinstance(eras, dict):
+        return {}
+    return {k: v for k, v in eras.items() if isinstance(k, str) and isinstance(v, dict)}
+
+
+def describe_versions(versions: Sequence[str]) -> str:
+    """``2025-06-18, 2025-11-25`` (or ``none named``)."""
+    return ", ".join(versions) if versions else "none named"
