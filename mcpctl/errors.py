@@ -16,6 +16,7 @@ change meaning once released.
     │   ├── InvalidEntryError          exit 2  invalid_entry
     │   ├── PlaintextSecretError       exit 2  plaintext_secret
     │   ├── MissingInputError          exit 2  missing_input
+    │   │   └── InputRequiredError     exit 2  input_required
     │   ├── NothingToUndoError         exit 2  nothing_to_undo
     │   ├── UndoConflictError          exit 2  undo_conflict
     │   ├── CommandNotFoundError       exit 2  command_not_found
@@ -53,6 +54,7 @@ __all__ = [
     "ConfigInvalidError",
     "ConfigNotFoundError",
     "ConfigSyntaxError",
+    "InputRequiredError",
     "InternalError",
     "Interrupted",
     "InvalidEntryError",
@@ -100,7 +102,7 @@ class McpctlError(Exception):
         self.message = message
         self.hint = hint
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, object]:
         """The error as it appears in the JSON envelope's ``errors`` list."""
         return {"code": self.code, "message": self.message, "hint": self.hint}
 
@@ -174,6 +176,27 @@ class MissingInputError(UsageError):
     """A value is required and there is no terminal to ask for it."""
 
     code = "missing_input"
+
+
+class InputRequiredError(MissingInputError):
+    """A server asked for input (a form, or a page to visit) that nobody could give.
+
+    Attributes:
+        requests: what was asked, as JSON objects: each request's ``message``, ``mode``
+            (``form`` or ``url``), its ``fields`` (name, type, required, choices) or ``url``.
+    """
+
+    code = "input_required"
+
+    def __init__(
+        self, message: str, requests: Sequence[dict[str, object]], *, hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.requests = list(requests)
+
+    def to_dict(self) -> dict[str, object]:
+        """The envelope's form, with what was asked."""
+        return {**super().to_dict(), "requests": self.requests}
 
 
 class NothingToUndoError(UsageError):
@@ -316,7 +339,7 @@ class ProbeFailed(OutsideError):
         self.reason = reason
         self.stderr = list(stderr)
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, object]:
         """The envelope's form, with the ``reason`` code."""
         return {**super().to_dict(), "reason": self.reason}
 
@@ -378,7 +401,7 @@ class Interrupted(BaseException):
         """128 + the signal's number, as a shell reports a process the signal ended."""
         return 128 + int(self.signal)
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, object]:
         """The error as it appears in the JSON envelope's ``errors`` list."""
         return {"code": self.code, "message": self.message, "hint": None}
 

@@ -27,7 +27,7 @@ class Result:
     command: str
     data: Any = None
     warnings: list[str] = field(default_factory=list)
-    errors: list[dict[str, str | None]] = field(default_factory=list)
+    errors: list[dict[str, object]] = field(default_factory=list)
     exit_code: int = 0
 
     @property

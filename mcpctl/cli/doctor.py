@@ -44,7 +44,7 @@ def doctor() -> int:
 
     report = run_doctor(STATE.config)
     exit_code = 0 if report.ok else 1
-    errors = [
+    errors: list[dict[str, object]] = [
         {"code": f.code, "message": f.message, "hint": f.fix}
         for f in report.findings
         if f.severity == "error"

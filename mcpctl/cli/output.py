@@ -354,5 +354,6 @@ def emit(result: Result, human: Callable[[Result], Human] | None = None) -> int:
         else:
             _plain(rendered)
     for err in result.errors:
-        error(err.get("message") or "", err.get("hint"))
+        hint = err.get("hint")
+        error(str(err.get("message") or ""), str(hint) if hint is not None else None)
     return result.exit_code

@@ -125,7 +125,7 @@ def report(
         problems=loaded.warnings,
     )
     exit_code = 1 if probe and summary.failed else 0
-    errors: list[dict[str, str | None]] = []
+    errors: list[dict[str, object]] = []
     if save:
         if previous is not None and previous.probed and not current.probed:
             warnings.append(

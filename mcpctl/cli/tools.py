@@ -18,6 +18,7 @@ from mcpctl.cli.common import (
     PROTOCOL,
     Protocol,
     era_options,
+    parse_pairs,
     run_async,
     targets,
 )
@@ -228,6 +229,13 @@ def call(
         metavar="DURATION",
         help="The whole call: 30s, 2m; a bare number is seconds (default 60s).",
     ),
+    inputs: list[str] = typer.Option(
+        [],
+        "--input",
+        "-i",
+        metavar="FIELD=VALUE",
+        help="Answer a field of a form the server asks for mid-call (repeatable).",
+    ),
     protocol: Protocol | None = PROTOCOL,
 ) -> int:
     """Call a tool and print its result (text as text, structured content as JSON).
@@ -236,12 +244,19 @@ def call(
     fit). Images, audio and resources are one line each in text output and whole in
     --json. A tool that reports an error exits 1 with the server's message.
 
+    A server may ask for input while the call runs (a form, or a page to visit). --input
+    answers form fields by name; on a terminal the rest is asked for field by field.
+    Elsewhere (piped, --json, CI) an unanswered request exits 2 listing what was asked.
+
     Examples:
 
       mcpctl call time get_current_time --arg timezone=Europe/Paris
 
       mcpctl call github search_repositories --args-json '{"query": "mcp"}' --json
+
+      mcpctl call deploy release --input environment=staging --input confirm=yes
     """
+    from mcpctl.cli.inputs import answerer, interactive
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
@@ -256,14 +271,17 @@ def call(
     def prepare(info: ToolInfo) -> dict[str, Any]:
         return _parse_args(arg, given, info.input_schema)
 
+    answers = parse_pairs(inputs, "=", "--input", "FIELD=VALUE")
     mode, eras = era_options(protocol)
     res = run_async(
         lambda: call_tool(
             name, entry, tool, prepare, timeout=seconds, secrets=keyring_source(),
-            protocol=mode, eras=eras,
+            protocol=mode, eras=eras, answer=answerer(answers),
         ),
         what=f"Calling {name}/{tool}…",
+        spinner=not interactive(),  # a prompt may come: no spinner over it
     )  # fmt: skip
+    warnings += [f"{name}: {w}" for w in res.warnings]
     data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,
             "structured": res.structured, "content": res.content}  # fmt: skip
     if res.is_error:

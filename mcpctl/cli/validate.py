@@ -107,7 +107,7 @@ def validate(
     report = validate_config(path, strict_commands=strict_commands, internal_names=internal)
     shown = _shown_path(report.path)
     exit_code = 0 if report.ok else 1
-    errors = [p.to_error() for p in report.errors]
+    errors: list[dict[str, object]] = [dict(p.to_error()) for p in report.errors]
     if fmt is Format.sarif:
         from mcpctl.snapshot.sarif import artifact_uri, validation_sarif
 

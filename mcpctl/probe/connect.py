@@ -317,6 +317,8 @@ class _Protocol:
     mode: ProtocolMode = "auto"
     remembered: Era | None = None
     pinned_by: str = "--protocol"
+    # Answers a handshake-era server's elicitation/create (and advertises that it can).
+    elicitation: Any = None
 
 
 @contextlib.asynccontextmanager
@@ -337,8 +339,9 @@ async def _session(
     ):
         connected = anyio.current_time()
         async with ClientSession(
-            reads, writes, read_timeout_seconds=timeout, client_info=CLIENT_INFO
-        ) as session:
+            reads, writes, read_timeout_seconds=timeout, client_info=CLIENT_INFO,
+            elicitation_callback=protocol.elicitation,
+        ) as session:  # fmt: skip
             era = await negotiate(
                 session, name=name, mode=protocol.mode, transport=transport, timeout=timeout,
                 remembered=protocol.remembered, pinned_by=protocol.pinned_by,
@@ -372,6 +375,7 @@ async def connect(
     resolved: ResolvedEntry | None = None,
     protocol: ProtocolMode | None = None,
     eras: EraMemory | None = None,
+    elicitation: Any = None,
 ) -> AsyncIterator[Connection]:
     """Connect to a server and settle the protocol era it speaks.
 
@@ -384,6 +388,8 @@ async def connect(
     ``protocol`` pins the era (``modern``, ``legacy``) or detects it (``auto``); ``None``
     takes the entry's ``protocol`` field, else ``auto``. With ``eras``, a detected era is
     remembered per entry and tried first next time (and detected afresh if it fails).
+    ``elicitation`` is the SDK session's elicitation callback, for a server of the handshake
+    era that asks for input mid-call (:func:`mcpctl.probe.inputs.elicitation_callback`).
 
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
@@ -400,7 +406,7 @@ async def connect(
     mode = effective_mode(protocol, entry)
     remembered = eras.recall(entry) if eras is not None and mode == "auto" else None
     pinned_by = f"--protocol {mode}" if protocol is not None else f'its "protocol": "{mode}"'
-    how = _Protocol(mode, remembered, pinned_by)
+    how = _Protocol(mode, remembered, pinned_by, elicitation)
     async with _connection(name, entry, resolved, seconds, diagnostics, process, how) as conn:
         if eras is not None and mode == "auto":
             eras.remember(entry, conn.era)

@@ -27,6 +27,7 @@ from mcpctl.probe.failures import as_exception, classify, one_line, precheck, ti
 if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
     from mcpctl.probe.eras import EraMemory
+    from mcpctl.probe.inputs import Answerer
 
 __all__ = [
     "ToolCallResult",
@@ -86,12 +87,14 @@ class ToolCallResult:
 
     ``text`` is for people: the text blocks, and a marker line for every other block
     (``[image/png, 1,234 bytes]``); ``content`` has every block whole, as sent.
+    ``warnings``: requests the server made that mcpctl declined (sampling, roots).
     """
 
     is_error: bool
     text: str
     structured: Any = None
     content: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 async def list_all_tools(conn: Connection) -> list[ToolInfo]:
@@ -271,6 +274,7 @@ async def call_tool(
     secrets: SecretSource | None = None,
     protocol: ProtocolMode | None = None,
     eras: EraMemory | None = None,
+    answer: Answerer | None = None,
 ) -> ToolCallResult:
     """Call one tool over one connection and return its result.
 
@@ -280,9 +284,15 @@ async def call_tool(
     raise. ``timeout`` bounds the whole call (default: the entry's, at least a minute).
     ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`.
 
+    A server that asks for input while the call runs (a stateless server's
+    ``input_required`` result, a handshake-era ``elicitation/create``) is answered by
+    ``answer`` (:func:`mcpctl.probe.inputs.answers_from` fills forms from given values);
+    without one, or when it cannot answer, the call fails with what was asked.
+
     Raises:
         ToolNotFoundError: the server has no such tool.
         ToolArgumentsError: the arguments do not match the tool's input schema.
+        InputRequiredError: the server asked for input nobody gave (every request listed).
         CommandNotFoundError: a stdio server's command is not installed.
         PlaceholderError: a placeholder has no value (``policy="error"``).
         ProbeFailed: the server could not be reached, the tool did not answer in time
@@ -294,16 +304,18 @@ async def call_tool(
     import anyio
 
     from mcpctl.probe.connect import connect
+    from mcpctl.probe.inputs import InputLog, call_with_inputs, elicitation_callback
     from mcpctl.probe.spawn import StdioDiagnostics
 
     seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, DEFAULT_CALL_TIMEOUT)
     diag = StdioDiagnostics() if not entry.is_remote else None
     calling = False
+    log = InputLog()
     try:
         with anyio.fail_after(seconds):
             async with connect(
                 name, entry, timeout=seconds, policy=policy, secrets=secrets, diagnostics=diag,
-                protocol=protocol, eras=eras,
+                protocol=protocol, eras=eras, elicitation=elicitation_callback(answer, log),
             ) as conn:  # fmt: skip
                 found = {t.name: t for t in await list_all_tools(conn)}
                 if tool not in found:
@@ -311,8 +323,9 @@ async def call_tool(
                 args = arguments(found[tool]) if callable(arguments) else dict(arguments or {})
                 check_arguments(found[tool], args)
                 calling = True
-                res = await conn.session.call_tool(tool, args)
-                return _result(res, conn)
+                res = await call_with_inputs(conn.session, tool, args, answer, log)
+                log.check(tool)  # a handshake-era request nobody answered
+                return _result(res, conn, log.warnings)
     except TimeoutError:
         error = timeout_error(seconds, diag, calling=tool if calling else None)
         raise as_exception(name, error, diag.tail() if diag else ()) from None
@@ -324,7 +337,7 @@ async def call_tool(
         raise as_exception(name, error, diag.tail() if diag else ()) from None
 
 
-def _result(res: Any, conn: Connection) -> ToolCallResult:
+def _result(res: Any, conn: Connection, warnings: list[str]) -> ToolCallResult:
     lines: list[str] = []
     content: list[dict[str, Any]] = []
     for block in res.content:
@@ -335,4 +348,4 @@ def _result(res: Any, conn: Connection) -> ToolCallResult:
         else:
             lines.append(content_marker(data))
     text = conn.resolved.redact("\n".join(lines))
-    return ToolCallResult(bool(res.is_error), text, res.structured_content, content)
+    return ToolCallResult(bool(res.is_error), text, res.structured_content, content, warnings)
