@@ -18,6 +18,7 @@ from mcpctl.cli.output import CommandGroup, Lines
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
     from mcpctl.probe.health import ProbeResult
 
 app = typer.Typer()
@@ -44,16 +45,25 @@ class Shell(StrEnum):
 SHELL_ARG = typer.Argument(None, help="bash, zsh or fish (default: the shell of $SHELL).")
 
 
-def remember_probed(results: Iterable[ProbeResult]) -> None:
+def remember_probed(
+    results: Iterable[ProbeResult], chosen: Iterable[tuple[str, ServerEntry, Any]] = ()
+) -> None:
     """Keep the tool names the servers that answered listed, for ``mcpctl call NAME <TAB>``
-    (completion never starts a server). Never raises."""
+    (completion never starts a server), and with ``chosen`` (the probed entries) their
+    listings, for ``tools --cached``. Never raises."""
     from mcpctl.completion.toolcache import remember_tools
+    from mcpctl.probe.listcache import ListingCache
 
+    results = list(results)
     listed = {r.name: [t.name for t in r.tools] for r in results if r.error is None}
+    entries = {name: entry for name, entry, _ in chosen}
     if listed:
         with contextlib.suppress(OSError):  # the working directory went away
             where = common.paths()
             remember_tools(where.cache_dir, where.config, listed)
+            ListingCache.in_dir(where.cache_dir).put_results(
+                (entries[r.name], r) for r in results if r.name in entries
+            )
 
 
 def _shell(shell: Shell | None) -> str:

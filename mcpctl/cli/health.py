@@ -150,7 +150,7 @@ def health(
             what="",
             spinner=False,
         )
-    remember_probed(results)  # for `mcpctl call NAME <TAB>`
+    remember_probed(results, chosen)  # for `mcpctl call NAME <TAB>` and `tools --cached`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
     errors = [

@@ -19,6 +19,7 @@ from mcpctl.cli.common import (
     Protocol,
     era_options,
     parse_pairs,
+    paths,
     run_async,
     targets,
 )
@@ -56,6 +57,12 @@ def tools(
         help="Aggregated catalog: underscore (mcp_<server>_<tool>) or colon (<server>:<tool>).",
     ),
     show_all: bool = typer.Option(False, "--all", help="Include tools hidden by tools.allow/deny."),
+    cached: bool = typer.Option(
+        False,
+        "--cached",
+        help="Serve a server's last listing while it says it is fresh (its ttlMs), without "
+        "starting it; probe the others (a stale listing is used, with its age, when that fails).",
+    ),
     timeout: str | None = typer.Option(
         None,
         "--timeout",
@@ -69,15 +76,20 @@ def tools(
     """List the tools of one or all servers, with a summary of their parameters.
 
     With --prefix, the aggregated catalog a host would see, honouring each entry's
-    tools.allow/deny, and any name collision (exit 1).
+    tools.allow/deny, and any name collision (exit 1). With --cached, servers whose last
+    listing is still fresh (servers of the stateless protocol era say for how long) are not
+    started at all.
 
     Examples:
 
       mcpctl tools time
 
       mcpctl tools --prefix underscore --json
+
+      mcpctl tools --cached
     """
     from mcpctl.probe.health import probe_all
+    from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import build_catalog
 
     warnings: list[str] = []
@@ -86,21 +98,23 @@ def tools(
     warnings += more
     mode, eras = era_options(protocol)
     with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:
+        options: dict[str, Any] = {
+            "timeout": seconds, "secrets": keyring_source(), "protocol": mode, "eras": eras,
+            "on_result": lambda _: tick.advance(),
+        }  # fmt: skip
         results: list[ProbeResult] = run_async(
-            lambda: probe_all(
-                chosen,
-                timeout=seconds,
-                secrets=keyring_source(),
-                on_result=lambda _: tick.advance(),
-                protocol=mode,
-                eras=eras,
+            lambda: (
+                cached_or_probed(chosen, ListingCache.in_dir(paths().cache_dir), **options)
+                if cached
+                else probe_all(chosen, **options)
             ),
             what="",
             spinner=False,
         )
     filters = {name: entry.tools for name, entry, _ in chosen}
     ok = [r for r in results if r.error is None]
-    remember_probed(ok)  # for `mcpctl call NAME <TAB>`
+    if not cached:  # cached_or_probed kept what it probed
+        remember_probed(ok, chosen)  # for `mcpctl call NAME <TAB>` and `tools --cached`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
         if r.error is not None:
@@ -131,7 +145,8 @@ def tools(
         "failed": [{"name": r.name, "error": r.error.to_dict()} for r in results if r.error],
         "servers": [
             {"name": r.name, "protocol_version": r.protocol_version,
-             "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count}
+             "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count,
+             "cached_age_s": None if r.from_cache is None else round(r.from_cache, 1)}
             for r in results
         ],
     }  # fmt: skip

@@ -47,7 +47,13 @@ ServerKind = Literal["internal", "external"]
 
 @dataclass
 class ProbeResult:
-    """The health of one server (the shape the Annabelle orchestrator reports, and more)."""
+    """The health of one server (the shape the Annabelle orchestrator reports, and more).
+
+    ``listing_ttl_ms`` and ``listing_scope`` are the tool listing's caching hints (the
+    stateless era's; ``None`` when the server gave none); ``from_cache`` is the age in
+    seconds of a listing served from :class:`mcpctl.probe.listcache.ListingCache` instead
+    of a probe.
+    """
 
     name: str
     type: ServerKind = "external"
@@ -62,6 +68,9 @@ class ProbeResult:
     capabilities: list[str] = field(default_factory=list)
     tool_count: int | None = None
     tools: list[ToolInfo] = field(default_factory=list)
+    listing_ttl_ms: int | None = None
+    listing_scope: str | None = None
+    from_cache: float | None = None
     error: ProbeError | None = None
     stderr: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -82,6 +91,12 @@ class ProbeResult:
             "tool_count": self.tool_count,
             "error": self.error.to_dict() if self.error else None,
         }
+        if self.listing_ttl_ms is not None or self.from_cache is not None:
+            data["listing_cache"] = {
+                "ttl_ms": self.listing_ttl_ms,
+                "scope": self.listing_scope,
+                "age_s": None if self.from_cache is None else round(self.from_cache, 1),
+            }
         if self.warnings:
             data["warnings"] = self.warnings
         if self.stderr:
@@ -196,6 +211,9 @@ async def _probe(
                 if "tools" in result.capabilities:
                     result.tools = await list_all_tools(conn)
                 result.tool_count = len(result.tools)
+                if conn.era.name == "modern":  # the handshake era has no caching hints
+                    result.listing_ttl_ms = conn.listing.ttl_ms
+                    result.listing_scope = conn.listing.cache_scope
                 t1 = time.perf_counter()
                 result.latency_ms["list_tools"] = (t1 - t0) * 1000
                 if conn.era.name == "legacy":

@@ -32,11 +32,26 @@ _FALLBACK_VERSION = "2025-11-25"
 
 @dataclass
 class Listing:
-    """What the relay saw of a connection: repairs made and tools as the server sent them."""
+    """What the relay saw of a connection: repairs made, tools as the server sent them, and
+    how long the tool listing may be cached (``ttlMs``, ``cacheScope``: the stateless era's
+    caching hints; the shortest and narrowest over every page)."""
 
     protocol_version: str | None = None
     warnings: list[str] = field(default_factory=list)
     raw_tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ttl_ms: int | None = None
+    cache_scope: str | None = None
+
+    def note_caching(self, result: dict[str, Any]) -> None:
+        """Keep a listing page's caching hints (a bogus one reads as "do not cache")."""
+        ttl = result.get("ttlMs")
+        ttl = ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0 else 0
+        self.ttl_ms = ttl if self.ttl_ms is None else min(self.ttl_ms, ttl)
+        scope = result.get("cacheScope")
+        if scope != "public" or self.cache_scope == "private":
+            self.cache_scope = "private"
+        else:
+            self.cache_scope = "public"
 
 
 def _problems(tool: dict[str, Any], version: str) -> list[tuple[str, str]]:
@@ -176,6 +191,8 @@ def _inspect(item: SessionMessage, method: str | None, listing: Listing) -> Sess
         version = message.result.get("protocolVersion")
         listing.protocol_version = version if isinstance(version, str) else None
     elif method == "tools/list":
+        if "ttlMs" in message.result or "cacheScope" in message.result:
+            listing.note_caching(message.result)
         repaired = _repair_listing(message.result, listing)
         if repaired is not message.result:
             fixed = message.model_copy(update={"result": repaired})

@@ -23,6 +23,9 @@ carries its own ``_meta`` envelope (``io.modelcontextprotocol/protocolVersion``,
   declined or cancelled answer gets an error result; a retry without the answer is asked again;
   an unknown requestState gets -32602.
 
+With ``MODERN_SERVER_TTL_MS`` set, ``tools/list`` says its listing stays fresh that long
+(``cacheScope: "public"``).
+
 Modes:
 
 * ``modern`` (the default): the above.
@@ -59,6 +62,8 @@ SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 SERVER_INFO = {"name": "modern-test-server", "version": "1.0.0"}
 CACHE = {"ttlMs": 0, "cacheScope": "private"}
+# MODERN_SERVER_TTL_MS: how long its tools/list says the listing stays fresh (default 0).
+LISTING_CACHE = {"ttlMs": int(os.environ.get("MODERN_SERVER_TTL_MS", "0")), "cacheScope": "public"}
 
 UNSUPPORTED_VERSION = -32022
 INVALID_PARAMS = -32602
@@ -200,7 +205,7 @@ class ModernServer:
                 **CACHE,
             }
         if method == "tools/list":
-            return {"tools": self.tools(), **CACHE}
+            return {"tools": self.tools(), **LISTING_CACHE}
         if method == "tools/call":
             return self.call(params)
         if method == "prompts/list":
