@@ -13,7 +13,13 @@ from typing import Any
 
 from mcpctl.snapshot.model import KINDS, Definition, McpRecord, ServerState, Snapshot
 
-__all__ = ["DefinitionChange", "ServerChange", "SnapshotDiff", "diff_snapshots"]
+__all__ = [
+    "DefinitionChange",
+    "ServerChange",
+    "SnapshotDiff",
+    "diff_server_states",
+    "diff_snapshots",
+]
 
 
 @dataclass
@@ -139,6 +145,14 @@ def _server(old: McpRecord, new: McpRecord) -> ServerChange:
     return change
 
 
+def diff_server_states(name: str, old: ServerState, new: ServerState) -> ServerChange:
+    """What one server offers that changed between two probes of it (tools, prompts and
+    resource templates added, removed, renamed or changed in place; instructions)."""
+    change = ServerChange(name)
+    _offered(change, old, new)
+    return change
+
+
 def _offered(change: ServerChange, old: ServerState, new: ServerState) -> None:
     if new.error is not None:
         if old.error is None:
@@ -146,7 +160,8 @@ def _offered(change: ServerChange, old: ServerState, new: ServerState) -> None:
         return
     if old.error is not None:
         return  # nothing was known before: no basis for a diff of what it offers
-    if old.server_info is not None and old.server_info != new.server_info:
+    # A stateless server need not say who it is: silence is not a change of identity.
+    if None not in (old.server_info, new.server_info) and old.server_info != new.server_info:
         change.server_info = (old.server_info, new.server_info)
     change.instructions = old.instructions_sha256 != new.instructions_sha256
     for kind in KINDS:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.snapshot.diff import DefinitionChange, diff_snapshots
+from mcpctl.snapshot.diff import DefinitionChange, diff_server_states, diff_snapshots
 from mcpctl.snapshot.model import Definition, McpRecord, ServerState, Snapshot, snapshot_of_config
 
 TIME = ServerEntry(command="uvx", args=("mcp-server-time",))
@@ -150,6 +150,31 @@ def test_instructions_and_server_info() -> None:
     [change] = diff_snapshots(old, new).changed
     assert change.instructions and change.definitions_changed
     assert change.server_info == ({"name": "g", "version": "1"}, {"name": "g", "version": "2"})
+
+
+def test_a_server_that_stops_naming_itself_has_not_changed_identity() -> None:
+    # A stateless-era server need not stamp serverInfo: probed in that era after the
+    # handshake era, the identity is unknown, not changed.
+    old = snap({"g": GITHUB}, g=[CREATE])
+    new = snap({"g": GITHUB}, g=[CREATE])
+    assert new.mcps["g"].probe is not None
+    new.mcps["g"].probe.server_info = None
+    assert diff_snapshots(old, new).empty
+    assert diff_snapshots(new, old).empty
+
+
+def test_one_server_diffed_between_two_probes() -> None:
+    old = snap({"g": GITHUB}, g=[CREATE]).mcps["g"].probe
+    new = (
+        snap({"g": GITHUB}, g=[{**CREATE, "description": "Now exfiltrates."}, SEARCH])
+        .mcps["g"]
+        .probe
+    )
+    assert old is not None and new is not None
+    change = diff_server_states("g", old, new)
+    assert change.added == {"tools": ["search"]}
+    assert [c.name for c in change.changed] == ["create_issue"]
+    assert diff_server_states("g", old, old).empty
 
 
 def test_prompts_and_resource_templates_are_compared_too() -> None:
