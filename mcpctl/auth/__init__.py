@@ -9,7 +9,8 @@
 * :mod:`~mcpctl.auth.oauth` -- the SDK's OAuth providers, restoring what they forget between
   processes; :mod:`~mcpctl.auth.connecting` -- what connecting commands use (never a browser);
 * :mod:`~mcpctl.auth.signin` and :mod:`~mcpctl.auth.revoke` -- ``mcpctl auth NAME`` and
-  ``mcpctl auth logout NAME``.
+  ``mcpctl auth logout NAME``; :mod:`~mcpctl.auth.answer` -- the browser's answer to a
+  sign-in (the loopback callback, a pasted address) and the checks before its code is used.
 
 Names are loaded on first use: importing this package does not import ``keyring``.
 """

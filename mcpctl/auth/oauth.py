@@ -90,6 +90,9 @@ def client_metadata(
     entry configures a client secret; ``scope``, when given, is what it asks for whatever the
     server advertises."""
     metadata = PinnedScopeMetadata.model_validate({
+        # Said, not left to the SDK's default: OpenID registration takes a client that does
+        # not say for a web app, and a web app may not redirect to a loopback http:// URI.
+        "application_type": "native",
         "redirect_uris": [redirect_uri],
         "token_endpoint_auth_method": "client_secret_post" if secret else "none",
         "grant_types": ["authorization_code", "refresh_token"],

@@ -6,7 +6,8 @@ stream for an SSE server) -- so discovery starts from the server's 401: protecte
 metadata, then the authorization server's; the client is the entry's own ``client_id``, else
 a client ID metadata document, else a dynamic registration; PKCE S256, ``state`` checked, the
 ``resource`` parameter. The answer comes to ``http://127.0.0.1:PORT/callback`` (a free port,
-or the entry's ``callback_port``), or is pasted on stdin -- whichever comes first.
+or the entry's ``callback_port``), or is pasted on stdin -- whichever comes first -- and is
+checked (:mod:`mcpctl.auth.answer`) before its code is redeemed.
 
 Nothing is stored unless tokens arrive; then they replace whatever was stored for the server.
 """
@@ -14,11 +15,8 @@ Nothing is stored unless tokens arrive; then they replace whatever was stored fo
 from __future__ import annotations
 
 import contextlib
-import html
 import os
-import queue
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,9 +24,18 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
-from anyio.abc import SocketAttribute, SocketStream
-from anyio.streams.memory import MemoryObjectSendStream
+from anyio.abc import SocketAttribute
 
+from mcpctl.auth.answer import (
+    Answer,
+    Expected,
+    check_answer,
+    failed,
+    parse_answer,
+    read_pasted,
+    serve_callback,
+    shown,
+)
 from mcpctl.auth.oauth import (
     OAuthFlowError,
     StoredOAuthProvider,
@@ -45,7 +52,6 @@ __all__ = ["Answer", "SignIn", "has_display", "parse_answer", "sign_in"]
 
 DEFAULT_TIMEOUT = 300.0
 REQUEST_TIMEOUT = 30.0
-MAX_REQUEST = 16 * 1024
 Say = Callable[[str], None]
 
 
@@ -53,33 +59,6 @@ def has_display() -> bool:
     """Whether a browser can be opened here (a graphical session, or macOS)."""
     return sys.platform == "darwin" or bool(
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What the authorization server sent back through the browser."""
-
-    code: str | None = None
-    state: str | None = None
-    iss: str | None = None
-    error: str | None = None
-    error_description: str | None = None
-
-
-def parse_answer(text: str) -> Answer | None:
-    """The answer in a redirect address (or just its query), or ``None`` if it holds none."""
-    text = text.strip()
-    query = urlsplit(text).query if "://" in text else text.lstrip("?")
-    values = {k: v[0] for k, v in parse_qs(query).items() if v}
-    if "code" not in values and "error" not in values:
-        return None
-    return Answer(
-        code=values.get("code"),
-        state=values.get("state"),
-        iss=values.get("iss"),
-        error=values.get("error"),
-        error_description=values.get("error_description"),
     )
 
 
@@ -107,7 +86,7 @@ class SignIn:
 
 
 def _failed(request: SignIn, message: str, hint: str | None = None) -> SignInError:
-    return SignInError(f"signing in to {request.name} failed: {message}", hint=hint)
+    return failed(request.name, message, hint)
 
 
 async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
@@ -116,7 +95,9 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
     ``say`` shows a line to the person signing in (the authorization URL among them).
 
     Raises:
-        McpctlError: denied, wrong ``state``, no answer in time, a failed OAuth step.
+        SignInError: denied; an answer without the ``state`` sent, or from another
+            authorization server than the one the browser was sent to (RFC 9207 ``iss``); no
+            answer in time; a failed OAuth step.
         UsageError: the entry lacks what the grant needs; the callback port is taken.
         OutsideError: the server cannot be reached.
     """
@@ -135,10 +116,16 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
     metadata_url = request.client_metadata_url or request.auth.client_metadata_url
     scope = " ".join(request.scopes or request.auth.scopes) or None
     sent, received = anyio.create_memory_object_stream[Answer](8)
-    expected: dict[str, str | None] = {}
+    expected = Expected()
 
     async def on_redirect(url: str) -> None:
-        expected["state"] = parse_qs(urlsplit(url).query).get("state", [None])[0]
+        expected.state = parse_qs(urlsplit(url).query).get("state", [None])[0]
+        # The server the browser goes to, as discovery found it: its answer must name it.
+        metadata = provider.context.oauth_metadata
+        expected.issuer = str(metadata.issuer) if metadata is not None else None
+        expected.iss_required = bool(
+            metadata is not None and metadata.authorization_response_iss_parameter_supported
+        )
         say(f"To sign in to {request.name}, open this address in a browser:")
         say(url)
         more = (
@@ -157,8 +144,8 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
 
         with anyio.move_on_after(request.timeout):
             answer = await received.receive()
-            return AuthorizationCodeResult(code=_check(request, answer, expected.get("state")),
-                                           state=answer.state, iss=answer.iss)  # fmt: skip
+            code = check_answer(request.name, answer, expected)
+            return AuthorizationCodeResult(code=code, state=answer.state, iss=answer.iss)
         raise _failed(
             request,
             f"no answer within {_duration(request.timeout)}",
@@ -182,9 +169,9 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
         raise UsageError(str(exc)) from None
     failure: list[Exception] = []
     async with listener, anyio.create_task_group() as tg:
-        tg.start_soon(_serve, listener, sent, expected)
+        tg.start_soon(serve_callback, listener, sent, expected)
         if request.paste:
-            tg.start_soon(_read_pasted, sent, say)
+            tg.start_soon(read_pasted, sent, say)
         try:
             await _drive(request, provider, store)
         except Exception as exc:  # raised below as it is, not in the task group's group
@@ -195,29 +182,6 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
         raise failure[0]
     assert store.record is not None
     return store.record
-
-
-def _check(request: SignIn, answer: Answer, state: str | None) -> str:
-    """The authorization code of ``answer``, or the reason there is none."""
-    if answer.error:
-        detail = f": {answer.error_description}" if answer.error_description else ""
-        if answer.error == "access_denied":
-            raise _failed(
-                request,
-                f"access was denied ({answer.error}{detail})",
-                hint=f"run 'mcpctl auth {request.name}' again and allow access",
-            )
-        raise _failed(request, f"the authorization server answered {answer.error}{detail}")
-    if state is None or answer.state != state:
-        raise _failed(
-            request,
-            "the answer does not carry the state this sign-in sent, so it is not the answer to "
-            "it (an old tab, or a forged link); nothing was stored",
-            hint=f"run 'mcpctl auth {request.name}' again and use the address it prints",
-        )
-    if not answer.code:
-        raise _failed(request, "the answer carries no authorization code")
-    return answer.code
 
 
 async def _client_credentials(request: SignIn) -> OAuthRecord:
@@ -248,8 +212,8 @@ async def _drive(request: SignIn, provider: StoredOAuthProvider, store: TokenSto
             headers=request.headers, timeout=timeout, auth=provider
         ) as client:
             status = await _touch(client, request)
-    except OAuthFlowError as exc:
-        raise _failed(request, str(exc)) from None
+    except OAuthFlowError as exc:  # its text may quote the server
+        raise _failed(request, shown(str(exc))) from None
     except httpx2.TimeoutException:
         raise OutsideError(f"{request.url} did not answer within {REQUEST_TIMEOUT:g} s") from None
     except httpx2.HTTPError as exc:
@@ -295,94 +259,6 @@ async def _touch(client: httpx2.AsyncClient, request: SignIn) -> int:
 async def _open_event_stream(client: httpx2.AsyncClient, url: str) -> int:
     async with client.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
         return response.status_code
-
-
-# --- the answer: the loopback callback, or a pasted address --------------------------------
-
-
-_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>mcpctl</title></head>
-<body style="font-family: sans-serif; margin: 3em"><h1>{title}</h1><p>{text}</p></body></html>
-"""
-
-
-async def _serve(
-    listener: Any, sent: MemoryObjectSendStream[Answer], expected: dict[str, str | None]
-) -> None:
-    async def handle(stream: SocketStream) -> None:
-        with contextlib.suppress(Exception):
-            async with stream:
-                await _answer_one(stream, sent, expected)
-
-    await listener.serve(handle)
-
-
-async def _answer_one(
-    stream: SocketStream, sent: MemoryObjectSendStream[Answer], expected: dict[str, str | None]
-) -> None:
-    data = b""
-    with anyio.move_on_after(10):
-        while b"\r\n\r\n" not in data and len(data) < MAX_REQUEST:
-            data += await stream.receive(4096)
-    method, _, rest = data.split(b"\r\n", 1)[0].decode("latin-1").partition(" ")
-    target = rest.partition(" ")[0]
-    path, _, query = target.partition("?")
-    if method != "GET" or path != "/callback":
-        await _respond(stream, "404 Not Found", "Not found", "This is mcpctl's sign-in callback.")
-        return
-    answer = parse_answer(query) or Answer(error="invalid_request",
-                                           error_description="no code in the answer")  # fmt: skip
-    if answer.error:
-        title, text = "Sign-in failed", f"The authorization server answered: {answer.error}."
-    elif expected.get("state") is None or answer.state != expected.get("state"):
-        title, text = (
-            "Sign-in refused",
-            "This answer does not belong to the sign-in mcpctl started.",
-        )
-    else:
-        title, text = "Signed in", "mcpctl has the answer; you can close this tab."
-    await _respond(stream, "200 OK", title, text)
-    await sent.send(answer)
-
-
-async def _respond(stream: SocketStream, status: str, title: str, text: str) -> None:
-    body = _PAGE.format(title=html.escape(title), text=html.escape(text)).encode()
-    head = (
-        f"HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n"
-        f"Content-Length: {len(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
-    )
-    await stream.send(head.encode() + body)
-
-
-async def _read_pasted(sent: MemoryObjectSendStream[Answer], say: Say) -> None:
-    """Answers pasted on stdin (read by a daemon thread: a blocked read never holds mcpctl)."""
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def read() -> None:
-        try:
-            for line in sys.stdin:
-                lines.put(line)
-        except (OSError, ValueError):
-            pass
-        lines.put(None)
-
-    threading.Thread(target=read, name="mcpctl-paste", daemon=True).start()
-    while True:
-        try:
-            line = lines.get_nowait()
-        except queue.Empty:
-            await anyio.sleep(0.1)
-            continue
-        if line is None:
-            return  # end of input: the callback may still come
-        if not line.strip():
-            continue
-        answer = parse_answer(line)
-        if answer is None:
-            say(
-                "That is not the address the browser was sent to (it has no code=); paste it again."
-            )
-            continue
-        await sent.send(answer)
 
 
 def _duration(seconds: float) -> str:

@@ -231,7 +231,12 @@ class TokenStore:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         """The configured client, else the stored registration (for this URL; for a sign-in,
-        only if it knows the redirect URI)."""
+        only if it knows the redirect URI).
+
+        A registration is bound to the issuer of the authorization server it was made with
+        (its ``issuer``): once the server's metadata names another one, the provider registers
+        anew there instead of presenting it.
+        """
         from mcp.shared.auth import OAuthClientInformationFull
 
         if self.configured_client is not None:
@@ -248,6 +253,9 @@ class TokenStore:
             client = OAuthClientInformationFull.model_validate(record.client)
         except ValueError:
             return None
+        if client.issuer is None and record.client_source == "registered":
+            # Stored before registrations carried their issuer: the tokens' server made it.
+            client.issuer = record.issuer
         if self.sign_in:
             known = [str(u) for u in client.redirect_uris or []]
             if self.redirect_uri is None or self.redirect_uri not in known:

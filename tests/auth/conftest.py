@@ -33,6 +33,13 @@ class OAuthServer:
     port: int
     as_port: int | None
     path: str = "/mcp"
+    next_as_port: int | None = None  # the authorization server it can move to
+
+    @property
+    def next_as_origin(self) -> str:
+        """The origin of the authorization server it can move to."""
+        assert self.next_as_port is not None
+        return f"http://127.0.0.1:{self.next_as_port}"
 
     @property
     def url(self) -> str:
@@ -47,23 +54,33 @@ class OAuthServer:
     def control(self, path: str, **params: str) -> Any:
         return httpx2.post(f"{self.as_origin}/_test/{path}", params=params, timeout=10).json()
 
-    def report(self) -> dict[str, Any]:
-        data: dict[str, Any] = httpx2.get(f"{self.as_origin}/_test/stats", timeout=10).json()
+    def report(self, origin: str | None = None) -> dict[str, Any]:
+        """What an authorization server saw (default: the first one)."""
+        url = f"{origin or self.as_origin}/_test/stats"
+        data: dict[str, Any] = httpx2.get(url, timeout=10).json()
         return data
 
-    def stats(self) -> dict[str, int]:
-        return dict(self.report()["stats"])
+    def stats(self, origin: str | None = None) -> dict[str, int]:
+        return dict(self.report(origin)["stats"])
+
+
+def oauth_entry(server: OAuthServer, **auth: Any) -> dict[str, Any]:
+    """A config entry for ``server`` with ``"auth": {"type": "oauth", **auth}``."""
+    return {"url": server.url, "auth": {"type": "oauth", **auth}}
 
 
 @pytest.fixture
 def oauth_server() -> Iterator[Any]:
-    """Start OAuth test servers: ``start(access_ttl=60, own_origin=False, client=None, *args)``."""
+    """Start OAuth test servers: ``start(access_ttl=60, own_origin=False, client=None, *args,
+    moving=False)``; ``moving``: with a second authorization server to move to (on its own
+    origin, as the first then is)."""
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(access_ttl: float = 60, own_origin: bool = False, client: str | None = None,
-              *extra: str) -> OAuthServer:  # fmt: skip
+              *extra: str, moving: bool = False) -> OAuthServer:  # fmt: skip
         port = free_port()
-        as_port = free_port() if own_origin else None
+        as_port = free_port() if own_origin or moving else None
+        next_as_port = free_port() if moving else None
         args = [
             sys.executable,
             str(SERVERS / "oauth_server.py"),
@@ -73,15 +90,18 @@ def oauth_server() -> Iterator[Any]:
         ]
         if as_port:
             args += ["--as-port", str(as_port)]
+        if next_as_port:
+            args += ["--next-as-port", str(next_as_port)]
         if client:
             args += ["--client", client]
         args += extra
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         procs.append(proc)
-        wait_for_port(port, proc)
-        if as_port:
-            wait_for_port(as_port, proc)
-        return OAuthServer(proc, port, as_port, "/sse" if "--sse" in extra else "/mcp")
+        for each in (port, as_port, next_as_port):
+            if each:
+                wait_for_port(each, proc)
+        path = "/sse" if "--sse" in extra else "/mcp"
+        return OAuthServer(proc, port, as_port, path, next_as_port)
 
     yield start
     for proc in procs:
@@ -249,6 +269,9 @@ def sign_in(mcpctl: Mcpctl, name: str, *extra: str, how: str = "callback",
                 proc.stdin.flush()
             else:
                 browser.deliver(answer)
+    except BaseException:
+        stop_process(proc)  # the test failed: no waiting for mcpctl's own timeout
+        raise
     finally:
         out = finish(proc)
     outcome = mcpctl.keep(Outcome(("auth", name, *extra), proc.returncode, out, browser.rest()))

@@ -19,18 +19,14 @@ from tests.auth.conftest import (
     TOKEN_PREFIX,
     Browser,
     Mcpctl,
-    OAuthServer,
     Outcome,
     finish,
+    oauth_entry,
     sign_in,
 )
 from tests.conftest import ROOT, free_port
 
 pytestmark = pytest.mark.slow
-
-
-def oauth_entry(server: OAuthServer, **auth: Any) -> dict[str, Any]:
-    return {"url": server.url, "auth": {"type": "oauth", **auth}}
 
 
 def wait_past_expiry(mcpctl: Mcpctl, name: str) -> None:

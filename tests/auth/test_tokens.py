@@ -274,3 +274,23 @@ def test_refreshes_of_one_server_take_turns(isolated: Any) -> None:
     with pytest.raises(LockTimeoutError):
         anyio.run(impatient)
     anyio.run(holder, "c", 0)  # released after the failure
+
+
+def test_a_stored_registration_is_bound_to_its_authorization_server(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    secrets = SecretStore()
+
+    def client_of(record: OAuthRecord, **store: Any) -> Any:
+        save_record("docs", record, secrets)
+        return anyio.run(TokenStore("docs", URL, secrets, **store).get_client_info)
+
+    # Stored before registrations carried their issuer: bound to the server of its tokens,
+    # so that the provider registers anew once the resource names another one.
+    assert client_of(stored()).issuer == AS
+    elsewhere = {**(stored().client or {}), "issuer": "https://other.example.com"}
+    assert client_of(stored(client=elsewhere)).issuer == "https://other.example.com"
+    # A client ID metadata document is the same client at every server: left unbound.
+    document = "https://client.example.com/mcpctl.json"
+    portable = stored(client={"client_id": document}, client_source="metadata_document")
+    assert client_of(portable, client_metadata_url=document).issuer is None

@@ -1,7 +1,7 @@
 """An OAuth-protected MCP server for the sign-in tests, built from the SDK's server-side auth.
 
 python oauth_server.py PORT [--as-port PORT] [--access-ttl S] [--client ID:SECRET] [--deny]
-                      [--cimd] [--redirect-port PORT] [--sse]
+                      [--cimd] [--redirect-port PORT] [--sse] [--iss] [--next-as-port PORT]
 
 * The MCP endpoint is ``http://127.0.0.1:PORT/mcp`` (streamable HTTP; ``/sse`` with ``--sse``),
   protected by bearer tokens; its protected-resource metadata names the authorization server.
@@ -15,10 +15,16 @@ python oauth_server.py PORT [--as-port PORT] [--access-ttl S] [--client ID:SECRE
   document clients) the redirect URI ``http://127.0.0.1:PORT/callback``.
 * ``--cimd`` advertises client ID metadata documents: any ``https://`` client id is accepted
   as if its document had been fetched (the test cannot serve https).
+* ``--iss`` (RFC 9207): the authorization server puts its issuer in every answer it sends
+  back through the browser (``iss=``), and its metadata says so.
+* ``--next-as-port`` (with ``--as-port``): a second authorization server on that port, sharing
+  nothing with the first (its own clients, codes and tokens, its own ``/_test`` controls);
+  the MCP server accepts the tokens of both. ``POST /_test/move-as`` (on the first) makes the
+  protected-resource metadata name the second from then on: the server moved.
 * Access tokens live ``--access-ttl`` seconds. Every token starts with ``mcpctltestAT`` or
   ``mcpctltestRT``, so tests can prove none reaches mcpctl's output.
 * Test controls on the authorization server: ``GET /_test/stats`` (counters, the token
-  requests seen, every token issued), ``POST /_test/deny?on=1``, ``POST /_test/ttl?seconds=N``,
+  requests seen, the registration requests' bodies, every token issued), ``POST /_test/deny?on=1``, ``POST /_test/ttl?seconds=N``,
   ``POST /_test/refresh-delay?seconds=N`` (refreshes are answered that much later),
   ``POST /_test/revoke-refresh`` (every refresh token stops working),
   ``POST /_test/expire-access`` (every access token stops working).
@@ -33,21 +39,20 @@ import secrets
 import time
 from collections import Counter
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import uvicorn
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
-    ProviderTokenVerifier,
     RefreshToken,
     construct_redirect_uri,
 )
-from mcp.server.auth.routes import create_auth_routes
+from mcp.server.auth.routes import build_resource_metadata_url, create_auth_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
-from mcp.shared.auth import OAuthClientInformationFull
+from mcp.shared.auth import OAuthClientInformationFull, ProtectedResourceMetadata
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -59,8 +64,10 @@ SCOPES = ["mcp:read", "mcp:write"]
 class TestProvider:
     """An in-memory authorization server that approves every request (unless told to deny)."""
 
-    def __init__(self, access_ttl: float) -> None:
+    def __init__(self, access_ttl: float, issuer: str = "", send_iss: bool = False) -> None:
         self.access_ttl = access_ttl
+        self.issuer = issuer
+        self.send_iss = send_iss  # RFC 9207: iss= in every answer through the browser
         self.deny = False
         self.cimd_redirect: str | None = None  # set: https client ids are documents
         self.refresh_delay = 0.0
@@ -71,6 +78,7 @@ class TestProvider:
         self.pair: dict[str, str] = {}  # each token -> the other token of its pair
         self.stats: Counter[str] = Counter()
         self.token_requests: list[dict[str, str]] = []
+        self.registration_requests: list[Any] = []
         self.issued: list[str] = []
         self.authorized_clients: list[str] = []
 
@@ -96,6 +104,7 @@ class TestProvider:
     ) -> str:
         self.stats["authorizations"] += 1
         self.authorized_clients.append(client.client_id)
+        iss = self.issuer if self.send_iss else None
         if self.deny:
             self.stats["denials"] += 1
             return construct_redirect_uri(
@@ -103,6 +112,7 @@ class TestProvider:
                 error="access_denied",
                 error_description="the user declined",
                 state=params.state,
+                iss=iss,
             )
         code = secrets.token_hex(16)
         self.codes[code] = AuthorizationCode(
@@ -116,7 +126,9 @@ class TestProvider:
             resource=params.resource,
             subject="tester",
         )
-        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        return construct_redirect_uri(
+            str(params.redirect_uri), code=code, state=params.state, iss=iss
+        )
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
@@ -203,15 +215,17 @@ class TestProvider:
 
 
 class TokenFront:
-    """ASGI middleware before ``/token``: records each request's grant and resource, and
-    answers the ``client_credentials`` grant, which the SDK's token endpoint lacks."""
+    """ASGI middleware before ``/token`` and ``/register``: records each token request's grant
+    and resource, and each registration request's body; answers the ``client_credentials``
+    grant, which the SDK's token endpoint lacks."""
 
     def __init__(self, app: Any, provider: TestProvider) -> None:
         self.app = app
         self.provider = provider
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
+        watched = ("/token", "/register")
+        if scope["type"] != "http" or scope["path"] not in watched or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
         body = b""
@@ -220,6 +234,13 @@ class TokenFront:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
+        if scope["path"] == "/register":
+            try:
+                self.provider.registration_requests.append(json.loads(body))
+            except ValueError:
+                self.provider.registration_requests.append(None)
+            await self.app(scope, _replay(body), send)
+            return
         form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
         if form.get("grant_type") == "refresh_token" and self.provider.refresh_delay:
             await asyncio.sleep(self.provider.refresh_delay)  # a slow server: races overlap
@@ -230,16 +251,7 @@ class TokenFront:
             response = self.client_credentials(form, Request(scope))
             await response(scope, receive, send)
             return
-        sent = False
-
-        async def replay() -> Any:
-            nonlocal sent
-            if sent:
-                return {"type": "http.disconnect"}
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, _replay(body), send)
 
     def client_credentials(self, form: dict[str, str], request: Request) -> Response:
         import base64
@@ -263,11 +275,26 @@ class TokenFront:
         )
 
 
-def admin_routes(provider: TestProvider) -> list[Route]:
+def _replay(body: bytes) -> Any:
+    """An ASGI ``receive`` that hands out ``body`` (already read) once."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+def admin_routes(provider: TestProvider, moves: list[str] | None = None) -> list[Route]:
     async def stats(request: Request) -> Response:
         return JSONResponse({
             "stats": dict(provider.stats),
             "token_requests": provider.token_requests,
+            "registration_requests": provider.registration_requests,
             "issued": provider.issued,
             "clients": len(provider.clients),
             "authorized_clients": provider.authorized_clients,
@@ -295,7 +322,15 @@ def admin_routes(provider: TestProvider) -> list[Route]:
         provider.access.clear()
         return JSONResponse({"expired": count})
 
+    async def move_as(request: Request) -> Response:
+        assert moves is not None
+        if len(moves) > 1:
+            del moves[0]  # the protected-resource metadata names the next one
+        return JSONResponse({"authorization_server": moves[0]})
+
+    moving = [Route("/_test/move-as", move_as, methods=["POST"])] if moves else []
     return [
+        *moving,
         Route("/_test/stats", stats, methods=["GET"]),
         Route("/_test/deny", deny, methods=["POST"]),
         Route("/_test/ttl", ttl, methods=["POST"]),
@@ -305,12 +340,18 @@ def admin_routes(provider: TestProvider) -> list[Route]:
     ]
 
 
-def metadata_route(settings: AuthSettings, registration: Any, revocation: Any) -> Route:
-    """The SDK's authorization-server metadata, also advertising client ID metadata documents."""
+def metadata_route(
+    issuer: Any, registration: Any, revocation: Any, *, cimd: bool, iss: bool
+) -> Route:
+    """The SDK's authorization-server metadata, also advertising client ID metadata documents
+    (``cimd``) and the ``iss`` of RFC 9207 (``iss``)."""
     from mcp.server.auth.routes import build_metadata
 
-    metadata = build_metadata(settings.issuer_url, None, registration, revocation)
-    metadata.client_id_metadata_document_supported = True
+    metadata = build_metadata(issuer, None, registration, revocation)
+    if cimd:
+        metadata.client_id_metadata_document_supported = True
+    if iss:
+        metadata.authorization_response_iss_parameter_supported = True
 
     async def handle(request: Request) -> Response:
         return JSONResponse(metadata.model_dump(mode="json", exclude_none=True))
@@ -318,11 +359,40 @@ def metadata_route(settings: AuthSettings, registration: Any, revocation: Any) -
     return Route("/.well-known/oauth-authorization-server", handle, methods=["GET"])
 
 
+class Verifier:
+    """The MCP server's token check: a token of any of the authorization servers."""
+
+    def __init__(self, providers: list[TestProvider]) -> None:
+        self.providers = providers
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        owner = next((p for p in self.providers if token in p.access), self.providers[0])
+        return await owner.load_access_token(token)
+
+
+def resource_route(resource: str, servers: list[str]) -> Route:
+    """Protected-resource metadata naming ``servers[0]``, whichever that is at the time."""
+    path = urlsplit(str(build_resource_metadata_url(resource))).path  # type: ignore[arg-type]
+
+    async def handle(request: Request) -> Response:
+        metadata = ProtectedResourceMetadata.model_validate({
+            "resource": resource, "authorization_servers": [servers[0]],
+            "scopes_supported": ["mcp:read"],
+        })  # fmt: skip
+        return JSONResponse(metadata.model_dump(mode="json", exclude_none=True))
+
+    return Route(path, handle, methods=["GET"])
+
+
 def build(opts: argparse.Namespace) -> list[tuple[Any, int]]:
     """The apps to serve, each with its port."""
     import warnings
 
-    provider = TestProvider(opts.access_ttl)
+    if opts.next_as_port and not opts.as_port:
+        raise SystemExit("--next-as-port needs --as-port")
+    mcp_origin = f"http://127.0.0.1:{opts.port}"
+    as_origin = f"http://127.0.0.1:{opts.as_port}" if opts.as_port else mcp_origin
+    provider = TestProvider(opts.access_ttl, as_origin, opts.iss)
     provider.deny = opts.deny
     redirect = f"http://127.0.0.1:{opts.redirect_port}/callback" if opts.redirect_port else None
     if opts.cimd:
@@ -335,26 +405,33 @@ def build(opts: argparse.Namespace) -> list[tuple[Any, int]]:
             "grant_types": ["client_credentials", "authorization_code", "refresh_token"],
             "scope": " ".join(SCOPES), "redirect_uris": [redirect] if redirect else None,
         })  # fmt: skip
-    mcp_origin = f"http://127.0.0.1:{opts.port}"
-    as_origin = f"http://127.0.0.1:{opts.as_port}" if opts.as_port else mcp_origin
+    providers = [provider]
+    origins = [as_origin]  # the first is the one the protected-resource metadata names
+    if opts.next_as_port:
+        origins.append(f"http://127.0.0.1:{opts.next_as_port}")
+        providers.append(TestProvider(opts.access_ttl, origins[1], opts.iss))
+        providers[1].cimd_redirect = provider.cimd_redirect
     registration = ClientRegistrationOptions(
         enabled=True, valid_scopes=SCOPES, default_scopes=SCOPES
     )
     revocation = RevocationOptions(enabled=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        settings = AuthSettings(
-            issuer_url=as_origin,  # type: ignore[arg-type]
-            resource_server_url=f"{mcp_origin}/{'sse' if opts.sse else 'mcp'}",  # type: ignore[arg-type]
-            client_registration_options=registration,
-            revocation_options=revocation,
-            required_scopes=["mcp:read"],
-            validate_token_resource=True,
-        )
+    resource = f"{mcp_origin}/{'sse' if opts.sse else 'mcp'}"
+
+    def auth_settings(issuer: str) -> AuthSettings:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return AuthSettings(
+                issuer_url=issuer,  # type: ignore[arg-type]
+                resource_server_url=resource,  # type: ignore[arg-type]
+                client_registration_options=registration,
+                revocation_options=revocation,
+                required_scopes=["mcp:read"],
+                validate_token_resource=True,
+            )
+
+    settings = auth_settings(as_origin)
     if opts.as_port:
-        server = MCPServer(
-            "oauth-test", auth=settings, token_verifier=ProviderTokenVerifier(provider)
-        )  # type: ignore[arg-type]
+        server = MCPServer("oauth-test", auth=settings, token_verifier=Verifier(providers))  # type: ignore[arg-type]
     else:
         server = MCPServer("oauth-test", auth=settings, auth_server_provider=provider)  # type: ignore[arg-type]
 
@@ -375,26 +452,32 @@ def build(opts: argparse.Namespace) -> list[tuple[Any, int]]:
 
     mcp_app = server.sse_app() if opts.sse else server.streamable_http_app()
     apps: list[tuple[Any, int]] = []
-    metadata = [metadata_route(settings, registration, revocation)] if opts.cimd else []
-    if opts.as_port:
-        as_app = Starlette(
-            routes=[
-                *metadata,
-                *create_auth_routes(
-                    provider,  # type: ignore[arg-type]
-                    issuer_url=settings.issuer_url,
-                    client_registration_options=registration,
-                    revocation_options=revocation,
-                ),
-                *admin_routes(provider),
-            ]
-        )
-        apps.append((mcp_app, opts.port))
-        apps.append((TokenFront(as_app, provider), opts.as_port))
-    else:
-        mcp_app.router.routes[:0] = metadata  # before the SDK's own
+
+    def metadata(issuer: Any) -> list[Route]:
+        if not (opts.cimd or opts.iss):
+            return []
+        return [metadata_route(issuer, registration, revocation, cimd=opts.cimd, iss=opts.iss)]
+
+    if not opts.as_port:
+        mcp_app.router.routes[:0] = metadata(settings.issuer_url)  # before the SDK's own
         mcp_app.router.routes.extend(admin_routes(provider))
         apps.append((TokenFront(mcp_app, provider), opts.port))
+        return apps
+    if opts.next_as_port:
+        mcp_app.router.routes.insert(0, resource_route(resource, origins))
+    apps.append((mcp_app, opts.port))
+    ports = [opts.as_port, opts.next_as_port]
+    for index, each in enumerate(providers):
+        issuer = auth_settings(origins[index]).issuer_url
+        routes = create_auth_routes(
+            each,  # type: ignore[arg-type]
+            issuer_url=issuer,
+            client_registration_options=registration,
+            revocation_options=revocation,
+        )
+        admin = admin_routes(each, origins if index == 0 and opts.next_as_port else None)
+        as_app = Starlette(routes=[*metadata(issuer), *routes, *admin])
+        apps.append((TokenFront(as_app, each), ports[index]))
     return apps
 
 
@@ -418,6 +501,10 @@ def main() -> None:
     parser.add_argument("--cimd", action="store_true", help="accept client ID metadata documents")
     parser.add_argument("--redirect-port", type=int, default=0)
     parser.add_argument("--sse", action="store_true", help="serve HTTP+SSE at /sse instead")
+    parser.add_argument("--iss", action="store_true", help="send iss= in answers (RFC 9207)")
+    parser.add_argument(
+        "--next-as-port", type=int, default=0, help="a second authorization server's port"
+    )
     opts = parser.parse_args()
     asyncio.run(serve(build(opts)))
 
