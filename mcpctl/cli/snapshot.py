@@ -19,6 +19,7 @@ from mcpctl.cli.common import (
     paths,
     read_config,
 )
+from mcpctl.cli.difftext import diff_lines
 from mcpctl.cli.output import STATE, CommandGroup, Lines
 from mcpctl.cli.progress import progress
 from mcpctl.errors import UsageError
@@ -27,7 +28,7 @@ from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.loader import LoadResult
-    from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
+    from mcpctl.snapshot.diff import SnapshotDiff
     from mcpctl.snapshot.model import Snapshot
 
 app = typer.Typer()
@@ -46,9 +47,6 @@ snapshot_app = typer.Typer(help=SNAPSHOT_HELP, no_args_is_help=True, cls=Command
 app.add_typer(snapshot_app, name="snapshot")
 
 NO_EARLIER = "no earlier snapshot: nothing to compare; --save records one"
-NOUNS = {"tools": "tool", "prompts": "prompt", "resource_templates": "resource template"}
-TEXT_MAX = 2000  # a changed description is shown whole up to this, then cut
-JSON_MAX = 400
 
 
 class DiffFormat(StrEnum):
@@ -338,74 +336,6 @@ def _sarif(
 
 
 # --- the human view -------------------------------------------------------------------------
-
-
-def diff_lines(changes: SnapshotDiff) -> list[str]:
-    """``+ name``, ``- name``, ``~ name (fields: ...)``, what each server offers that changed,
-    and ``!`` before each definition that changed in place, old and new values below it."""
-    lines = [f"+ {name}" for name in changes.added]
-    lines += [f"- {name}" for name in changes.removed]
-    for change in changes.changed:
-        lines += _server_lines(change)
-    return lines
-
-
-def _server_lines(change: ServerChange) -> list[str]:
-    name = change.name
-    head = f"~ {name}"
-    if change.fields:
-        head += f" (fields: {', '.join(change.fields)})"
-    lines = [head]
-    if change.probe_failed is not None:
-        lines.append(f"    ? probe failed ({change.probe_failed}): what it offers is unknown")
-    if change.server_info is not None:
-        old, new = change.server_info
-        lines.append(f"    serverInfo: {_compact(old)} -> {_compact(new)}")
-    for kind, names in change.added.items():
-        lines += [f"    + {NOUNS[kind]} {item}" for item in names]
-    for kind, names in change.removed.items():
-        lines += [f"    - {NOUNS[kind]} {item}" for item in names]
-    for kind, pairs in change.renamed.items():
-        lines += [f"    {NOUNS[kind]} renamed {a} -> {b}" for a, b in pairs]
-    if change.instructions:
-        lines.append(f"! {name}: instructions changed")
-    for changed in change.changed:
-        lines += _definition_lines(name, changed)
-    return lines
-
-
-def _definition_lines(server: str, changed: DefinitionChange) -> list[str]:
-    fields = ", ".join(changed.fields)
-    lines = [
-        f"! {server}: {NOUNS.get(changed.kind, changed.kind)} {changed.name} changed ({fields})"
-    ]
-    for key, (old, new) in changed.fields.items():
-        lines.append(f"    {key} was: {_shown(old)}")
-        lines.append(f"    {key} now: {_shown(new)}")
-    return lines
-
-
-def _shown(value: Any) -> str:
-    from mcpctl.text import escape_controls
-
-    if value is None:
-        return "(none)"
-    if isinstance(value, str):
-        text = escape_controls(value, keep_newlines=False)
-        cut = len(text) - TEXT_MAX
-        return text if cut <= 0 else f"{text[:TEXT_MAX]}… ({cut} more characters; see --json)"
-    return _compact(value)
-
-
-def _compact(value: Any) -> str:
-    import json
-
-    from mcpctl.text import escape_controls
-
-    text = escape_controls(
-        json.dumps(value, sort_keys=True, ensure_ascii=False), keep_newlines=False
-    )
-    return text if len(text) <= JSON_MAX else text[: JSON_MAX - 1] + "…"
 
 
 def _summary(changes: SnapshotDiff, since: str) -> str:

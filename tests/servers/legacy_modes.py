@@ -1,6 +1,6 @@
 """Handshake-only MCP servers (2025-11-25) in raw JSON-RPC over stdio, for era negotiation.
 
-python legacy_modes.py [silent-discover|elicit]
+python legacy_modes.py [silent-discover|elicit|list-changing]
 
 Both answer ``initialize`` with protocolVersion 2025-11-25 (capabilities ``tools``, serverInfo
 ``legacy-test-server``), ``ping`` with ``{}``, ``tools/list`` (``echo`` {text}, ``add`` {a, b},
@@ -16,6 +16,10 @@ nothing of the 2026-07-28 ``_meta`` envelope and ignore it.
   naming the action on decline or cancel, or the error the client answered with. A client that
   did not declare the elicitation capability gets an error result at once.
 
+* ``list-changing``: ``server/discover`` gets -32601; capabilities say ``tools.listChanged``.
+  Once the file named by ``LEGACY_SERVER_TRIGGER`` exists (looked for every 50 ms), the tool
+  ``extra`` is listed too and ``notifications/tools/list_changed`` is sent once.
+
 With ``LEGACY_SERVER_LOG`` set, every method received is appended to that file (one per line).
 """
 
@@ -25,6 +29,8 @@ import itertools
 import json
 import os
 import sys
+import threading
+import time
 from typing import Any
 
 VERSION = "2025-11-25"
@@ -61,9 +67,24 @@ def _log(method: str) -> None:
             f.write(method + "\n")
 
 
+_WRITE = threading.Lock()
+EXTRA = _tool("extra", "A tool that came later.", {})
+
+
 def _send(message: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-    sys.stdout.flush()
+    with _WRITE:  # the trigger's thread writes too
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        sys.stdout.flush()
+
+
+def _watch_trigger(tools: list[dict[str, Any]]) -> None:
+    trigger = os.environ.get("LEGACY_SERVER_TRIGGER")
+    if not trigger:
+        return
+    while not os.path.exists(trigger):
+        time.sleep(0.05)
+    tools.append(EXTRA)
+    _send({"method": "notifications/tools/list_changed"})
 
 
 def _text(value: str, *, error: bool = False) -> dict[str, Any]:
@@ -84,9 +105,11 @@ def _outcome(response: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "silent-discover"
-    if mode not in ("silent-discover", "elicit"):
-        sys.exit(f"unknown mode {mode!r}; one of silent-discover, elicit")
+    if mode not in ("silent-discover", "elicit", "list-changing"):
+        sys.exit(f"unknown mode {mode!r}; one of silent-discover, elicit, list-changing")
     tools = [ECHO, ADD, ASK] if mode == "elicit" else [ECHO, ADD]
+    if mode == "list-changing":
+        threading.Thread(target=_watch_trigger, args=(tools,), daemon=True).start()
     can_elicit = False
     minted = itertools.count(1)
     waiting: dict[Any, Any] = {}  # our elicitation/create id -> the id of the tools/call it serves
@@ -108,9 +131,10 @@ def main() -> None:
         result: dict[str, Any] | None = None
         if method == "initialize":
             can_elicit = "elicitation" in (params.get("capabilities") or {})
+            listed = {"listChanged": True} if mode == "list-changing" else {}
             result = {
                 "protocolVersion": VERSION,
-                "capabilities": {"tools": {}},
+                "capabilities": {"tools": listed},
                 "serverInfo": SERVER_INFO,
             }
         elif method == "server/discover" and mode == "silent-discover":
@@ -118,7 +142,7 @@ def main() -> None:
         elif method == "ping":
             result = {}
         elif method == "tools/list":
-            result = {"tools": tools}
+            result = {"tools": list(tools)}
         elif method == "tools/call":
             name, args = params.get("name"), params.get("arguments") or {}
             if name == "ask" and mode == "elicit":

@@ -1,0 +1,86 @@
+"""A snapshot diff as text: what ``snapshot diff`` and ``watch --servers`` print.
+
+``+``/``-`` for servers (and what they offer) added and removed, ``~`` for a server whose
+configuration or offer changed, and ``!`` before each definition that changed in place, its
+old and new values below it. Server-sent text is shown escaped, and cut when long.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
+
+__all__ = ["NOUNS", "diff_lines"]
+
+NOUNS = {"tools": "tool", "prompts": "prompt", "resource_templates": "resource template"}
+TEXT_MAX = 2000  # a changed description is shown whole up to this, then cut
+JSON_MAX = 400
+
+
+def diff_lines(changes: SnapshotDiff) -> list[str]:
+    """``+ name``, ``- name``, ``~ name (fields: ...)``, what each server offers that changed,
+    and ``!`` before each definition that changed in place, old and new values below it."""
+    lines = [f"+ {name}" for name in changes.added]
+    lines += [f"- {name}" for name in changes.removed]
+    for change in changes.changed:
+        lines += _server_lines(change)
+    return lines
+
+
+def _server_lines(change: ServerChange) -> list[str]:
+    name = change.name
+    head = f"~ {name}"
+    if change.fields:
+        head += f" (fields: {', '.join(change.fields)})"
+    lines = [head]
+    if change.probe_failed is not None:
+        lines.append(f"    ? probe failed ({change.probe_failed}): what it offers is unknown")
+    if change.server_info is not None:
+        old, new = change.server_info
+        lines.append(f"    serverInfo: {_compact(old)} -> {_compact(new)}")
+    for kind, names in change.added.items():
+        lines += [f"    + {NOUNS[kind]} {item}" for item in names]
+    for kind, names in change.removed.items():
+        lines += [f"    - {NOUNS[kind]} {item}" for item in names]
+    for kind, pairs in change.renamed.items():
+        lines += [f"    {NOUNS[kind]} renamed {a} -> {b}" for a, b in pairs]
+    if change.instructions:
+        lines.append(f"! {name}: instructions changed")
+    for changed in change.changed:
+        lines += _definition_lines(name, changed)
+    return lines
+
+
+def _definition_lines(server: str, changed: DefinitionChange) -> list[str]:
+    fields = ", ".join(changed.fields)
+    lines = [
+        f"! {server}: {NOUNS.get(changed.kind, changed.kind)} {changed.name} changed ({fields})"
+    ]
+    for key, (old, new) in changed.fields.items():
+        lines.append(f"    {key} was: {_shown(old)}")
+        lines.append(f"    {key} now: {_shown(new)}")
+    return lines
+
+
+def _shown(value: Any) -> str:
+    from mcpctl.text import escape_controls
+
+    if value is None:
+        return "(none)"
+    if isinstance(value, str):
+        text = escape_controls(value, keep_newlines=False)
+        cut = len(text) - TEXT_MAX
+        return text if cut <= 0 else f"{text[:TEXT_MAX]}… ({cut} more characters; see --json)"
+    return _compact(value)
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    from mcpctl.text import escape_controls
+
+    text = escape_controls(
+        json.dumps(value, sort_keys=True, ensure_ascii=False), keep_newlines=False
+    )
+    return text if len(text) <= JSON_MAX else text[: JSON_MAX - 1] + "…"
