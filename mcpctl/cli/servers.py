@@ -10,18 +10,21 @@ from mcpctl.cli import output
 from mcpctl.cli.adding import add_from_registry
 from mcpctl.cli.authflags import auth_from_flags
 from mcpctl.cli.common import (
+    Protocol,
     config_store,
     entry_summary,
     parse_duration,
     parse_pairs,
 )
 from mcpctl.cli.output import STATE
-from mcpctl.config.model import ServerEntry, ToolFilter
+from mcpctl.config.model import ProtocolMode, ServerEntry, ToolFilter
 from mcpctl.errors import UsageError
 from mcpctl.probe.transports import remote_transports
 from mcpctl.results import Result
 
 app = typer.Typer()
+# What --protocol writes into an entry (auto, the default, is left out).
+PINNED: dict[Protocol, ProtocolMode] = {Protocol.modern: "modern", Protocol.legacy: "legacy"}
 
 _AUTH_SCHEMES = ("bearer", "basic", "token", "bot")
 
@@ -153,6 +156,12 @@ def add(
     sensitive: bool = typer.Option(
         False, "--sensitive", help="Tool inputs must be screened by the host."
     ),
+    protocol: Protocol | None = typer.Option(
+        None,
+        "--protocol",
+        help="Pin the protocol era mcpctl speaks to it: modern (2026-07-28, no handshake) or "
+        "legacy (initialize); default auto (detected, remembered).",
+    ),
     cwd: str | None = typer.Option(None, "--cwd", help="Working directory of the server."),
     allow_tool: list[str] = typer.Option(
         [], "--allow-tool", metavar="GLOB", help="Expose only matching tools (repeatable)."
@@ -279,6 +288,7 @@ def add(
         headers=header_pairs,
         auth=entry_auth,
         timeout=timeout_ms,
+        protocol=PINNED.get(protocol) if protocol is not None else None,
         sensitive=sensitive,
         description=description,
         enabled=not disabled,
