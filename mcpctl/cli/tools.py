@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ from mcpctl.cli.common import (
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import Lines, Table
-from mcpctl.cli.progress import progress
+from mcpctl.cli.progress import Ticker, progress
 from mcpctl.errors import ToolError, UsageError
 from mcpctl.results import Result
 from mcpctl.text import plural
@@ -251,6 +252,11 @@ def call(
         metavar="FIELD=VALUE",
         help="Answer a field of a form the server asks for mid-call (repeatable).",
     ),
+    no_wait: bool = typer.Option(
+        False,
+        "--no-wait",
+        help="Print the task a server starts (its id and status) instead of waiting.",
+    ),
     protocol: Protocol | None = PROTOCOL,
 ) -> int:
     """Call a tool and print its result (text as text, structured content as JSON).
@@ -263,6 +269,11 @@ def call(
     answers form fields by name; on a terminal the rest is asked for field by field.
     Elsewhere (piped, --json, CI) an unanswered request exits 2 listing what was asked.
 
+    A server may run the call as a task (MCP tasks extension): mcpctl polls it to its end
+    within --timeout, showing its status on a terminal, and cancels it on Ctrl-C or timeout.
+    A task that fails exits 3 with the server's message. --no-wait prints the task (its id
+    and status; "task" in --json) instead of waiting.
+
     Examples:
 
       mcpctl call time get_current_time --arg timezone=Europe/Paris
@@ -270,6 +281,8 @@ def call(
       mcpctl call github search_repositories --args-json '{"query": "mcp"}' --json
 
       mcpctl call deploy release --input environment=staging --input confirm=yes
+
+      mcpctl call builder build_site --no-wait --json
     """
     from mcpctl.cli.inputs import answerer, interactive
     from mcpctl.probe.tools import call_tool
@@ -288,22 +301,34 @@ def call(
 
     answers = parse_pairs(inputs, "=", "--input", "FIELD=VALUE")
     mode, eras = era_options(protocol)
-    res = run_async(
-        lambda: call_tool(
-            name, entry, tool, prepare, timeout=seconds, secrets=keyring_source(),
-            protocol=mode, eras=eras, answer=answerer(answers),
-        ),
-        what=f"Calling {name}/{tool}…",
-        spinner=not interactive(),  # a prompt may come: no spinner over it
-    )  # fmt: skip
+    what = f"Calling {name}/{tool}…"
+    # A prompt may come on a terminal: no spinner over it. Else a task's status is shown.
+    with progress(what) if not interactive() else nullcontext(Ticker()) as tick:
+
+        def status(text: str) -> None:
+            tick.describe(output.clean(f"{what} {text}", one_line=True))
+
+        res = run_async(
+            lambda: call_tool(
+                name, entry, tool, prepare, timeout=seconds, secrets=keyring_source(),
+                protocol=mode, eras=eras, answer=answerer(answers), wait=not no_wait,
+                on_status=status,
+            ),
+            what=what,
+            spinner=False,
+        )  # fmt: skip
     warnings += [f"{name}: {w}" for w in res.warnings]
     data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,
-            "structured": res.structured, "content": res.content}  # fmt: skip
+            "structured": res.structured, "content": res.content, "task": res.task}  # fmt: skip
     if res.is_error:
         err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
         return output.emit(Result("call", data, warnings, [err.to_dict()], exit_code=1))
 
     def human(_: Result) -> Lines:
+        if res.task is not None:
+            message = res.task.get("statusMessage")
+            return Lines([f"task {res.task['taskId']}: {res.task['status']}"
+                          + (f" ({message})" if message else "")])  # fmt: skip
         if res.structured is not None:
             return Lines([json.dumps(res.structured, indent=2, ensure_ascii=False)])
         return Lines([res.text])

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import parse_duration, paths, run_async
+from mcpctl.cli.common import PROTOCOL, Protocol, parse_duration, paths, run_async
 from mcpctl.cli.output import STATE
 from mcpctl.errors import Interrupted, McpctlError, StorageError, UsageError
 
@@ -46,6 +46,19 @@ def watch(
     exec_timeout: str = typer.Option(
         "30s", "--exec-timeout", metavar="DURATION", help="Stop a --exec run that takes longer."
     ),
+    servers: bool = typer.Option(
+        False, "--servers",
+        help="Follow the servers instead: keep a connection to each and print each change of "
+        "their tools, prompts and resource templates as it happens.",
+    ),
+    names: list[str] = typer.Option(
+        [], "--server", metavar="NAME", help="With --servers, only these (repeatable)."
+    ),
+    poll: str = typer.Option(
+        "60s", "--poll", metavar="DURATION",
+        help="With --servers, how often to list again a server that cannot say when it changes.",
+    ),
+    protocol: Protocol | None = PROTOCOL,
 ) -> int:  # fmt: skip
     """Follow the config file: print each change as it is saved, until Ctrl-C.
 
@@ -56,6 +69,11 @@ def watch(
     runs a command on each valid change, one at a time (a change saved meanwhile comes
     next). Ctrl-C, SIGTERM or SIGHUP stop it (exit 0), a running --exec included.
 
+    With --servers it follows the enabled servers instead: one connection each, in whichever
+    protocol era it speaks, and a line (or JSON object) when one connects, goes away (it is
+    retried, backing off up to a minute) or changes what it offers -- with the same
+    field-level diff as snapshot diff, "!" before a definition changed in place.
+
     Examples:
 
       mcpctl watch
@@ -65,8 +83,22 @@ def watch(
       mcpctl watch --render mcp-proxy -o proxy.json
 
       mcpctl watch --exec "systemctl --user reload mcp-proxy" --debounce 1
+
+      mcpctl watch --servers --json >> server-changes.jsonl
     """
     import shlex
+
+    if servers:
+        if target is not None or command is not None:
+            raise UsageError("--servers follows the servers; --render and --exec follow the file")
+        every, note = parse_duration(poll, bare="s", flag="--poll")
+        if note:
+            output.warn(note)
+        from mcpctl.cli.watch_servers import follow_servers
+
+        return follow_servers(names, every, protocol)
+    if names:
+        raise UsageError("--server NAME goes with --servers")
 
     seconds, note = parse_duration(debounce, bare="s", flag="--debounce")
     limit, limit_note = parse_duration(exec_timeout, bare="s", flag="--exec-timeout")

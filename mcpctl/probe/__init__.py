@@ -10,7 +10,13 @@
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
 * :mod:`~mcpctl.probe.health`, :mod:`~mcpctl.probe.tools`, :mod:`~mcpctl.probe.naming`;
-* :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots).
+* :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots);
+* :mod:`~mcpctl.probe.eras` and :mod:`~mcpctl.probe.negotiate` -- the two protocol eras
+  (the ``initialize`` handshake, the stateless 2026-07-28 revision): which one a connection
+  speaks, and the memory of which one each server spoke;
+* :mod:`~mcpctl.probe.inputs` -- servers that ask for input mid-call, in either era;
+* :mod:`~mcpctl.probe.listcache` -- tool listings kept while their ``ttlMs`` says they may be;
+* :mod:`~mcpctl.probe.follow` -- one server followed over an open connection.
 
 Names are loaded on first use: importing this package does not import the MCP SDK.
 """
@@ -23,16 +29,25 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpctl.probe.catalog import Catalog, catalog, catalog_all
     from mcpctl.probe.connect import Connection, connect, open_session
+    from mcpctl.probe.eras import Era, EraMemory
     from mcpctl.probe.health import ProbeError, ProbeResult, default_concurrency, probe, probe_all
+    from mcpctl.probe.inputs import InputAnswer, InputRequest, answers_from
+    from mcpctl.probe.listcache import ListingCache
     from mcpctl.probe.tools import ToolCallResult, ToolInfo, call_tool, check_arguments, list_tools
 
 __all__ = [
     "Catalog",
     "Connection",
+    "Era",
+    "EraMemory",
+    "InputAnswer",
+    "InputRequest",
+    "ListingCache",
     "ProbeError",
     "ProbeResult",
     "ToolCallResult",
     "ToolInfo",
+    "answers_from",
     "call_tool",
     "catalog",
     "catalog_all",
@@ -50,6 +65,12 @@ _LAZY = {
     "catalog": "mcpctl.probe.catalog",
     "catalog_all": "mcpctl.probe.catalog",
     "Connection": "mcpctl.probe.connect",
+    "Era": "mcpctl.probe.eras",
+    "EraMemory": "mcpctl.probe.eras",
+    "InputAnswer": "mcpctl.probe.inputs",
+    "InputRequest": "mcpctl.probe.inputs",
+    "answers_from": "mcpctl.probe.inputs",
+    "ListingCache": "mcpctl.probe.listcache",
     "ProbeError": "mcpctl.probe.health",
     "ProbeResult": "mcpctl.probe.health",
     "ToolCallResult": "mcpctl.probe.tools",

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
     from mcpctl.probe.spawn import ProbeError, StdioDiagnostics
 
-__all__ = ["MAX_PAGES", "Catalog", "catalog", "catalog_all"]
+__all__ = ["MAX_PAGES", "Catalog", "catalog", "catalog_all", "catalog_of"]
 
 #: Pages listed per kind at most: a server that keeps sending cursors is cut off there.
 MAX_PAGES = 100
@@ -185,6 +185,17 @@ async def _catalog(
 
 def _failed(result: Catalog, error: ProbeError) -> None:
     result.error, result.message, result.hint = error.code, error.message, error.hint
+
+
+async def catalog_of(conn: Connection) -> Catalog:
+    """What the server of an open connection offers, listed now (every page).
+
+    Raises:
+        MCPError, OSError: the server failed or went away while listing.
+    """
+    result = Catalog(conn.name, transport=conn.transport)
+    await _list(conn, result)
+    return result
 
 
 async def _list(conn: Connection, result: Catalog) -> None:

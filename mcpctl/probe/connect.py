@@ -49,6 +49,7 @@ from mcpctl.errors import PlaceholderError, ProbeFailed, exception_leaves  # noq
 from mcpctl.probe.eras import Era, EraMemory, effective_mode  # noqa: E402
 from mcpctl.probe.negotiate import negotiate  # noqa: E402
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server  # noqa: E402
+from mcpctl.probe.tasks import declaration  # noqa: E402
 from mcpctl.probe.tolerant import Listing, tolerant_streams  # noqa: E402
 from mcpctl.probe.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport  # noqa: E402
 
@@ -319,6 +320,10 @@ class _Protocol:
     pinned_by: str = "--protocol"
     # Answers a handshake-era server's elicitation/create (and advertises that it can).
     elicitation: Any = None
+    # Declares the tasks extension and accepts task handles (calls only; never a probe).
+    tasks: bool = False
+    # Receives the server's notifications (list changes, for a connection kept open).
+    message_handler: Any = None
 
 
 @contextlib.asynccontextmanager
@@ -338,9 +343,11 @@ async def _session(
         tolerant_streams(read_stream, write_stream, listing) as (reads, writes),
     ):
         connected = anyio.current_time()
+        extensions, claims = declaration() if protocol.tasks else (None, None)
         async with ClientSession(
             reads, writes, read_timeout_seconds=timeout, client_info=CLIENT_INFO,
-            elicitation_callback=protocol.elicitation,
+            elicitation_callback=protocol.elicitation, extensions=extensions, result_claims=claims,
+            message_handler=protocol.message_handler,
         ) as session:  # fmt: skip
             era = await negotiate(
                 session, name=name, mode=protocol.mode, transport=transport, timeout=timeout,
@@ -376,6 +383,8 @@ async def connect(
     protocol: ProtocolMode | None = None,
     eras: EraMemory | None = None,
     elicitation: Any = None,
+    tasks: bool = False,
+    message_handler: Any = None,
 ) -> AsyncIterator[Connection]:
     """Connect to a server and settle the protocol era it speaks.
 
@@ -390,6 +399,9 @@ async def connect(
     remembered per entry and tried first next time (and detected afresh if it fails).
     ``elicitation`` is the SDK session's elicitation callback, for a server of the handshake
     era that asks for input mid-call (:func:`mcpctl.probe.inputs.elicitation_callback`).
+    ``tasks`` declares the tasks extension (stateless era), so ``tools/call`` may answer with
+    a task handle (:mod:`mcpctl.probe.tasks`); only for a connection that calls tools.
+    ``message_handler`` receives the server's notifications (the SDK session's).
 
     Raises:
         PlaceholderError: a placeholder has no value (``policy="error"``).
@@ -406,7 +418,9 @@ async def connect(
     mode = effective_mode(protocol, entry)
     remembered = eras.recall(entry) if eras is not None and mode == "auto" else None
     pinned_by = f"--protocol {mode}" if protocol is not None else f'its "protocol": "{mode}"'
-    how = _Protocol(mode, remembered, pinned_by, elicitation)
+    how = _Protocol(
+        mode, remembered, pinned_by, elicitation, tasks, message_handler=message_handler
+    )
     async with _connection(name, entry, resolved, seconds, diagnostics, process, how) as conn:
         if eras is not None and mode == "auto":
             eras.remember(entry, conn.era)

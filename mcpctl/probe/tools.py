@@ -88,6 +88,8 @@ class ToolCallResult:
     ``text`` is for people: the text blocks, and a marker line for every other block
     (``[image/png, 1,234 bytes]``); ``content`` has every block whole, as sent.
     ``warnings``: requests the server made that mcpctl declined (sampling, roots).
+    ``task``: the task the server started, when the call did not wait for it (its handle
+    under the wire names: ``taskId``, ``status``, ``pollIntervalMs``...); ``text`` then names it.
     """
 
     is_error: bool
@@ -95,6 +97,7 @@ class ToolCallResult:
     structured: Any = None
     content: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    task: dict[str, Any] | None = None
 
 
 async def list_all_tools(conn: Connection) -> list[ToolInfo]:
@@ -275,6 +278,8 @@ async def call_tool(
     protocol: ProtocolMode | None = None,
     eras: EraMemory | None = None,
     answer: Answerer | None = None,
+    wait: bool = True,
+    on_status: Callable[[str], None] | None = None,
 ) -> ToolCallResult:
     """Call one tool over one connection and return its result.
 
@@ -289,6 +294,12 @@ async def call_tool(
     ``answer`` (:func:`mcpctl.probe.inputs.answers_from` fills forms from given values);
     without one, or when it cannot answer, the call fails with what was asked.
 
+    A server of the stateless era may run the call as a task (:mod:`mcpctl.probe.tasks`): it
+    is polled to its end within ``timeout``, ``on_status`` told its status as it changes
+    (untrusted text), and cancelled on the server when the call is given up on (a
+    cancellation, the timeout). With ``wait`` false the task's handle is returned instead
+    (:attr:`ToolCallResult.task`).
+
     Raises:
         ToolNotFoundError: the server has no such tool.
         ToolArgumentsError: the arguments do not match the tool's input schema.
@@ -296,7 +307,8 @@ async def call_tool(
         CommandNotFoundError: a stdio server's command is not installed.
         PlaceholderError: a placeholder has no value (``policy="error"``).
         ProbeFailed: the server could not be reached, the tool did not answer in time
-            (``reason`` ``timeout``), or the call failed at the protocol level.
+            (``reason`` ``timeout``), the call failed at the protocol level, or its task
+            failed or was cancelled by the server (``mcp_error``, with the server's message).
     """
     early = precheck(entry)
     if early is not None:
@@ -306,26 +318,31 @@ async def call_tool(
     from mcpctl.probe.connect import connect
     from mcpctl.probe.inputs import InputLog, call_with_inputs, elicitation_callback
     from mcpctl.probe.spawn import StdioDiagnostics
+    from mcpctl.probe.tasks import TaskOptions, guarded
 
     seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, DEFAULT_CALL_TIMEOUT)
     diag = StdioDiagnostics() if not entry.is_remote else None
     calling = False
     log = InputLog()
     try:
-        with anyio.fail_after(seconds):
-            async with connect(
-                name, entry, timeout=seconds, policy=policy, secrets=secrets, diagnostics=diag,
-                protocol=protocol, eras=eras, elicitation=elicitation_callback(answer, log),
-            ) as conn:  # fmt: skip
-                found = {t.name: t for t in await list_all_tools(conn)}
-                if tool not in found:
-                    raise ToolNotFoundError(name, tool, sorted(found))
-                args = arguments(found[tool]) if callable(arguments) else dict(arguments or {})
-                check_arguments(found[tool], args)
-                calling = True
-                res = await call_with_inputs(conn.session, tool, args, answer, log)
-                log.check(tool)  # a handshake-era request nobody answered
-                return _result(res, conn, log.warnings)
+        # Guarded: a cancellation (Ctrl-C) cancels the server's task before the connection goes.
+        async with guarded() as guard:
+            with anyio.fail_after(seconds):
+                async with connect(
+                    name, entry, timeout=seconds, policy=policy, secrets=secrets,
+                    diagnostics=diag, protocol=protocol, eras=eras, tasks=True,
+                    elicitation=elicitation_callback(answer, log),
+                ) as conn:  # fmt: skip
+                    found = {t.name: t for t in await list_all_tools(conn)}
+                    if tool not in found:
+                        raise ToolNotFoundError(name, tool, sorted(found))
+                    args = arguments(found[tool]) if callable(arguments) else dict(arguments or {})
+                    check_arguments(found[tool], args)
+                    calling = True
+                    tasks = TaskOptions(wait, on_status, name, guard)
+                    res = await call_with_inputs(conn.session, tool, args, answer, log, tasks=tasks)
+                    log.check(tool)  # a handshake-era request nobody answered
+                    return _result(res, conn, log.warnings)
     except TimeoutError:
         error = timeout_error(seconds, diag, calling=tool if calling else None)
         raise as_exception(name, error, diag.tail() if diag else ()) from None
@@ -338,6 +355,12 @@ async def call_tool(
 
 
 def _result(res: Any, conn: Connection, warnings: list[str]) -> ToolCallResult:
+    from mcpctl.probe.tasks import TaskHandle, handle_dict
+
+    if isinstance(res, TaskHandle):  # not waited for: the handle is the answer
+        task = handle_dict(res, conn.resolved.redact)
+        text = f"task {task['taskId']} is {task['status']}"
+        return ToolCallResult(False, text, warnings=warnings, task=task)
     lines: list[str] = []
     content: list[dict[str, Any]] = []
     for block in res.content:

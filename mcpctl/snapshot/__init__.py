@@ -10,7 +10,8 @@
 * :mod:`~mcpctl.snapshot.probing` -- snapshots with what each server offers;
 * :mod:`~mcpctl.snapshot.report` -- the start-up summary;
 * :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs of diffs and validation problems;
-* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited.
+* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited;
+* :mod:`~mcpctl.snapshot.live` -- what running servers offer, each change as it happens.
 
 Names are loaded on first use.
 """
@@ -21,9 +22,16 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff, diff_snapshots
+    from mcpctl.snapshot.diff import (
+        DefinitionChange,
+        ServerChange,
+        SnapshotDiff,
+        diff_server_states,
+        diff_snapshots,
+    )
     from mcpctl.snapshot.files import load_snapshot, save_snapshot
     from mcpctl.snapshot.fingerprints import canonical_json, fingerprint_entry, fingerprint_tool
+    from mcpctl.snapshot.live import ServerEvent, watch_servers
     from mcpctl.snapshot.model import (
         Definition,
         McpRecord,
@@ -42,11 +50,13 @@ __all__ = [
     "McpRecord",
     "Report",
     "ServerChange",
+    "ServerEvent",
     "ServerState",
     "Snapshot",
     "SnapshotDiff",
     "build_report",
     "canonical_json",
+    "diff_server_states",
     "diff_snapshots",
     "fingerprint_entry",
     "fingerprint_tool",
@@ -60,6 +70,7 @@ __all__ = [
     "take_snapshot_async",
     "watch_config",
     "watch_config_callback",
+    "watch_servers",
 ]
 
 _LAZY = {
@@ -74,6 +85,9 @@ _LAZY = {
     "ServerChange": "mcpctl.snapshot.diff",
     "SnapshotDiff": "mcpctl.snapshot.diff",
     "diff_snapshots": "mcpctl.snapshot.diff",
+    "diff_server_states": "mcpctl.snapshot.diff",
+    "ServerEvent": "mcpctl.snapshot.live",
+    "watch_servers": "mcpctl.snapshot.live",
     "load_snapshot": "mcpctl.snapshot.files",
     "save_snapshot": "mcpctl.snapshot.files",
     "canonical_json": "mcpctl.snapshot.fingerprints",

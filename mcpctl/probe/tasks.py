@@ -1,0 +1,327 @@
+"""Tool calls a server runs as tasks: the ``io.modelcontextprotocol/tasks`` extension of MCP
+2026-07-28 (SEP-2663).
+
+A client that declares the extension (``clientCapabilities.extensions``, on every request of
+the stateless era) may get a task handle back from ``tools/call`` instead of its result:
+``{"resultType": "task", "taskId", "status", "pollIntervalMs", ...}``. It then polls
+``tasks/get`` until the task is ``completed`` (``result``: the CallToolResult), ``failed``
+(``error``: a JSON-RPC error) or ``cancelled``. A task in ``input_required`` lists
+``inputRequests``, answered with ``tasks/update`` through the same :data:`Answerer` as an
+``input_required`` result; ``tasks/cancel`` gives up on it. The handshake era has no such
+extension: the SDK declares it, and accepts the handle, in the stateless era only.
+
+A task outlives the request that started it, so a call that is given up on (Ctrl-C, its
+deadline, a question nobody answers) cancels its task before the connection closes.
+"""
+
+from __future__ import annotations
+
+from mcpctl.probe import sdk
+
+sdk.load()  # the client half only, when the mcpctl program asked for it
+
+import contextlib  # noqa: E402 -- after the SDK is loaded
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import TYPE_CHECKING, Any, Literal, NoReturn  # noqa: E402
+
+import anyio  # noqa: E402
+import anyio.lowlevel  # noqa: E402
+import mcp_types as types  # noqa: E402
+from mcp.client.extension import ClaimContext, ResultClaim  # noqa: E402
+
+from mcpctl.errors import InputRequiredError, ProbeFailed  # noqa: E402
+from mcpctl.probe.failures import one_line  # noqa: E402
+from mcpctl.probe.inputs import Answerer, InputLog, answer_requests  # noqa: E402
+from mcpctl.text import escape_controls  # noqa: E402
+
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+
+__all__ = [
+    "EXTENSION",
+    "Guard",
+    "TaskHandle",
+    "TaskOptions",
+    "TaskState",
+    "await_task",
+    "cancel_task",
+    "declaration",
+    "guarded",
+    "handle_dict",
+    "poll_interval",
+]
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+POLL_DEFAULT = 1.0  # seconds, when the server suggests no interval
+POLL_MIN = 0.1  # a server asking for less would have us spin
+POLL_MAX = 5.0  # a server asking for more would leave a finished task unseen for long
+CANCEL_DEADLINE = 2.0  # seconds a given-up call waits for tasks/cancel to be answered
+
+
+class _TaskFields(types.Result):
+    task_id: str
+    status: str  # working, input_required, completed, failed, cancelled (or a newer one)
+    status_message: str | None = None
+    created_at: str | None = None
+    last_updated_at: str | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+class TaskHandle(_TaskFields):
+    """What ``tools/call`` answers when the server runs the call as a task."""
+
+    result_type: Literal["task"] = "task"
+
+
+class TaskState(_TaskFields):
+    """A task as ``tasks/get`` reports it: its result, error or questions, once it has them."""
+
+    result_type: str | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: types.InputRequests | None = None
+
+
+class _TaskParams(types.RequestParams):
+    task_id: str
+
+
+class _UpdateParams(_TaskParams):
+    input_responses: types.InputResponses
+
+
+class _GetTask(types.Request[_TaskParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: _TaskParams
+    name_param = "taskId"  # SEP-2663: the Mcp-Name header of tasks/* names the task
+
+
+class _UpdateTask(types.Request[_UpdateParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    params: _UpdateParams
+    name_param = "taskId"
+
+
+class _CancelTask(types.Request[_TaskParams, Literal["tasks/cancel"]]):
+    method: Literal["tasks/cancel"] = "tasks/cancel"
+    params: _TaskParams
+    name_param = "taskId"
+
+
+class Guard:
+    """Holds off a cancellation of the whole call until the task it started is cancelled.
+
+    A cancellation (Ctrl-C) reaches every task under the cancelled scope at once, the
+    transport's readers and writers included: ``tasks/cancel`` could no longer be sent. Under
+    :func:`guarded` the call runs shielded; a cancellation from outside stops the polling
+    first, waits for ``tasks/cancel`` to be answered (at most :data:`CANCEL_DEADLINE`), and
+    only then cancels the call, which closes the connection the usual way.
+    """
+
+    def __init__(self) -> None:
+        self.fired = False
+        self._work = anyio.CancelScope()
+        self._polling: anyio.CancelScope | None = None
+        self._settled = anyio.Event()
+        self._done = False
+
+    async def _watch(self) -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if not self._done:  # a scope around the call was cancelled
+                self.fired = True
+                with anyio.CancelScope(shield=True):
+                    if self._polling is not None:
+                        self._polling.cancel()
+                        with anyio.move_on_after(CANCEL_DEADLINE + 1):
+                            await self._settled.wait()
+                self._work.cancel()
+
+    async def _stopped(self) -> NoReturn:
+        self._settled.set()
+        await anyio.sleep_forever()  # the watcher cancels the call now
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+@contextlib.asynccontextmanager
+async def guarded() -> AsyncIterator[Guard]:
+    """Run the block so that a cancellation from outside cancels its task first (see
+    :class:`Guard`); the block's own exceptions come out as they are.
+
+    Raises:
+        the cancellation from outside, once the block has unwound.
+    """
+    guard = Guard()
+    failure: BaseException | None = None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(guard._watch)
+        try:
+            with anyio.CancelScope(shield=True), guard._work:
+                yield guard
+        except BaseException as exc:  # re-raised below, not wrapped in an exception group
+            failure = exc
+        finally:
+            guard._done = True
+            guard._settled.set()  # a watcher still waiting on the polling need wait no more
+            tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    if guard.fired:
+        await anyio.lowlevel.checkpoint()  # delivers the cancellation from outside
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """How a call treats a task its server starts.
+
+    ``wait``: poll it to its end (else the handle is the call's answer); ``on_status``: told
+    the task's status (and the server's message) as it changes, untrusted text; ``server``:
+    the server's name, for errors; ``guard``: from :func:`guarded`, around the connection.
+    """
+
+    wait: bool = True
+    on_status: Callable[[str], None] | None = None
+    server: str = "server"
+    guard: Guard | None = None
+
+
+def declaration() -> tuple[dict[str, dict[str, Any]], dict[str, Sequence[ResultClaim[Any]]]]:
+    """The ``extensions`` and ``result_claims`` of a ClientSession that accepts task handles."""
+    claim = ResultClaim(result_type="task", model=TaskHandle, resolve=_resolve)
+    return {EXTENSION: {}}, {EXTENSION: [claim]}
+
+
+async def _resolve(handle: TaskHandle, ctx: ClaimContext) -> types.CallToolResult:
+    # For the SDK's Client: the task polled to its end, with nobody to answer questions.
+    log = InputLog()
+    return await await_task(ctx.session, handle, ctx.tool_name, None, log, TaskOptions())
+
+
+def poll_interval(ms: int | None) -> float:
+    """Seconds between two polls: the server's ``pollIntervalMs``, within sane bounds."""
+    if ms is None or ms < 0:
+        return POLL_DEFAULT
+    return min(max(ms / 1000, POLL_MIN), POLL_MAX)
+
+
+def handle_dict(handle: TaskHandle, redact: Callable[[str], str] = str) -> dict[str, Any]:
+    """A handle as JSON, under its wire names (``taskId``, ``status``, ``pollIntervalMs``...)."""
+    data = handle.model_dump(
+        mode="json", by_alias=True, exclude_none=True, exclude={"result_type", "meta"}
+    )
+    return {k: redact(v) if isinstance(v, str) else v for k, v in data.items()}
+
+
+async def cancel_task(session: ClientSession, task_id: str) -> None:
+    """Send ``tasks/cancel``, waiting at most :data:`CANCEL_DEADLINE` for the answer, even from
+    a cancelled scope; a failure to cancel is not the caller's (the task expires anyway)."""
+    request = _CancelTask(params=_TaskParams(task_id=task_id))
+    with anyio.move_on_after(CANCEL_DEADLINE, shield=True), contextlib.suppress(Exception):
+        await session.send_request(request, types.EmptyResult, CANCEL_DEADLINE)
+
+
+async def await_task(
+    session: ClientSession,
+    handle: TaskHandle,
+    tool: str,
+    answer: Answerer | None,
+    log: InputLog,
+    options: TaskOptions,
+) -> types.CallToolResult:
+    """Poll a task to its end and return the tool's result, answering its questions.
+
+    Polls every ``pollIntervalMs`` (:func:`poll_interval`) until shortly before the deadline
+    of the scopes around the call, which then takes effect as usual; a task given up on (that
+    deadline, a cancellation, a question nobody answered) is cancelled with ``tasks/cancel``.
+
+    Raises:
+        ProbeFailed: the task failed (``mcp_error``, with the server's message), the server
+            cancelled it, or it completed without a result (``protocol_error``).
+        InputRequiredError: the task asked for input nobody gave.
+        MCPError: ``tasks/get`` or ``tasks/update`` was answered with an error.
+    """
+    now = anyio.current_time()
+    deadline = anyio.current_effective_deadline()
+    # Time left at the end to cancel the task in, before the call's own deadline cuts us off.
+    grace = min(CANCEL_DEADLINE, max(deadline - now, 0) / 4)
+    guard = options.guard
+    try:
+        with anyio.CancelScope(deadline=deadline - grace) as polling:
+            if guard is not None:
+                guard._polling = polling
+            try:
+                return await _follow(session, handle, tool, answer, log, options)
+            finally:
+                if guard is not None:
+                    guard._polling = None
+    except (anyio.get_cancelled_exc_class(), InputRequiredError):
+        await cancel_task(session, handle.task_id)
+        raise
+    await cancel_task(session, handle.task_id)
+    if guard is not None and guard.fired:
+        await guard._stopped()
+    await anyio.sleep_forever()  # the deadline is only the grace away: it ends the call
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _follow(
+    session: ClientSession,
+    handle: TaskHandle,
+    tool: str,
+    answer: Answerer | None,
+    log: InputLog,
+    options: TaskOptions,
+) -> types.CallToolResult:
+    state: _TaskFields = handle
+    shown: tuple[str, str | None] | None = None
+    asked: set[str] = set()  # a key is answered once, however many polls still list it
+    interval = poll_interval(handle.poll_interval_ms)
+    while True:
+        if options.on_status is not None and shown != (state.status, state.status_message):
+            shown = (state.status, state.status_message)
+            message = f": {state.status_message}" if state.status_message else ""
+            options.on_status(state.status.replace("_", " ") + message)
+        await anyio.sleep(interval)
+        get = _GetTask(params=_TaskParams(task_id=handle.task_id))
+        state = found = await session.send_request(get, TaskState)
+        interval = poll_interval(found.poll_interval_ms or handle.poll_interval_ms)
+        if found.status in ("completed", "failed", "cancelled"):
+            return await _ended(session, found, tool, options.server)
+        fresh = {k: r for k, r in (found.input_requests or {}).items() if k not in asked}
+        if found.status != "input_required" or not fresh:
+            continue
+        asked.update(fresh)
+        responses = await answer_requests(fresh, answer, log)
+        log.check(tool)
+        if responses:
+            params = _UpdateParams(task_id=handle.task_id, input_responses=responses)
+            await session.send_request(_UpdateTask(params=params), types.EmptyResult)
+
+
+async def _ended(
+    session: ClientSession, state: TaskState, tool: str, server: str
+) -> types.CallToolResult:
+    task = f"task {_shown(state.task_id, 80)}"
+    if state.status == "failed":
+        error: Mapping[str, Any] = state.error or {}
+        message = _shown(str(error.get("message") or "no message"))
+        code = error.get("code")
+        suffix = f" (error {code})" if isinstance(code, int) and not isinstance(code, bool) else ""
+        raise ProbeFailed(server, "mcp_error", f"{tool} failed as {task}: {message}{suffix}")
+    if state.status == "cancelled":
+        why = f": {_shown(state.status_message)}" if state.status_message else ""
+        raise ProbeFailed(server, "mcp_error", f"the server cancelled {task} of {tool}{why}")
+    if state.result is None:
+        raise ProbeFailed(server, "protocol_error", f"{task} of {tool} completed without a result")
+    result = types.CallToolResult.model_validate(state.result, by_name=False)
+    if not result.is_error:
+        await session.validate_tool_result(tool, result)
+    return result
+
+
+def _shown(text: str, limit: int = 300) -> str:
+    """A server's text as one line of printable characters (it is untrusted)."""
+    return escape_controls(one_line(text, limit), keep_newlines=False)

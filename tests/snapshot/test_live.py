@@ -1,0 +1,158 @@
+"""Following servers while they run: list changes in both eras, outages, and mcpctl watch
+--servers as a real program."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.snapshot.live import ServerEvent, watch_servers
+from tests.conftest import MCPCTL, SERVERS, write_config
+
+PY = sys.executable
+DEADLINE = 60  # seconds: generous, the machine may be busy
+
+
+def changing(era: str, trigger: Path) -> ServerEntry:
+    if era == "modern":
+        env = {"MODERN_SERVER_TRIGGER": str(trigger)}
+        return ServerEntry(command=PY, args=(str(SERVERS / "modern.py"), "list-changing"), env=env)
+    env = {"LEGACY_SERVER_TRIGGER": str(trigger)}
+    return ServerEntry(
+        command=PY, args=(str(SERVERS / "legacy_modes.py"), "list-changing"), env=env
+    )
+
+
+async def collect(
+    entries: dict[str, ServerEntry], until: Any, on_event: Any = None, **options: Any
+) -> list[ServerEvent]:
+    seen: list[ServerEvent] = []
+    with anyio.fail_after(DEADLINE):
+        async with watch_servers(entries, **options) as events:
+            async for event in events:
+                seen.append(event)
+                if on_event is not None:
+                    on_event(event, seen)
+                if until(seen):
+                    break
+    return seen
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_tool_added_while_running_is_reported_at_once(tmp_path: Path, era: str) -> None:
+    trigger = tmp_path / "trigger"
+
+    def pull(event: ServerEvent, _: list[ServerEvent]) -> None:
+        if event.kind == "connected":
+            trigger.touch()  # now the server adds a tool and says so
+
+    seen = anyio.run(
+        lambda: collect(
+            {"s": changing(era, trigger)},
+            lambda s: any(e.kind == "changed" for e in s),
+            pull,
+            poll=3600,  # a re-list must come from the server's word, not a poll
+        )
+    )
+    connected, changed = seen[0], seen[-1]
+    assert connected.kind == "connected" and connected.tools is not None
+    assert connected.era == ("2026-07-28" if era == "modern" else "2025-11-25")
+    assert changed.change is not None and changed.change.added == {"tools": ["extra"]}
+    data = changed.to_data()
+    assert data["event"] == "changed" and data["change"]["added"] == {"tools": ["extra"]}
+
+
+def test_a_server_that_cannot_say_is_polled(tmp_path: Path) -> None:
+    # The modern server's default mode has no subscriptions/listen: it is listed again
+    # every `poll` seconds, and an unchanged listing reports nothing.
+    log = tmp_path / "log"
+    entry = ServerEntry(
+        command=PY, args=(str(SERVERS / "modern.py"),), env={"MODERN_SERVER_LOG": str(log)}
+    )
+    seen: list[ServerEvent] = []
+
+    async def run() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with (
+                watch_servers({"m": entry}, poll=0.2) as events,
+                anyio.create_task_group() as tg,
+            ):
+
+                async def gather() -> None:
+                    async for event in events:
+                        seen.append(event)
+
+                tg.start_soon(gather)
+                while not (log.exists() and log.read_text().split().count("tools/list") >= 3):
+                    await anyio.sleep(0.05)
+                tg.cancel_scope.cancel()
+
+    anyio.run(run)
+    assert [e.kind for e in seen] == ["connected"]
+
+
+def test_an_outage_is_reported_once_and_retried(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    entry = ServerEntry(command=PY, args=(str(script),))
+
+    def restore(event: ServerEvent, _: list[ServerEvent]) -> None:
+        if event.kind == "disconnected":
+            script.write_text((SERVERS / "raw.py").read_text())  # it comes back
+
+    seen = anyio.run(
+        lambda: collect(
+            {"gone": entry, "off": ServerEntry(command="false", enabled=False)},
+            lambda s: any(e.kind == "connected" for e in s),
+            restore,
+            backoff=(0.1, 0.2),
+        )
+    )
+    kinds = [e.kind for e in seen]
+    assert kinds[0] == "disconnected" and kinds[-1] == "connected"
+    assert kinds.count("disconnected") == 1
+    assert seen[0].error and seen[0].retry_in == 0.1
+    assert {e.name for e in seen} == {"gone"}  # a disabled entry is not followed
+
+
+def test_watch_servers_on_the_command_line(tmp_path: Path, config_path: Path) -> None:
+    trigger = tmp_path / "trigger"
+    write_config(config_path, {"m": changing("modern", trigger).to_data(),
+                               "l": changing("legacy", trigger).to_data()})  # fmt: skip
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(
+        [*MCPCTL, "--config", str(config_path), "watch", "--servers", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        events: list[dict[str, Any]] = []
+        assert proc.stdout is not None
+        for line in proc.stdout:  # bounded by pytest's timeout
+            events.append(json.loads(line))
+            if sum(e["event"] == "connected" for e in events) == 2:
+                trigger.touch()
+            if sum(e["event"] == "changed" for e in events) == 2:
+                break
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=DEADLINE) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    changed = {e["name"]: e["change"]["added"] for e in events if e["event"] == "changed"}
+    assert changed == {"m": {"tools": ["extra"]}, "l": {"tools": ["extra"]}}
+
+
+def test_watch_servers_refuses_file_options(cli: Any) -> None:
+    r = cli("watch", "--servers", "--exec", "true")
+    assert r.exit_code == 2 and "--servers" in r.stderr
+    r = cli("watch", "--server", "x")
+    assert r.exit_code == 2 and "--servers" in r.stderr
