@@ -47,7 +47,7 @@ ERA_NAMES: tuple[EraName, ...] = ("modern", "legacy")
 
 MEMORY_FILENAME = "protocol-eras.json"
 MEMORY_MAX_BYTES = 1024 * 1024
-MEMORY_MAX_ENTRIES = 500  # server configurations remembered, the most recently seen kept
+MEMORY_MAX_ENTRIES = 500  # server configurations remembered, the most recently learnt kept
 
 
 @dataclass(frozen=True)
@@ -140,19 +140,12 @@ class EraMemory:
         self._eras[key] = {**record, "at": int(time.time())}
         self._save(key)
 
-    def forget(self, entry: ServerEntry) -> None:
-        """Drop what is remembered of ``entry`` (its remembered era failed)."""
-        self._load()
-        key = era_key(entry)
-        if self._eras.pop(key, None) is not None:
-            self._save(key, drop=True)
-
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
             self._eras = _read(self.path) if self.path is not None else {}
 
-    def _save(self, key: str, *, drop: bool = False) -> None:
+    def _save(self, key: str) -> None:
         if self.path is None:
             return
         from mcpctl.config.store import atomic_write
@@ -161,8 +154,7 @@ class EraMemory:
         # Another process may have remembered other servers since this one read the file.
         merged = _read(self.path)
         merged.pop(key, None)
-        if not drop:
-            merged[key] = self._eras[key]
+        merged[key] = self._eras[key]
         while len(merged) > MEMORY_MAX_ENTRIES:
             del merged[next(iter(merged))]
         self._eras = merged

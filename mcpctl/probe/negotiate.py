@@ -23,13 +23,19 @@ import mcp_types as types  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS  # noqa: E402
-from pydantic import ValidationError  # noqa: E402
+from pydantic import ValidationError  # noqa: E402 -- a discovery result that does not parse
 
 from mcpctl.config.model import ProtocolMode  # noqa: E402
 from mcpctl.errors import ProbeFailed  # noqa: E402
 from mcpctl.probe.eras import Era, describe_versions  # noqa: E402
 
-__all__ = ["CLIENT_HANDSHAKE_VERSIONS", "CLIENT_MODERN_VERSIONS", "discover_timeout", "negotiate"]
+__all__ = [
+    "CLIENT_HANDSHAKE_VERSIONS",
+    "CLIENT_MODERN_VERSIONS",
+    "discover_timeout",
+    "negotiate",
+    "sse_mismatch",
+]
 
 CLIENT_HANDSHAKE_VERSIONS: tuple[str, ...] = tuple(HANDSHAKE_PROTOCOL_VERSIONS)
 CLIENT_MODERN_VERSIONS: tuple[str, ...] = tuple(MODERN_PROTOCOL_VERSIONS)
@@ -66,13 +72,7 @@ async def negotiate(
     """
     if transport == "sse":  # the HTTP+SSE transport predates the stateless revisions
         if mode == "modern":
-            raise ProbeFailed(
-                name, "protocol_mismatch",
-                "the sse transport speaks only the handshake revisions "
-                f"({describe_versions(CLIENT_HANDSHAKE_VERSIONS)}); {pinned_by} asked for "
-                f"the stateless ones ({describe_versions(CLIENT_MODERN_VERSIONS)})",
-                hint=_fix(pinned_by, "legacy"),
-            )  # fmt: skip
+            raise sse_mismatch(name, pinned_by)
         return await _legacy(session, name, "transport" if mode == "auto" else "pinned", pinned_by)
     if mode == "legacy":
         return await _legacy(session, name, "pinned", pinned_by)
@@ -90,6 +90,17 @@ async def negotiate(
             # that just failed.
             return await _auto(session, name, timeout, discover=remembered.name == "legacy")
     return await _auto(session, name, timeout)
+
+
+def sse_mismatch(name: str, pinned_by: str) -> ProbeFailed:
+    """The error for the stateless era asked of the SSE transport, which cannot speak it."""
+    return ProbeFailed(
+        name, "protocol_mismatch",
+        "the sse transport speaks only the handshake revisions "
+        f"({describe_versions(CLIENT_HANDSHAKE_VERSIONS)}); {pinned_by} asks for the "
+        f"stateless ones ({describe_versions(CLIENT_MODERN_VERSIONS)})",
+        hint=_fix(pinned_by, "legacy"),
+    )  # fmt: skip
 
 
 async def _auto(session: ClientSession, name: str, timeout: float, *, discover: bool = True) -> Era:
@@ -130,6 +141,8 @@ async def _legacy(session: ClientSession, name: str, detected: str, pinned_by: s
         named = _supported(exc)
         if named is None:
             raise
+        if not any(v in CLIENT_MODERN_VERSIONS for v in named):
+            raise _no_common_version(name, named) from None
         raise ProbeFailed(
             name, "protocol_mismatch",
             f"the server speaks only {describe_versions(named)}; {_asked(detected, pinned_by)} "
@@ -178,14 +191,17 @@ def _modern_era(session: ClientSession, result: types.DiscoverResult, detected: 
 
 
 def _supported(exc: MCPError) -> tuple[str, ...] | None:
-    """The versions an unsupported-version error names, or ``None`` for any other error."""
+    """The versions an unsupported-version error names, or ``None`` for any other error.
+
+    Read leniently: a server that names its versions but not the one asked for (``requested``
+    is required by the schema, and left out by real servers) still names them."""
     if exc.code != types.UNSUPPORTED_PROTOCOL_VERSION:
         return None
-    try:
-        data = types.UnsupportedProtocolVersionErrorData.model_validate(exc.error.data)
-    except ValidationError:
+    data = exc.error.data
+    supported = data.get("supported") if isinstance(data, dict) else None
+    if not isinstance(supported, list):
         return None
-    return tuple(data.supported)
+    return tuple(v for v in supported if isinstance(v, str))
 
 
 async def _handshake_only(session: ClientSession, exc: MCPError, seconds: float) -> str:

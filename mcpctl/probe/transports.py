@@ -2,7 +2,7 @@
 
 Everything that names a transport reads it from here: the config model and its pydantic
 schema, the field checks (what an entry of that transport needs and what does not apply),
-the connection code (``opener``: the function of :mod:`mcpctl.probe.connect` that opens its
+the connection code (``opener``: the function of :mod:`mcpctl.probe.streams` that opens its
 streams), the CLI's choices and the registry conversion. Adding a transport is one entry in
 :data:`TRANSPORTS` and its name in :data:`Transport`.
 
@@ -35,7 +35,7 @@ class TransportSpec(NamedTuple):
         remote: reached over HTTP (``url``) rather than spawned (``command``).
         requires: the field an entry of this transport must have.
         fields: the fields that only apply to this kind of server.
-        opener: the name of the function in :mod:`mcpctl.probe.connect` that opens it.
+        opener: the name of the function in :mod:`mcpctl.probe.streams` that opens it.
         summary: one line for help texts and docs.
     """
 

@@ -49,7 +49,11 @@ class Definition:
 
 @dataclass
 class ServerState:
-    """What a probe of one server saw: who it is, its instructions' hash, what it offers."""
+    """What a probe of one server saw: who it is, its instructions' hash, what it offers.
+
+    ``protocol`` is the era and version spoken (``{"era": "modern", "version":
+    "2026-07-28"}``): recorded for people, never part of a fingerprint or of a diff.
+    """
 
     server_info: dict[str, Any] | None = None
     instructions_sha256: str | None = None
@@ -57,6 +61,7 @@ class ServerState:
     prompts: dict[str, Definition] = field(default_factory=dict)
     resource_templates: dict[str, Definition] = field(default_factory=dict)
     error: str | None = None  # the probe's failure code: nothing is known of its tools
+    protocol: dict[str, str] | None = None
 
     def of_kind(self, kind: str) -> dict[str, Definition]:
         """The definitions of one of :data:`KINDS`."""
@@ -177,6 +182,8 @@ def _state_data(state: ServerState) -> dict[str, Any]:
         out["serverInfo"] = state.server_info
     if state.instructions_sha256 is not None:
         out["instructions"] = state.instructions_sha256
+    if state.protocol is not None:
+        out["protocol"] = dict(state.protocol)
     for kind in KINDS:
         found = state.of_kind(kind)
         if found or state.error is None:
@@ -193,6 +200,10 @@ def _state(data: dict[str, Any]) -> ServerState:
         _str(data.get("instructions")),
         error=_str(data.get("error")),
     )
+    protocol = data.get("protocol")
+    if isinstance(protocol, dict):
+        state.protocol = {k: v for k, v in protocol.items() if k in ("era", "version")
+                          and isinstance(v, str)}  # fmt: skip
     for kind in KINDS:
         for item in data.get(kind) or []:
             if isinstance(item, dict) and isinstance(item.get("name"), str):

@@ -48,6 +48,9 @@ def state_of(found: Catalog) -> ServerState:
         tools=_definitions(found.tools),
         prompts=_definitions(found.prompts),
         resource_templates=_definitions(found.resource_templates),
+        protocol=(
+            {"era": found.era.name, "version": found.era.version} if found.era is not None else None
+        ),
     )
 
 

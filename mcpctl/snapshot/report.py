@@ -60,6 +60,7 @@ class ServerSummary:
     tools: tuple[str, ...] = ()
     prompt_count: int | None = None
     resource_template_count: int | None = None
+    protocol: dict[str, str] | None = None  # the era and version spoken, when probed
 
     @property
     def tool_count(self) -> int | None:
@@ -79,6 +80,8 @@ class ServerSummary:
             "tools": list(self.tools),
             "prompt_count": self.prompt_count,
             "resource_template_count": self.resource_template_count,
+            "protocol_version": (self.protocol or {}).get("version"),
+            "protocol": self.protocol,
         }
 
 
@@ -195,6 +198,7 @@ def _summary(record: McpRecord, entry: ServerEntry | None) -> ServerSummary:
         tools=tuple(sorted(state.tools)),
         prompt_count=len(state.prompts),
         resource_template_count=len(state.resource_templates),
+        protocol=state.protocol,
     )
 
 
