@@ -106,11 +106,13 @@ def _field(field: InputField, given: str | None) -> Any:
     while True:
         if given is not None:
             text, given = given, None
-        elif field.type == "boolean":
-            default = field.default if isinstance(field.default, bool) else None
-            return typer.confirm(label, default=default, err=True)
         else:
-            choices = f" [{'/'.join(field.choices)}]" if field.choices else ""
+            # Booleans too: a text answer, so an optional field can be left empty.
+            if field.type == "boolean":
+                choices = " [y/n]"
+            else:
+                shown = (output.clean(c, one_line=True) for c in field.choices)
+                choices = f" [{'/'.join(shown)}]" if field.choices else ""
             fallback = "" if field.default is None else str(field.default)
             text = typer.prompt(
                 f"{label}{choices}", default=fallback, show_default=bool(fallback), err=True

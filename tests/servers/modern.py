@@ -23,7 +23,8 @@ carries its own ``_meta`` envelope (``io.modelcontextprotocol/protocolVersion``,
   declined or cancelled answer gets an error result; a retry without the answer is asked again;
   an unknown requestState gets -32602.
 
-With ``MODERN_SERVER_TTL_MS`` set, ``tools/list`` says its listing stays fresh that long
+With ``MODERN_SERVER_SUFFIX`` set, that text ends every message, field title and description
+and URL of its input requests. With ``MODERN_SERVER_TTL_MS`` set, ``tools/list`` says its listing stays fresh that long
 (``cacheScope: "public"``).
 
 Modes:
@@ -94,16 +95,27 @@ COLOUR_SCHEMA: dict[str, Any] = {
     },
     "required": ["colour"],
 }
+# MODERN_SERVER_SUFFIX: text appended to every message, field title and URL of its input
+# requests (the adversarial suite puts escape sequences and a resolved secret there).
+SUFFIX = os.environ.get("MODERN_SERVER_SUFFIX", "")
+if SUFFIX:
+    for spec in COLOUR_SCHEMA["properties"].values():
+        spec["title"] = "Pick" + SUFFIX
+        spec["description"] = "About" + SUFFIX
 ASK_FORM = {
     "method": "elicitation/create",
-    "params": {"mode": "form", "message": "Which colour?", "requestedSchema": COLOUR_SCHEMA},
+    "params": {
+        "mode": "form",
+        "message": "Which colour?" + SUFFIX,
+        "requestedSchema": COLOUR_SCHEMA,
+    },
 }
 ASK_PAGE = {
     "method": "elicitation/create",
     "params": {
         "mode": "url",
-        "message": "Open the page to continue",
-        "url": "http://127.0.0.1:1/verify",
+        "message": "Open the page to continue" + SUFFIX,
+        "url": "http://127.0.0.1:1/verify" + SUFFIX,
     },
 }
 

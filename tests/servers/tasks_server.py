@@ -36,7 +36,8 @@ Tools:
   ``deployed to <environment>``; declined or cancelled, with an error result.
 
 With ``TASKS_SERVER_LOG`` set, every method received is appended to that file (one a line);
-with ``TASKS_SERVER_PID`` set, the server writes its pid to that file when it starts.
+with ``TASKS_SERVER_PID`` set, the server writes its pid to that file when it starts; with
+``TASKS_SERVER_SUFFIX`` set, that text ends slow_job's status messages.
 """
 
 from __future__ import annotations
@@ -114,6 +115,11 @@ def now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
+# TASKS_SERVER_SUFFIX: text that ends every status message of slow_job (hostile text, in the
+# adversarial suite).
+SUFFIX = os.environ.get("TASKS_SERVER_SUFFIX", "")
+
+
 class Task:
     def __init__(self, task_id: str, tool: str, args: dict[str, Any]) -> None:
         self.id, self.tool, self.args = task_id, tool, args
@@ -156,7 +162,7 @@ class Task:
                 self.set("completed", result=text(f"done after {self.polls} polls"))
             else:
                 total = polls if not isinstance(seconds, int | float) else "?"
-                self.set("working", f"step {self.polls} of {total}")
+                self.set("working", f"step {self.polls} of {total}" + SUFFIX)
 
     def wire(self) -> dict[str, Any]:
         data: dict[str, Any] = {"taskId": self.id, "status": self.status,

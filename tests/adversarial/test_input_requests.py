@@ -1,0 +1,91 @@
+"""What a server asks for mid-call, and what a task says while it runs, is untrusted text.
+
+A real stateless-era server (tests/servers/modern.py) ends every message, field title,
+description and URL of its input requests with escape sequences and a secret mcpctl resolved
+for it; a real tasks server (tests/servers/tasks_server.py) ends its status messages the
+same way. Whether the request is listed in an error (piped, JSON), asked for on a terminal
+(script(1)), or shown in the spinner while a task runs: no raw control character reaches the
+output, and the secret never does (the suite's fixture checks that nothing is left running).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.adversarial.test_terminal_escapes import SEQUENCES, raw_controls
+from tests.conftest import MCPCTL, REQUIRE_INTEGRATION, SERVERS, Cli, write_config
+
+EVIL = "\x1b[2J\x1b[6n\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\x\x9b6n\u202e"
+CANARY = f"canary{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def asking(config_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ASKING_CANARY", CANARY)
+    suffix = EVIL + "${ASKING_CANARY}"
+    return write_config(config_path, {
+        "asks": {"command": sys.executable, "args": [str(SERVERS / "modern.py"),
+                                                     "input-required"],
+                 "env": {"MODERN_SERVER_SUFFIX": suffix}},
+        "tasks": {"command": sys.executable, "args": [str(SERVERS / "tasks_server.py")],
+                  "env": {"TASKS_SERVER_SUFFIX": suffix}},
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", ["ask", "ask_url"])
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_a_request_nobody_answers_is_listed_escaped(
+    cli: Cli, asking: Path, tool: str, json_out: bool
+) -> None:
+    r = cli("call", "asks", tool, *(["--json"] if json_out else []))
+    assert r.exit_code == 2, r.stdout + r.stderr
+    out = r.stdout + r.stderr
+    assert raw_controls(out) == [] and CANARY not in out
+    if json_out:
+        [error] = r.json["errors"]
+        asked = error["requests"][0]
+        shown = asked["url"] if tool == "ask_url" else asked["message"]
+        assert "\x1b[2J" in shown and "****" in shown  # the text kept (JSON-escaped), redacted
+
+
+def on_a_terminal(argv: list[str], cwd: Path, answers: str) -> str:
+    script = shutil.which("script")
+    if script is None:
+        message = "script (util-linux) is not installed: no terminal to test on"
+        if REQUIRE_INTEGRATION:
+            pytest.fail(message)
+        pytest.skip(message)
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm-256color"}
+    for name in ("NO_COLOR", "CI"):  # a person at a terminal: prompts and progress shown
+        env.pop(name, None)
+    done = subprocess.run([script, "-qec", shlex.join([*MCPCTL, *argv]), "/dev/null"],
+                          input=answers.encode(), cwd=cwd, env=env, capture_output=True,
+                          timeout=90)  # fmt: skip
+    return done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "answers", "expected"),
+    [
+        (["call", "asks", "ask"], "red\n2\ny\n", "colour=red count=2 confirm=True"),
+        (["call", "asks", "ask_url"], "\n", "done"),
+        (["call", "tasks", "slow_job", "--arg", "seconds=2"], "", "done after"),
+    ],
+    ids=["form", "url", "task"],
+)
+def test_a_terminal_is_never_driven_by_what_a_server_asks(
+    asking: Path, args: list[str], answers: str, expected: str
+) -> None:
+    out = on_a_terminal(["--config", str(asking), *args], asking.parent, answers)
+    assert expected in out, out[-2000:]
+    assert [s for s in SEQUENCES if s in out] == [], repr(out[-2000:])
+    assert CANARY not in out and "Traceback" not in out
