@@ -80,9 +80,12 @@ def test_a_page_to_visit_is_never_answered_by_values() -> None:
     assert call(MODERN, "ask_url", answer=visited).text == "done"
 
 
-def test_rounds_are_bounded() -> None:
+def test_rounds_are_bounded(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    never = ServerEntry(command=NEVER.command, args=NEVER.args, env={"MODERN_SERVER_LOG": str(log)})
     with pytest.raises(UsageError, match="kept asking for input: 10 rounds"):
-        call(NEVER, answer=answers_from(GIVEN))
+        call(never, answer=answers_from(GIVEN))
+    assert log.read_text().split().count("tools/call") == 11  # the call, and ten answers
 
 
 @pytest.mark.parametrize(
