@@ -53,6 +53,7 @@ entries = st.fixed_dictionaries(
         "headers": string_maps,
         "auth": auths,
         "timeout": st.one_of(st.integers(-2, 4_000_000), scalars),
+        "protocol": st.one_of(scalars, st.sampled_from(["auto", "modern", "legacy", "Modern"])),
         "sensitive": scalars,
         "description": st.one_of(strings, scalars),
         "enabled": scalars,
@@ -78,6 +79,7 @@ valid_stdio = st.fixed_dictionaries(
         ),
         "transport": st.just("stdio"),
         "timeout": st.integers(1, 3_600_000),
+        "protocol": st.sampled_from(["auto", "modern", "legacy"]),
         "sensitive": st.booleans(),
         "description": st.text(max_size=5),
         "enabled": st.booleans(),
@@ -119,6 +121,7 @@ valid_remote = st.fixed_dictionaries(
             ),
         ),
         "timeout": st.integers(1, 3_600_000),
+        "protocol": st.sampled_from(["auto", "modern", "legacy"]),
         "description": st.text(max_size=5),
     },
 )
