@@ -111,8 +111,9 @@ def _opener(transport: Transport) -> Opener:
 
 
 @dataclass(frozen=True)
-class _Protocol:
-    """How a connection settles its era (see :func:`mcpctl.probe.negotiate.negotiate`)."""
+class _Options:
+    """How a session is set up: how it settles its era (see
+    :func:`mcpctl.probe.negotiate.negotiate`), and what it answers and declares."""
 
     mode: ProtocolMode = "auto"
     remembered: Era | None = None
@@ -133,7 +134,7 @@ async def _session(
     timeout: float,
     diag: StdioDiagnostics | None,
     process: Process | None = None,
-    protocol: _Protocol = _Protocol(),
+    options: _Options = _Options(),
 ) -> AsyncIterator[Connection]:
     started = anyio.current_time()
     listing = Listing()
@@ -142,15 +143,15 @@ async def _session(
         tolerant_streams(read_stream, write_stream, listing) as (reads, writes),
     ):
         connected = anyio.current_time()
-        extensions, claims = declaration() if protocol.tasks else (None, None)
+        extensions, claims = declaration() if options.tasks else (None, None)
         async with ClientSession(
             reads, writes, read_timeout_seconds=timeout, client_info=CLIENT_INFO,
-            elicitation_callback=protocol.elicitation, extensions=extensions, result_claims=claims,
-            message_handler=protocol.message_handler,
+            elicitation_callback=options.elicitation, extensions=extensions, result_claims=claims,
+            message_handler=options.message_handler,
         ) as session:  # fmt: skip
             era = await negotiate(
-                session, name=name, mode=protocol.mode, transport=transport, timeout=timeout,
-                remembered=protocol.remembered, pinned_by=protocol.pinned_by,
+                session, name=name, mode=options.mode, transport=transport, timeout=timeout,
+                remembered=options.remembered, pinned_by=options.pinned_by,
             )  # fmt: skip
             listing.protocol_version = era.version
             done = anyio.current_time()
@@ -219,7 +220,7 @@ async def connect(
     pinned_by = f"--protocol {mode}" if protocol is not None else f'its "protocol": "{mode}"'
     if mode == "modern" and entry.transport == "sse":  # refused before connecting
         raise sse_mismatch(name, pinned_by)
-    how = _Protocol(
+    how = _Options(
         mode, remembered, pinned_by, elicitation, tasks, message_handler=message_handler
     )
     async with _connection(name, entry, resolved, seconds, diagnostics, process, how) as conn:
@@ -236,7 +237,7 @@ async def _connection(
     seconds: float,
     diagnostics: StdioDiagnostics | None,
     process: Process | None,
-    how: _Protocol,
+    how: _Options,
 ) -> AsyncIterator[Connection]:
     transport = entry.effective_transport
     if not TRANSPORTS[transport].remote:
