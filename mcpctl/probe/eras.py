@@ -15,11 +15,8 @@ one a connection speaks; this module holds what it decides with and does not imp
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpctl.config.model import PROTOCOL_MODES, ProtocolMode
+from mcpctl.probe.cachefiles import read_records, write_records
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -148,9 +146,6 @@ class EraMemory:
     def _save(self, key: str) -> None:
         if self.path is None:
             return
-        from mcpctl.config.store import atomic_write
-        from mcpctl.errors import McpctlError
-
         # Another process may have remembered other servers since this one read the file.
         merged = _read(self.path)
         merged.pop(key, None)
@@ -158,36 +153,11 @@ class EraMemory:
         while len(merged) > MEMORY_MAX_ENTRIES:
             del merged[next(iter(merged))]
         self._eras = merged
-        text = json.dumps({"format": 1, "eras": merged}, indent=1, ensure_ascii=True)
-        with contextlib.suppress(OSError, McpctlError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, (text + "\n").encode("ascii"), durable=False)
+        write_records(self.path, "eras", merged)
 
 
 def _read(path: Path) -> dict[str, dict[str, Any]]:
-    """The remembered eras in ``path``; anything unexpected reads as none (it is a cache)."""
-    try:
-        # O_NONBLOCK: a FIFO planted in its place must not hang the command.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return {}
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MEMORY_MAX_BYTES:
-            return {}
-        raw = os.read(fd, MEMORY_MAX_BYTES + 1)
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return {}
-    eras = data.get("eras") if isinstance(data, dict) else None
-    if not isinstance(eras, dict):
-        return {}
-    return {k: v for k, v in eras.items() if isinstance(k, str) and isinstance(v, dict)}
+    return read_records(path, "eras", MEMORY_MAX_BYTES)
 
 
 def describe_versions(versions: Sequence[str]) -> str:

@@ -14,10 +14,6 @@ is kept in the user's own cache directory, which nobody shares.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
+from mcpctl.probe.cachefiles import read_records, write_records
 from mcpctl.probe.eras import era_key
 from mcpctl.probe.health import ProbeResult, ServerKind
 from mcpctl.probe.tools import ToolInfo
@@ -88,7 +85,7 @@ class ListingCache:
 
     def put_results(self, results: Iterable[tuple[ServerEntry, ProbeResult]]) -> None:
         """Keep the listing of every healthy result (one write for them all)."""
-        data = _read(self.path)
+        data = read_records(self.path, "listings", MAX_BYTES)
         changed = False
         for entry, result in results:
             if result.error is not None or result.from_cache is not None:
@@ -108,17 +105,11 @@ class ListingCache:
         while len(data) > MAX_SERVERS:
             del data[next(iter(data))]
         self._data = data
-        from mcpctl.config.store import atomic_write
-        from mcpctl.errors import McpctlError
-
-        text = json.dumps({"format": 1, "listings": data}, ensure_ascii=True)
-        with contextlib.suppress(OSError, McpctlError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, (text + "\n").encode("ascii"), durable=False)
+        write_records(self.path, "listings", data)
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._data is None:
-            self._data = _read(self.path)
+            self._data = read_records(self.path, "listings", MAX_BYTES)
         return self._data
 
 
@@ -148,32 +139,6 @@ def _listing(raw: dict[str, Any]) -> CachedListing | None:
         raw.get("scope") if raw.get("scope") in ("public", "private") else None,
         version if isinstance(version, str) else None,
     )
-
-
-def _read(path: Path) -> dict[str, dict[str, Any]]:
-    try:
-        # O_NONBLOCK: a FIFO planted in its place must not hang the command.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return {}
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return {}
-        with os.fdopen(os.dup(fd), "rb") as file:
-            raw = file.read(MAX_BYTES + 1)
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return {}
-    found = data.get("listings") if isinstance(data, dict) else None
-    if not isinstance(found, dict):
-        return {}
-    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, dict)}
 
 
 async def cached_or_probed(

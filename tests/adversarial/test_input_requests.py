@@ -10,18 +10,14 @@ output, and the secret never does (the suite's fixture checks that nothing is le
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.adversarial.test_terminal_escapes import SEQUENCES, raw_controls
-from tests.conftest import MCPCTL, REQUIRE_INTEGRATION, SERVERS, Cli, write_config
+from tests.adversarial.test_terminal_escapes import SEQUENCES, on_a_terminal, raw_controls
+from tests.conftest import SERVERS, Cli, write_config
 
 EVIL = "\x1b[2J\x1b[6n\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\x\x9b6n\u202e"
 CANARY = f"canary{uuid.uuid4().hex}"
@@ -54,22 +50,6 @@ def test_a_request_nobody_answers_is_listed_escaped(
         asked = error["requests"][0]
         shown = asked["url"] if tool == "ask_url" else asked["message"]
         assert "\x1b[2J" in shown and "****" in shown  # the text kept (JSON-escaped), redacted
-
-
-def on_a_terminal(argv: list[str], cwd: Path, answers: str) -> str:
-    script = shutil.which("script")
-    if script is None:
-        message = "script (util-linux) is not installed: no terminal to test on"
-        if REQUIRE_INTEGRATION:
-            pytest.fail(message)
-        pytest.skip(message)
-    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm-256color"}
-    for name in ("NO_COLOR", "CI"):  # a person at a terminal: prompts and progress shown
-        env.pop(name, None)
-    done = subprocess.run([script, "-qec", shlex.join([*MCPCTL, *argv]), "/dev/null"],
-                          input=answers.encode(), cwd=cwd, env=env, capture_output=True,
-                          timeout=90)  # fmt: skip
-    return done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
 
 
 @pytest.mark.slow

@@ -39,8 +39,9 @@ def raw_controls(text: str) -> list[str]:
     return sorted({repr(c) for c in RAW.findall(text)})
 
 
-def on_a_terminal(argv: list[str], cwd: Path) -> str:
-    """stdout + stderr of ``mcpctl argv`` run on a real terminal (script(1))."""
+def on_a_terminal(argv: list[str], cwd: Path, answers: str | None = None) -> str:
+    """stdout + stderr of ``mcpctl argv`` run on a real terminal (script(1)); with
+    ``answers``, typed at it by a person (not in CI: prompts and progress are shown)."""
     script = shutil.which("script")
     if script is None:
         message = "script (util-linux) is not installed: no terminal to test on"
@@ -49,8 +50,11 @@ def on_a_terminal(argv: list[str], cwd: Path) -> str:
         pytest.skip(message)
     env = {**os.environ, "COLUMNS": "120", "TERM": "xterm-256color"}
     env.pop("NO_COLOR", None)
+    if answers is not None:
+        env.pop("CI", None)
     done = subprocess.run([script, "-qec", shlex.join([*MCPCTL, *argv]), "/dev/null"],
-                          cwd=cwd, env=env, capture_output=True, timeout=90)  # fmt: skip
+                          input=None if answers is None else answers.encode(), cwd=cwd, env=env,
+                          capture_output=True, timeout=90)  # fmt: skip
     return done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
 
 

@@ -172,7 +172,8 @@ def test_a_revoked_refresh_token_means_auth_required(mcpctl: Mcpctl, oauth_serve
     assert server.stats()["authorizations"] == 1
     # Signing in again fixes it.
     assert sign_in(mcpctl, "docs")[0].code == 0
-    assert mcpctl("health", "docs").code == 0
+    health = mcpctl("health", "docs")
+    assert health.code == 0, health.stdout + health.stderr
     mcpctl.assert_no_token_leaked(server)
 
 
@@ -236,7 +237,8 @@ def test_a_changed_url_does_not_get_the_old_tokens(mcpctl: Mcpctl, oauth_server:
     assert row["stale"] is True and row["signed_in"] is False
     # Signing in again replaces them.
     assert sign_in(mcpctl, "docs")[0].code == 0
-    assert mcpctl("health", "docs").code == 0
+    health = mcpctl("health", "docs")
+    assert health.code == 0, health.stdout + health.stderr
     row = mcpctl("auth", "status", "docs", "--json").json["data"]["servers"][0]
     assert row["stale"] is False and row["signed_in"] is True
     mcpctl.assert_no_token_leaked(old, new)
@@ -316,7 +318,8 @@ def test_a_configured_client_id_is_used_instead_of_registering(
     record = mcpctl.record("docs")
     assert record is not None and record["client_source"] == "configured"
     assert "s3cret-of-the-app" not in json.dumps(record)  # resolved from its placeholder each time
-    assert mcpctl("health", "docs").code == 0
+    health = mcpctl("health", "docs")
+    assert health.code == 0, health.stdout + health.stderr
     for o in mcpctl.outcomes:
         assert "s3cret-of-the-app" not in o.stdout + o.stderr
     mcpctl.assert_no_token_leaked(server)
@@ -335,7 +338,8 @@ def test_a_client_id_metadata_document_comes_before_registration(
     assert "registrations" not in server.stats()
     record = mcpctl.record("docs")
     assert record is not None and record["client_source"] == "metadata_document"
-    assert mcpctl("health", "docs").code == 0
+    health = mcpctl("health", "docs")
+    assert health.code == 0, health.stdout + health.stderr
     mcpctl.assert_no_token_leaked(server)
 
 
