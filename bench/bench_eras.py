@@ -16,7 +16,8 @@ Cases (N copies of one real stdio server each, ``mcpctl health --json``, medians
   legacy_modes.py): the first contact waits out the discovery deadline; remembered, it costs
   what legacy does. Reported, no budget.
 
-    python bench/bench_eras.py [--n 20] [--repeat 3] [--json] [--check]
+    python bench/bench_eras.py [--n 20] [--repeat 3] [--cases handshake,dual,silent]
+                               [--json] [--check]
 """
 
 from __future__ import annotations
@@ -48,15 +49,19 @@ def write_config(path: Path, argv: list[str], n: int, prefix: str) -> Path:
 def timed(ways: dict[str, tuple[list[str], dict[str, str]]], repeat: int) -> dict[str, object]:
     """Median wall time of each way over ``repeat`` rounds, in rotating order."""
     walls: dict[str, list[float]] = {way: [] for way in ways}
+    cpus: dict[str, list[float]] = {way: [] for way in ways}
     healthy: dict[str, int] = {}
     order = list(ways)
     for r in range(repeat):
         for way in order[r % len(order) :] + order[: r % len(order)]:
             run = run_timed(*ways[way])
             walls[way].append(run.wall)
+            cpus[way].append(run.cpu)  # the whole process tree's, servers included
             if way != "peer":
                 healthy[way] = min(healthy.get(way, 1 << 30), healthy_count(run.output) or 0)
     out: dict[str, object] = {f"{w}_s": round(statistics.median(v), 3) for w, v in walls.items()}
+    out |= {f"{w}_cpu_s": round(statistics.median(v), 2) for w, v in cpus.items()}
+    out |= {f"{w}_all_s": [round(x, 2) for x in v] for w, v in walls.items()}
     out["healthy"] = healthy
     return out
 
@@ -142,6 +147,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--check", action="store_true", help="exit 1 when a budget is blown")
+    parser.add_argument("--cases", default="handshake,dual,silent", help="which cases to run")
     opts = parser.parse_args()
     for kind in ("everything", "time"):
         if not Path(SERVERS[kind][-1] if kind == "time" else SERVERS[kind][1]).exists():
@@ -150,12 +156,13 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mcpctl-bench-eras-"))
     rows = []
     try:
-        for case in (
-            lambda: handshake_only(opts.n, opts.repeat, tmp),
-            lambda: dual_era(opts.n, opts.repeat, tmp),
-            lambda: silent(opts.repeat, tmp),
-        ):
-            rows.append(case())
+        cases = {
+            "handshake": lambda: handshake_only(opts.n, opts.repeat, tmp),
+            "dual": lambda: dual_era(opts.n, opts.repeat, tmp),
+            "silent": lambda: silent(opts.repeat, tmp),
+        }
+        for name in opts.cases.split(","):
+            rows.append(cases[name]())
             if not opts.json:
                 print(_line(rows[-1]), flush=True)
     finally:

@@ -143,6 +143,27 @@ def _watch_rows(bench: str, data: dict[str, Any]) -> list[Row]:
     ]
 
 
+def _eras_rows(bench: str, data: list[dict[str, Any]]) -> list[Row]:
+    rows = []
+    for r in data:
+        parts = [f"auto {r['auto_s']:.2f} s, legacy {r['legacy_s']:.2f} s"]
+        if "ratio" in r:
+            parts[0] += f" ({r['ratio']:.2f}×)"
+        if "first_contact_s" in r:
+            parts.append(f"first contact {r['first_contact_s']:.2f} s")
+        if "peer_s" in r:
+            parts.append(f"`claude mcp list` {r['peer_s']:.2f} s ({r['vs_peer']:.2f}×)")
+        budget, ok = "", None
+        if "budget" in r:
+            budget = f"auto ≤ {r['budget']:g}× legacy"
+            ok = r["ratio"] <= r["budget"]
+            if "peer_budget" in r:
+                budget += f", ≤ {r['peer_budget']:g}× `claude mcp list`"
+                ok = ok and r["vs_peer"] <= r["peer_budget"]
+        rows.append(Row(bench, r["case"], "; ".join(parts), budget, ok))
+    return rows
+
+
 Adapter = Callable[[str, Any], list[Row]]
 #: name -> (script, extra arguments, extra arguments with --quick, adapter)
 BENCHES: dict[str, tuple[str, list[str], list[str], Adapter]] = {
@@ -154,6 +175,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str], Adapter]] = {
     "snapshot": ("bench_snapshot.py", [], ["--runs", "3"], _over_list_rows),
     "watch": ("bench_watch.py", [], ["--edits", "10"], _watch_rows),
     "health": ("bench_health.py", [], ["--sizes", "1,20", "--repeat", "1"], _health_rows),
+    "eras": ("bench_eras.py", [], ["--n", "5", "--repeat", "1"], _eras_rows),
 }
 
 
