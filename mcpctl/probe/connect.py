@@ -220,9 +220,7 @@ async def connect(
     pinned_by = f"--protocol {mode}" if protocol is not None else f'its "protocol": "{mode}"'
     if mode == "modern" and entry.transport == "sse":  # refused before connecting
         raise sse_mismatch(name, pinned_by)
-    how = _Options(
-        mode, remembered, pinned_by, elicitation, tasks, message_handler=message_handler
-    )
+    how = _Options(mode, remembered, pinned_by, elicitation, tasks, message_handler=message_handler)
     async with _connection(name, entry, resolved, seconds, diagnostics, process, how) as conn:
         if eras is not None and mode == "auto":
             eras.remember(entry, conn.era)
