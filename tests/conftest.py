@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -18,6 +19,8 @@ from typer.testing import CliRunner
 from mcpctl.cli.app import main
 
 WIDTH = "100"
+# The loggers a run of mcpctl configures (the root, and the libraries' own with -v).
+LOGGERS = ("", "mcp", "client", "httpx2", "httpcore2")
 REQUIRE_INTEGRATION = os.environ.get("MCPCTL_REQUIRE_INTEGRATION") == "1"
 
 
@@ -79,7 +82,10 @@ class Run:
 
 
 class Cli:
-    """Runs mcpctl in-process, the way typer's CliRunner runs a Typer app."""
+    """Runs mcpctl in-process, the way typer's CliRunner runs a Typer app.
+
+    What a run does to the logging setup (``-v`` puts a handler on its stderr, a stream that
+    closes with the run) is undone after it, as the end of a process would."""
 
     def __init__(self) -> None:
         self.runner = CliRunner()
@@ -87,12 +93,18 @@ class Cli:
     def __call__(
         self, *args: str, input: str | None = None, env: dict[str, str] | None = None
     ) -> Run:
-        with self.runner.isolation(input=input, env=env) as (out, err, _):
-            code = main(list(args))
-            sys.stdout.flush()
-            sys.stderr.flush()
-            stdout = out.getvalue().decode()
-            stderr = err.getvalue().decode()
+        saved = [(lg, list(lg.handlers), lg.level, lg.propagate)
+                 for lg in map(logging.getLogger, LOGGERS)]  # fmt: skip
+        try:
+            with self.runner.isolation(input=input, env=env) as (out, err, _):
+                code = main(list(args))
+                sys.stdout.flush()
+                sys.stderr.flush()
+                stdout = out.getvalue().decode()
+                stderr = err.getvalue().decode()
+        finally:
+            for lg, handlers, level, propagate in saved:
+                lg.handlers, lg.level, lg.propagate = handlers, level, propagate
         return Run(code, stdout, stderr)
 
 

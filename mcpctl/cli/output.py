@@ -270,13 +270,14 @@ class _CleanFormatter:
 def configure_logging() -> None:
     """Route the logs of the libraries mcpctl uses: shown with ``-v`` (cleaned), else silenced.
 
-    The MCP SDK logs connection failures with tracebacks, and httpx2/httpcore2 log resolved
-    URLs and headers at debug level: mcpctl reports failures itself.
+    The MCP SDK logs connection failures with tracebacks (its client session under the bare
+    name ``client``), and httpx2/httpcore2 log resolved URLs and headers at debug level:
+    mcpctl reports failures itself.
     """
     import logging
 
     if not STATE.verbose:
-        for name in ("mcp", "httpx2", "httpcore2"):
+        for name in ("mcp", "client", "httpx2", "httpcore2"):
             lib = logging.getLogger(name)
             lib.addHandler(logging.NullHandler())
             lib.propagate = False

@@ -27,7 +27,7 @@ from tests.cli.test_watch import watch  # noqa: F401 -- fixtures used here too
 from tests.conftest import Cli, Run
 from tests.registry.conftest import catalog, registry  # noqa: F401
 
-LOGGERS = ("", "mcp", "httpx2", "httpcore2")
+LOGGERS = ("", "mcp", "client", "httpx2", "httpcore2")
 GRACE = 10.0  # seconds for what a test started to finish exiting after the test
 
 

@@ -218,7 +218,7 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     entry = schema["$defs"]["ServerEntry"]
     assert set(entry["properties"]) == {
         "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth", "timeout",
-        "sensitive", "description", "enabled", "tools", "source",
+        "protocol", "sensitive", "description", "enabled", "tools", "source",
     }  # fmt: skip
     assert entry["additionalProperties"] is False
     assert cli("schema", "--json").json["data"] == schema
