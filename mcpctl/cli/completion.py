@@ -60,7 +60,8 @@ def remember_probed(
     if listed:
         with contextlib.suppress(OSError):  # the working directory went away
             where = common.paths()
-            remember_tools(where.cache_dir, where.config, listed)
+            ttl = {r.name: r.listing_ttl_ms for r in results if r.error is None}
+            remember_tools(where.cache_dir, where.config, listed, ttl)
             ListingCache.in_dir(where.cache_dir).put_results(
                 (entries[r.name], r) for r in results if r.name in entries
             )

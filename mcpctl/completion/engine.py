@@ -143,8 +143,7 @@ def _values(kind: Any, prefix: str, state: _State) -> Reply:
         if state.node["args"] and state.node["args"][-1]["many"]:
             found = [(v, d) for v, d in found if v not in state.positionals]
     elif kind == "tool" and state.positionals:
-        names = sources.tool_names(sources.config_path(state.config), state.positionals[0])
-        found = [(n, "") for n in names]
+        found = sources.tool_names(sources.config_path(state.config), state.positionals[0])
     elif kind == "secret":
         found = sources.placeholders(sources.config_path(state.config))
     elif kind == "target":

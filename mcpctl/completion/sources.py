@@ -148,14 +148,19 @@ def _strings(items: Any) -> list[str]:
     return [i for i in items if isinstance(i, str)] if isinstance(items, list) else []
 
 
-def tool_names(config: str, server: str) -> list[str]:
-    """The tools ``server`` listed when last probed: from the completion cache, else from the
-    last snapshot saved with ``--probe``."""
+def tool_names(config: str, server: str) -> Pairs:
+    """The tools ``server`` listed when last probed: from the completion cache (described
+    with the listing's age once it is stale: older than the server said it stays fresh), else
+    from the last snapshot saved with ``--probe``."""
     cache = read_json(os.path.join(user_dir("cache"), TOOLS_CACHE))
     configs = cache.get("configs") if isinstance(cache, dict) else None
     known = configs.get(os.path.realpath(config)) if isinstance(configs, dict) else None
     if isinstance(known, dict) and server in known:
-        return _strings(known[server])
+        found = known[server]
+        if not isinstance(found, dict):  # the first format: names alone
+            return [(name, "") for name in _strings(found)]
+        note = _staleness(found.get("listed_at"), found.get("ttl_ms"))
+        return [(name, note) for name in _strings(found.get("tools"))]
     snapshot = os.environ.get("MCPCTL_SNAPSHOT") or os.path.join(
         user_dir("state"), "last-known-mcps.json"
     )
@@ -165,8 +170,26 @@ def tool_names(config: str, server: str) -> list[str]:
         if isinstance(item, dict) and item.get("name") == server:
             probe = item.get("probe")
             tools = probe.get("tools") if isinstance(probe, dict) else None
-            return _strings([t.get("name") for t in tools if isinstance(t, dict)] if tools else [])
+            names = [t.get("name") for t in tools if isinstance(t, dict)] if tools else []
+            return [(name, "") for name in _strings(names)]
     return []
+
+
+def _staleness(listed_at: Any, ttl_ms: Any) -> str:
+    """``listed 3 h ago`` for a listing past its freshness; empty while it is fresh, and for
+    the first minute (a listing without a lifetime is stale at once, but not yet old news)."""
+    import time
+
+    if not isinstance(listed_at, int | float) or isinstance(listed_at, bool):
+        return ""
+    age = max(0.0, time.time() - listed_at)
+    if age < 60 or (isinstance(ttl_ms, int) and not isinstance(ttl_ms, bool)
+                    and age * 1000 < ttl_ms):  # fmt: skip
+        return ""
+    for limit, unit, size in ((5400, "min", 60), (129600, "h", 3600)):
+        if age < limit:
+            return f"listed {age / size:.0f} {unit} ago"
+    return f"listed {age / 86400:.0f} days ago"
 
 
 def registries() -> list[str]:

@@ -1,9 +1,11 @@
 """The tool names servers listed when last probed, kept for ``mcpctl call NAME <TAB>``.
 
 Completion never starts a server: ``mcpctl tools`` and ``mcpctl health`` leave what they saw
-in ``<cache dir>/completion-tools.json`` -- per config file, server name -> tool names -- and
-:func:`mcpctl.completion.sources.tool_names` reads it back. It is a cache: a file that cannot
-be read is started over, and one that cannot be written is left alone.
+in ``<cache dir>/completion-tools.json`` -- per config file, server name -> its tool names,
+when they were listed and how long the server said the listing stays fresh (``ttlMs``) --
+and :func:`mcpctl.completion.sources.tool_names` reads it back, saying how old a stale
+listing is. It is a cache: a file that cannot be read is started over, and one that cannot
+be written is left alone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -23,8 +26,15 @@ MAX_CONFIGS = 20  # config files remembered, the most recently probed kept
 MAX_TOOLS = 1000  # per server
 
 
-def remember_tools(cache_dir: Path, config: Path, tools: Mapping[str, Iterable[str]]) -> None:
-    """Record the tool names each server of ``tools`` listed, for the config file ``config``.
+def remember_tools(
+    cache_dir: Path,
+    config: Path,
+    tools: Mapping[str, Iterable[str]],
+    ttl_ms: Mapping[str, int | None] | None = None,
+) -> None:
+    """Record the tool names each server of ``tools`` listed now, for the config file
+    ``config``, with how long each server said the listing stays fresh (``ttl_ms``; none said:
+    stale at once).
 
     Never raises: the command that probed has its own result to report, and a cache that
     cannot be written only means ``call NAME <TAB>`` offers nothing.
@@ -39,8 +49,13 @@ def remember_tools(cache_dir: Path, config: Path, tools: Mapping[str, Iterable[s
     key = os.path.realpath(config)
     known = configs.pop(key, None)
     servers = dict(known) if isinstance(known, dict) else {}
+    now = round(time.time(), 1)
     for server, names in tools.items():
-        servers[server] = list(dict.fromkeys(names))[:MAX_TOOLS]
+        servers[server] = {
+            "tools": list(dict.fromkeys(names))[:MAX_TOOLS],
+            "listed_at": now,
+            "ttl_ms": (ttl_ms or {}).get(server),
+        }
     configs[key] = servers  # last: the most recent
     while len(configs) > MAX_CONFIGS:
         del configs[next(iter(configs))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -86,18 +87,22 @@ def test_servers_skip_what_the_loader_skips(config_path: Path) -> None:
     assert sources.servers(str(config_path)) == []
 
 
+def names(pairs: list[tuple[str, str]]) -> list[str]:
+    return [name for name, _ in pairs]
+
+
 def test_the_tool_cache(config_path: Path, tmp_path: Path) -> None:
     cache = Paths.from_env().cache_dir
     config = str(config_path)
     remember_tools(cache, config_path, {"a": ["t1", "t2", "t1"], "b": []})
     remember_tools(cache, config_path, {"b": ["u"]})  # merged: a is kept
-    assert sources.tool_names(config, "a") == ["t1", "t2"]
-    assert sources.tool_names(config, "b") == ["u"]
+    assert names(sources.tool_names(config, "a")) == ["t1", "t2"]
+    assert names(sources.tool_names(config, "b")) == ["u"]
     # Keyed by the config file: another project's "a" is another server.
     other = tmp_path / "other.json"
     remember_tools(cache, other, {"a": ["x"]})
-    assert sources.tool_names(config, "a") == ["t1", "t2"]
-    assert sources.tool_names(str(other), "a") == ["x"]
+    assert names(sources.tool_names(config, "a")) == ["t1", "t2"]
+    assert names(sources.tool_names(str(other), "a")) == ["x"]
     for i in range(MAX_CONFIGS + 5):
         remember_tools(cache, tmp_path / f"c{i}.json", {"s": ["t"]})
     data = json.loads((cache / sources.TOOLS_CACHE).read_text())
@@ -111,7 +116,7 @@ def test_a_damaged_tool_cache_is_started_over(config_path: Path) -> None:
     (cache / sources.TOOLS_CACHE).write_text('{"configs": [')
     assert sources.tool_names(str(config_path), "a") == []
     remember_tools(cache, config_path, {"a": ["t"]})
-    assert sources.tool_names(str(config_path), "a") == ["t"]
+    assert names(sources.tool_names(str(config_path), "a")) == ["t"]
 
 
 def test_an_unwritable_tool_cache_is_left_alone(config_path: Path, tmp_path: Path) -> None:
@@ -121,7 +126,31 @@ def test_an_unwritable_tool_cache_is_left_alone(config_path: Path, tmp_path: Pat
     assert not_a_dir.read_text() == ""
 
 
+def test_a_stale_listing_says_how_old_it_is(config_path: Path) -> None:
+    cache = Paths.from_env().cache_dir
+    remember_tools(cache, config_path, {"old": ["t"], "fresh": ["u"], "quiet": ["v"]},
+                   {"old": 60_000, "fresh": 86_400_000, "quiet": None})  # fmt: skip
+    path = cache / sources.TOOLS_CACHE
+    data = json.loads(path.read_text())
+    servers = data["configs"][os.path.realpath(config_path)]
+    for server in servers.values():
+        server["listed_at"] -= 3 * 3600  # listed three hours ago
+    servers["quiet"]["listed_at"] += 3 * 3600 - 10  # ten seconds ago, no lifetime said
+    path.write_text(json.dumps(data))
+    assert sources.tool_names(str(config_path), "old") == [("t", "listed 3 h ago")]
+    assert sources.tool_names(str(config_path), "fresh") == [("u", "")]  # a day's lifetime
+    assert sources.tool_names(str(config_path), "quiet") == [("v", "")]  # not yet old news
+
+
+def test_the_first_format_of_the_tool_cache_is_read(config_path: Path) -> None:
+    cache = Paths.from_env().cache_dir
+    cache.mkdir(parents=True)
+    key = os.path.realpath(config_path)
+    (cache / sources.TOOLS_CACHE).write_text(json.dumps({"configs": {key: {"a": ["t1"]}}}))
+    assert sources.tool_names(str(config_path), "a") == [("t1", "")]
+
+
 def test_the_tool_cache_survives_odd_names(config_path: Path) -> None:
     cache = Paths.from_env().cache_dir
     remember_tools(cache, config_path, {"a": ["caf\u00e9", "lone\udc80"]})
-    assert sources.tool_names(str(config_path), "a") == ["caf\u00e9", "lone\udc80"]
+    assert names(sources.tool_names(str(config_path), "a")) == ["caf\u00e9", "lone\udc80"]
