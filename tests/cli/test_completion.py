@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.completion import sources
 from mcpctl.completion.scripts import script
-from mcpctl.completion.sources import tool_names
 from tests.conftest import SERVERS, Cli, write_config
 
 PY = sys.executable
@@ -111,6 +111,10 @@ def test_install_into_an_unwritable_place_is_an_outside_failure(cli: Cli, home: 
     (home / ".zfunc").write_text("a file where the folder should be")
     r = cli("completion", "install", "zsh")
     assert r.exit_code == 3 and ".zfunc" in r.stderr
+
+
+def tool_names(config: str, server: str) -> list[str]:
+    return [name for name, _ in sources.tool_names(config, server)]
 
 
 def test_tools_and_health_leave_the_tool_names(cli: Cli, config_path: Path) -> None:
