@@ -1,0 +1,98 @@
+"""What a stdio server is started with, and why it could not be: no anyio, no SDK here.
+
+Shared by the probes (:mod:`mcpctl.probe.spawn`) and the launcher (:mod:`mcpctl.probe.launch`),
+which must start in a fraction of the CLI's time: both give a server the same minimal
+environment (:func:`child_env`) and explain a failed start the same way
+(:func:`command_not_found`, :func:`spawn_error`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+
+__all__ = [
+    "DEFAULT_INHERITED_ENV",
+    "ProbeError",
+    "child_env",
+    "command_not_found",
+    "spawn_error",
+]
+
+# What a server inherits from mcpctl's environment unless its entry asks for more: the MCP
+# SDK's list (mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS), enough for launchers such as npx
+# and uvx to find their caches. The SDK is not imported here: servers start before it is.
+DEFAULT_INHERITED_ENV: tuple[str, ...] = (
+    ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+     "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE")
+    if sys.platform == "win32"
+    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+)  # fmt: skip
+
+
+class ProbeError(NamedTuple):
+    """Why a server failed, with a stable ``code`` and a ``hint`` for humans."""
+
+    code: str
+    message: str
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        """JSON form."""
+        return {"code": self.code, "message": self.message, "hint": self.hint}
+
+
+_INSTALL_HINTS = {
+    "npx": "install Node.js (it provides npx)",
+    "node": "install Node.js",
+    "uvx": "install uv (it provides uvx): pip install uv",
+    "uv": "install uv: pip install uv",
+    "docker": "install Docker, or use the server's npm/PyPI package",
+    "python": "install Python 3",
+    "python3": "install Python 3",
+}
+
+
+def command_not_found(command: str) -> ProbeError:
+    """The error for an executable that is not there."""
+    hint = _INSTALL_HINTS.get(Path(command).name, f"install {command!r} or fix the path")
+    where = "on PATH" if os.sep not in command else f"at {command}"
+    return ProbeError("command_not_found", f"command {command!r} not found {where}", hint)
+
+
+def spawn_error(exc: OSError, entry: ServerEntry) -> ProbeError:
+    """The error for a server that could not be started."""
+    if isinstance(exc, FileNotFoundError):
+        if entry.cwd and not Path(entry.cwd).is_dir():
+            return ProbeError("spawn_failed", f"working directory {entry.cwd!r} does not exist",
+                              "fix the entry's cwd")  # fmt: skip
+        return command_not_found(str(entry.command))
+    return ProbeError("spawn_failed", f"cannot start {entry.command!r}: {exc.strerror or exc}",
+                      "check that the command is executable")  # fmt: skip
+
+
+def child_env(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: a few variables of ours, with the entry's (resolved) on top.
+
+    Of mcpctl's environment (``environ``, default ``os.environ``) the server gets only
+    :data:`DEFAULT_INHERITED_ENV` (skipping exported shell functions), plus what the entry's
+    ``inherit_env`` asks for: the names it lists, or everything when it is ``true``. A
+    secret mcpctl happens to have reaches a server only when its entry names it.
+    """
+    source = os.environ if environ is None else environ
+    if entry.inherit_env is True:
+        return {**source, **entry.env}
+    env = {
+        name: source[name]
+        for name in DEFAULT_INHERITED_ENV
+        if name in source and not source[name].startswith("()")
+    }
+    if isinstance(entry.inherit_env, tuple):
+        env.update((name, source[name]) for name in entry.inherit_env if name in source)
+    return {**env, **entry.env}
