@@ -1,8 +1,12 @@
 """``python -m mcpctl``, and the ``mcpctl`` program's entry point.
 
-A TAB press runs the program again (``mcpctl __complete ...``, from the shell scripts of
-:mod:`mcpctl.completion.scripts`): it is answered here, before the CLI framework is
-imported, which alone takes several times the interpreter's start-up.
+Two command lines are answered here, before the CLI framework is imported, which alone takes
+several times the interpreter's start-up:
+
+* a TAB press runs the program again (``mcpctl __complete ...``, from the shell scripts of
+  :mod:`mcpctl.completion.scripts`);
+* ``mcpctl run NAME`` (with at most a ``--config FILE``), which a client starts for each
+  session of a server (:mod:`mcpctl.probe.launch`): the server replaces mcpctl quickly.
 """
 
 import sys
@@ -10,11 +14,17 @@ from typing import NoReturn
 
 
 def run() -> NoReturn:
-    """Answer a completion request, or run the CLI (:func:`mcpctl.cli.app.run`)."""
-    if sys.argv[1:2] == ["__complete"]:
+    """Answer a completion request, launch a server, or run the CLI (:func:`mcpctl.cli.app.run`)."""
+    args = sys.argv[1:]
+    if args[:1] == ["__complete"]:
         from mcpctl.completion.protocol import answer
 
-        sys.exit(answer(sys.argv[2:]))
+        sys.exit(answer(args[1:]))
+    if "run" in args[:3]:
+        from mcpctl.probe import launch
+
+        if launch.fast_args(args) is not None:
+            sys.exit(launch.main(args))
     from mcpctl.cli.app import run as run_cli
 
     run_cli()

@@ -61,12 +61,12 @@ COMMAND_MODULES = {
     "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
-    "doctor": "doctor", "completion": "completion",
+    "doctor": "doctor", "completion": "completion", "run": "run",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
     "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
-    "completion",
+    "completion", "run",
 )  # fmt: skip
 
 

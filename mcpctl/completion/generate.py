@@ -54,6 +54,7 @@ KINDS: dict[tuple[str, str], str | list[str]] = {
     ("render", "target"): "target",
     ("render", "only"): "server",
     ("watch", "target"): "target",
+    ("run", "name"): "server-enabled",
     ("import", "path"): "path",
 }
 #: Groups whose first word, when it names no subcommand, is the hidden subcommand's argument

@@ -1,6 +1,6 @@
 """Why a server failed: cheap checks before connecting, and exceptions -> stable codes.
 
-Every failure of a probe becomes a :class:`~mcpctl.probe.spawn.ProbeError` (a stable
+Every failure of a probe becomes a :class:`~mcpctl.probe.childenv.ProbeError` (a stable
 ``code``, one line of message, a hint), never a traceback or a validation dump; the codes
 are listed in docs/health.md. Functions that raise (``list_tools``, ``call_tool``) turn it
 into an exception of the :mod:`mcpctl.errors` tree with :func:`as_exception`.
@@ -23,7 +23,7 @@ from mcpctl.errors import (
     ProbeFailed,
     exception_leaves,
 )
-from mcpctl.probe.spawn import ProbeError, command_not_found
+from mcpctl.probe.childenv import ProbeError, command_not_found
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry

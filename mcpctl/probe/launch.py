@@ -1,0 +1,211 @@
+"""``mcpctl run NAME``: become a configured stdio server, with its secrets resolved.
+
+A client (Claude Desktop, an IDE, an orchestrator) is told to start ``mcpctl run NAME``
+instead of the server's own command. mcpctl reads its config, resolves the entry's
+``${VAR}`` placeholders as ``health`` does (the environment first, then the OS keyring),
+builds the same minimal environment (:func:`mcpctl.probe.childenv.child_env`), changes to
+the entry's ``cwd`` and replaces itself with the server (``execvpe``): same PID, the
+client's stdin, stdout and stderr, signals and exit status go straight to the server. A
+secret kept in the keyring thus reaches the server without ever being written into the
+client's config file.
+
+Before the exec, nothing is written on stdout (it is the client's MCP channel): errors go to
+stderr only, redacted. The program's fast path (:func:`main`, called from
+:mod:`mcpctl.__main__`) imports neither typer, rich, pydantic, anyio nor the MCP SDK, so the
+server starts within a few interpreter start-ups of the client's request.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.config.placeholders import SecretSource
+    from mcpctl.errors import McpctlError
+
+__all__ = ["exec_server", "fast_args", "main"]
+
+# Signals Python ignores for itself; an exec'd program must not inherit that (subprocess
+# restores them the same way).
+_RESTORED_SIGNALS = ("SIGPIPE", "SIGXFSZ")
+
+
+def fast_args(argv: Sequence[str]) -> tuple[str, str | None] | None:
+    """``(NAME, config)`` when ``argv`` is exactly ``run NAME`` with at most a ``--config``
+    (``run NAME --config FILE``, ``run NAME --config=FILE``, ``--config FILE run NAME``);
+    ``None`` for anything else (help, other options: the full CLI answers those)."""
+    args = list(argv)
+    config: str | None = None
+    if args[:1] == ["--config"] and len(args) >= 2:
+        config, args = args[1], args[2:]
+    elif args[:1] and args[0].startswith("--config="):
+        config, args = args[0].partition("=")[2], args[1:]
+    if len(args) < 2 or args[0] != "run" or args[1].startswith("-"):
+        return None
+    name, rest = args[1], args[2:]
+    if config is None and len(rest) == 2 and rest[0] == "--config":
+        config, rest = rest[1], []
+    elif config is None and len(rest) == 1 and rest[0].startswith("--config="):
+        config, rest = rest[0].partition("=")[2], []
+    if rest or config == "" or (config is not None and config.startswith("-")):
+        return None
+    return name, config
+
+
+def _entry(name: str, config: str | None, environ: Mapping[str, str]) -> ServerEntry:
+    """The entry ``name`` of the config in use, checked to be a stdio server one may run."""
+    from mcpctl.config.checks import entry_from_data
+    from mcpctl.config.loader import read_config
+    from mcpctl.config.model import format_path
+    from mcpctl.config.redaction import register_config
+    from mcpctl.errors import ConfigInvalidError, ServerNotFoundError, UsageError
+    from mcpctl.paths import Paths
+
+    loaded = read_config(Paths.from_env(config).config, must_exist=True)
+    register_config(loaded.config.entries.values(), environ)  # errors hide every secret
+    raw = loaded.document.data if loaded.document is not None else {}
+    if name not in raw or name.startswith("$"):
+        names = [k for k in raw if not k.startswith("$")]
+        raise ServerNotFoundError.for_names([name], names, loaded.path)
+    entry = loaded.config.entries.get(name)
+    if entry is None:
+        _, issues = entry_from_data(name, raw[name])
+        first = issues[0]
+        raise ConfigInvalidError(
+            f"server {name!r} is invalid: {format_path(first.path)}: {first.message}",
+            hint=f"run 'mcpctl validate' to see every problem in {loaded.path}",
+        )
+    if entry.is_remote:
+        raise UsageError(
+            f"{name} is a remote server ({entry.url}): mcpctl run starts stdio servers",
+            hint="a client connects to a remote server by its URL",
+        )
+    if not entry.enabled:
+        raise UsageError(f"{name} is disabled", hint=f"mcpctl enable {name}")
+    return entry
+
+
+def exec_server(
+    name: str,
+    *,
+    config: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    secrets: SecretSource | None = None,
+) -> NoReturn:
+    """Replace this process with the stdio server ``name`` of the config in use.
+
+    The entry's placeholders resolve from ``environ`` (default ``os.environ``), then from
+    ``secrets`` (default: the OS keyring, opened only for a name the environment lacks); the
+    server gets :func:`~mcpctl.probe.childenv.child_env`'s environment and the entry's ``cwd``.
+    Returns only by raising, with this process's working directory and signals as they were.
+
+    Args:
+        name: the server's name in the config.
+        config: the config file (default: ``MCPCTL_CONFIG``, then the usual search; see
+            :class:`~mcpctl.paths.Paths`).
+        environ: the environment to resolve placeholders from and to pass on.
+        secrets: where placeholders missing from ``environ`` are looked up.
+
+    Raises:
+        ConfigNotFoundError, ConfigSyntaxError, ConfigError, StorageError: the config file
+            cannot be read.
+        ServerNotFoundError: no server ``name`` (the hint names the closest one).
+        ConfigInvalidError: the entry breaks the config model.
+        UsageError: the entry is a remote server, or is disabled.
+        PlaceholderError: a placeholder has no value anywhere.
+        CommandNotFoundError: the server's command is not installed.
+        ProbeFailed: the command cannot be started (not executable, cwd missing...).
+    """
+    from mcpctl.config.placeholders import resolve_entry
+    from mcpctl.probe.childenv import child_env
+
+    env = os.environ if environ is None else environ
+    entry = _entry(name, config, env)
+    if secrets is None:
+        from mcpctl.auth.secrets import keyring_source
+
+        secrets = keyring_source()
+    resolved = resolve_entry(name, entry, policy="error", environ=env, secrets=secrets)
+    assert resolved is not None  # the "error" policy raises instead
+    _exec(name, resolved.entry, child_env(resolved.entry, env))
+
+
+def _exec(name: str, entry: ServerEntry, env: dict[str, str]) -> NoReturn:
+    import signal
+    from pathlib import Path
+
+    from mcpctl.probe.childenv import spawn_error
+    from mcpctl.probe.failures import as_exception
+
+    assert entry.command is not None
+    argv = [entry.command, *entry.args]
+    here = Path.cwd() if entry.cwd else None
+    restored: dict[int, object] = {}
+    try:
+        if entry.cwd:
+            os.chdir(entry.cwd)
+        for sig_name in _RESTORED_SIGNALS:
+            sig = getattr(signal, sig_name, None)
+            if sig is not None:
+                restored[sig] = signal.signal(sig, signal.SIG_DFL)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.execvpe(entry.command, argv, env)  # noqa: S606 -- no shell: the entry's argv as is
+    except OSError as exc:
+        for sig, handler in restored.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        if here is not None:
+            os.chdir(here)
+        raise as_exception(name, spawn_error(exc, entry)) from None
+
+
+def _say(error: McpctlError) -> None:
+    """``error:``, ``note:`` and ``hint:`` lines on stderr, redacted, controls escaped."""
+    from mcpctl.config.redaction import redactor
+    from mcpctl.text import escape_controls
+
+    redact = redactor()
+    lines = [("error:", error.message)]
+    lines += [("note:", line) for line in getattr(error, "details", ())]
+    lines += [("hint:", error.hint)] if error.hint else []
+    text = "".join(f"{p} {escape_controls(redact(t))}\n" for p, t in lines)
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):  # nobody reads stderr: the exit code still tells
+        pass
+
+
+def main(argv: list[str]) -> int:
+    """The fast path of ``mcpctl run NAME``: exec the server, or say why not on stderr.
+
+    ``argv`` is the program's arguments (``["run", "NAME", "--config", "FILE"]``, see
+    :func:`fast_args`). Returns the exit code, only when the server could not be started.
+    """
+    from mcpctl.errors import InternalError, McpctlError, UsageError
+
+    parsed = fast_args(argv)
+    try:
+        if parsed is None:
+            raise UsageError("usage: mcpctl run NAME [--config FILE]", hint="mcpctl run --help")
+        exec_server(parsed[0], config=parsed[1])
+    except McpctlError as exc:
+        _say(exc)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if os.environ.get("MCPCTL_DEBUG"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        _say(
+            InternalError(
+                f"internal error: {type(exc).__name__}: {first}",
+                hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
+            )
+        )
+        return 1
