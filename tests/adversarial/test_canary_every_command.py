@@ -110,6 +110,14 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
         "completion install": [(["completion", "install", "bash", "--print-only"], None)],
         "completion show": [(["completion", "show", "bash"], None)],
         "watch": [],  # runs until a signal: test_watch_prints_no_secret
+        # In this process only runs that stop before the exec (which would replace pytest);
+        # tests/probe/test_launch.py runs servers through it in real processes.
+        "run": [
+            (["run", "off"], None),
+            (["run", "remote"], None),
+            (["run", "nope"], None),
+            (["run", "ghost", "--config", str(tmp / "run.json")], None),
+        ],
     }
 
 
@@ -161,6 +169,10 @@ def world(
         "remote": {"url": dead + "?key=${CANARY_KEYRING}",
                    "headers": {"Authorization": "Bearer ${CANARY_ENV}"}, "timeout": 3000},
         "signed": {"url": dead, "auth": {"type": "oauth"}, "timeout": 3000},
+    })  # fmt: skip
+    write_config(tmp_path / "run.json", {  # its command holds a secret: its error must not
+        "ghost": {"command": str(tmp_path / "no-such-dir" / "${CANARY_ENV}"),
+                  "env": {"K": "${CANARY_KEYRING}"}},
     })  # fmt: skip
     (tmp_path / "claude.json").write_text(json.dumps({"mcpServers": {
         "imp": {"command": "npx", "args": ["-y", "x"], "env": {"API_TOKEN": IMPORT_CANARY}},
