@@ -2,8 +2,10 @@
 
 Builds a 50-entry and a 1,000-entry config in a temporary MCPCTL_HOME, then times,
 interleaved and in one run: ``python -c pass`` (same interpreter), ``mcpctl list --json``
-(50 entries), ``mcpctl get NAME`` (50), and ``mcpctl add`` / ``mcpctl remove`` on the
-1,000-entry file. Reports medians and ratios; ``--check`` exits 1 when a budget is blown.
+(50 entries), ``mcpctl get NAME`` (50), ``mcpctl add`` / ``mcpctl remove`` on the
+1,000-entry file, and ``mcpctl run NAME`` (50 entries) up to its server's exec (the server is
+``true``, which exits at once). Reports medians and ratios; ``--check`` exits 1 when a
+budget is blown.
 
     python bench/bench_cli.py [--runs 25] [--json] [--check]
 """
@@ -24,7 +26,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The project's start-up budgets, as ratios to `python -c pass`.
-BUDGETS = {"list --json (50)": 8.0, "add (1000)": 10.0, "remove (1000)": 10.0}
+BUDGETS = {
+    "list --json (50)": 8.0,
+    "add (1000)": 10.0,
+    "remove (1000)": 10.0,
+    "run NAME (to the server's exec)": 3.0,
+}
 
 
 def mcpctl_argv() -> list[str]:
@@ -32,8 +39,8 @@ def mcpctl_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "mcpctl"]
 
 
-def make_config(path: Path, n: int) -> None:
-    data = {
+def make_config(path: Path, n: int, **extra: dict[str, object]) -> None:
+    data: dict[str, dict[str, object]] = {
         f"server-{i:04d}": {
             "command": "npx",
             "args": ["-y", f"@example/mcp-server-{i}", "--port", str(3000 + i)],
@@ -43,6 +50,7 @@ def make_config(path: Path, n: int) -> None:
         }
         for i in range(n)
     }
+    data.update(extra)
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
@@ -68,12 +76,15 @@ def main() -> int:
     compileall.compile_dir(str(ROOT / "mcpctl"), quiet=1)
     tmp = Path(tempfile.mkdtemp(prefix="mcpctl-bench-"))
     try:
-        small, big = tmp / "small.json", tmp / "big.json"
+        small, big, launch = tmp / "small.json", tmp / "big.json", tmp / "launch.json"
         make_config(small, 50)
         make_config(big, 1000)
+        # The launched server: `true` exits at once, so the time is mcpctl's up to the exec.
+        make_config(launch, 50, launched={"command": "true", "env": {"T": "${BENCH_T}"}})
         env = {k: v for k, v in os.environ.items() if not k.startswith("MCPCTL_")}
         env["MCPCTL_HOME"] = str(tmp / "home")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["BENCH_T"] = "a-value-from-the-environment"  # no keyring look-up
         cli = mcpctl_argv()
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
@@ -81,6 +92,7 @@ def main() -> int:
             "get NAME (50)": [*cli, "--config", str(small), "get", "server-0025"],
             "add (1000)": [*cli, "--config", str(big), "add", "bench-new", "--", "echo", "hi"],
             "remove (1000)": [*cli, "--config", str(big), "remove", "bench-new"],
+            "run NAME (to the server's exec)": [*cli, "run", "launched", "--config", str(launch)],
         }
         samples: dict[str, list[float]] = {name: [] for name in cases}
         for argv in cases.values():  # warm-up: page cache, bytecode
@@ -109,11 +121,11 @@ def main() -> int:
             )
         )
     else:
-        print(f"{'case':<20} {'median':>9} {'ratio':>7} {'budget':>7}")
+        print(f"{'case':<32} {'median':>9} {'ratio':>7} {'budget':>7}")
         for r in rows:
             budget = f"{r['budget']:g}x" if r["budget"] else "-"
             flag = "" if r["ok"] else "  OVER"
-            print(f"{r['case']:<20} {r['median_ms']:>7.1f}ms {r['ratio']:>6.2f}x {budget:>7}{flag}")
+            print(f"{r['case']:<32} {r['median_ms']:>7.1f}ms {r['ratio']:>6.2f}x {budget:>7}{flag}")
     return 1 if (opts.check and over) else 0
 
 

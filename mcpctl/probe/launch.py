@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = ["exec_server", "fast_args", "main"]
 
+# The entries of the config read, whose secrets an error must hide: registered for redaction
+# only when something fails (the redaction module is not worth its import on the way to exec).
+_LOADED: list[ServerEntry] = []
+
 # Signals Python ignores for itself; an exec'd program must not inherit that (subprocess
 # restores them the same way).
 _RESTORED_SIGNALS = ("SIGPIPE", "SIGXFSZ")
@@ -61,12 +65,11 @@ def _entry(name: str, config: str | None, environ: Mapping[str, str]) -> ServerE
     from mcpctl.config.checks import entry_from_data
     from mcpctl.config.loader import read_config
     from mcpctl.config.model import format_path
-    from mcpctl.config.redaction import register_config
     from mcpctl.errors import ConfigInvalidError, ServerNotFoundError, UsageError
     from mcpctl.paths import Paths
 
     loaded = read_config(Paths.from_env(config).config, must_exist=True)
-    register_config(loaded.config.entries.values(), environ)  # errors hide every secret
+    _LOADED[:] = loaded.config.entries.values()
     raw = loaded.document.data if loaded.document is not None else {}
     if name not in raw or name.startswith("$"):
         names = [k for k in raw if not k.startswith("$")]
@@ -121,25 +124,30 @@ def exec_server(
         ProbeFailed: the command cannot be started (not executable, cwd missing...).
     """
     from mcpctl.config.placeholders import resolve_entry
+    from mcpctl.errors import McpctlError
     from mcpctl.probe.childenv import child_env
 
     env = os.environ if environ is None else environ
-    entry = _entry(name, config, env)
-    if secrets is None:
-        from mcpctl.auth.secrets import keyring_source
+    _LOADED.clear()
+    try:
+        entry = _entry(name, config, env)
+        if secrets is None:
+            from mcpctl.auth.secrets import keyring_source
 
-        secrets = keyring_source()
-    resolved = resolve_entry(name, entry, policy="error", environ=env, secrets=secrets)
-    assert resolved is not None  # the "error" policy raises instead
-    _exec(name, resolved.entry, child_env(resolved.entry, env))
+            secrets = keyring_source()
+        resolved = resolve_entry(name, entry, policy="error", environ=env, secrets=secrets)
+        assert resolved is not None  # the "error" policy raises instead
+        _exec(name, resolved.entry, child_env(resolved.entry, env))
+    except McpctlError:
+        from mcpctl.config.redaction import register_config
+
+        register_config(_LOADED, env)  # whatever prints the error hides every entry's secrets
+        raise
 
 
 def _exec(name: str, entry: ServerEntry, env: dict[str, str]) -> NoReturn:
     import signal
     from pathlib import Path
-
-    from mcpctl.probe.childenv import spawn_error
-    from mcpctl.probe.failures import as_exception
 
     assert entry.command is not None
     argv = [entry.command, *entry.args]
@@ -160,6 +168,9 @@ def _exec(name: str, entry: ServerEntry, env: dict[str, str]) -> NoReturn:
             signal.signal(sig, handler)  # type: ignore[arg-type]
         if here is not None:
             os.chdir(here)
+        from mcpctl.probe.childenv import spawn_error
+        from mcpctl.probe.failures import as_exception
+
         raise as_exception(name, spawn_error(exc, entry)) from None
 
 
