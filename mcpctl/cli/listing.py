@@ -7,9 +7,6 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import entry_summary, entry_target, read_config
 from mcpctl.cli.output import Detail, Table
-from mcpctl.config.checks import entry_from_data
-from mcpctl.config.model import format_path
-from mcpctl.errors import ConfigInvalidError, ServerNotFoundError
 from mcpctl.results import Result
 
 app = typer.Typer()
@@ -69,18 +66,7 @@ def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
     """
     loaded = read_config()
     path = loaded.path
-    raw = loaded.document.data if loaded.document is not None else {}
-    if name not in raw or name.startswith("$"):
-        names = [k for k in raw if not k.startswith("$")]
-        raise ServerNotFoundError.for_names([name], names, path)
-    entry = loaded.config.entries.get(name)
-    if entry is None:
-        _, issues = entry_from_data(name, raw[name])
-        first = issues[0]
-        raise ConfigInvalidError(
-            f"server {name!r} is invalid: {format_path(first.path)}: {first.message}",
-            hint=f"run 'mcpctl validate' to see every problem in {path}",
-        )
+    entry = loaded.entry(name)
     summary = entry_summary(name, entry)
     warnings = [w for w in loaded.warnings if name in w]
     result = Result("get", {"config": str(path), "server": summary}, warnings=warnings)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.config.checks import entry_from_data, wrapper_problem
-from mcpctl.config.model import Config, Problem, format_path
+from mcpctl.config.model import Config, Problem, ServerEntry, format_path
 from mcpctl.errors import ConfigError, ConfigNotFoundError, ConfigSyntaxError, StorageError
 
 __all__ = [
@@ -191,6 +191,29 @@ class LoadResult:
     def warnings(self) -> list[str]:
         """The problems as one line each, for a command's warnings."""
         return [p.message + (f" ({p.hint})" if p.hint else "") for p in self.problems]
+
+    def entry(self, name: str) -> ServerEntry:
+        """The entry ``name``, for a command about one server.
+
+        Raises:
+            ServerNotFoundError: the file has no server ``name`` (the hint names the closest).
+            ConfigInvalidError: it has one, which breaks the config model (its first problem).
+        """
+        from mcpctl.errors import ConfigInvalidError, ServerNotFoundError
+
+        raw = self.document.data if self.document is not None else {}
+        if name not in raw or name.startswith("$"):
+            names = [k for k in raw if not k.startswith("$")]
+            raise ServerNotFoundError.for_names([name], names, self.path)
+        entry = self.config.entries.get(name)
+        if entry is None:
+            _, issues = entry_from_data(name, raw[name])
+            first = issues[0]
+            raise ConfigInvalidError(
+                f"server {name!r} is invalid: {format_path(first.path)}: {first.message}",
+                hint=f"run 'mcpctl validate' to see every problem in {self.path}",
+            )
+        return entry
 
 
 def read_config(path: str | os.PathLike[str], *, must_exist: bool = False) -> LoadResult:

@@ -62,26 +62,13 @@ def fast_args(argv: Sequence[str]) -> tuple[str, str | None] | None:
 
 def _entry(name: str, config: str | None, environ: Mapping[str, str]) -> ServerEntry:
     """The entry ``name`` of the config in use, checked to be a stdio server one may run."""
-    from mcpctl.config.checks import entry_from_data
     from mcpctl.config.loader import read_config
-    from mcpctl.config.model import format_path
-    from mcpctl.errors import ConfigInvalidError, ServerNotFoundError, UsageError
+    from mcpctl.errors import UsageError
     from mcpctl.paths import Paths
 
     loaded = read_config(Paths.from_env(config).config, must_exist=True)
     _LOADED[:] = loaded.config.entries.values()
-    raw = loaded.document.data if loaded.document is not None else {}
-    if name not in raw or name.startswith("$"):
-        names = [k for k in raw if not k.startswith("$")]
-        raise ServerNotFoundError.for_names([name], names, loaded.path)
-    entry = loaded.config.entries.get(name)
-    if entry is None:
-        _, issues = entry_from_data(name, raw[name])
-        first = issues[0]
-        raise ConfigInvalidError(
-            f"server {name!r} is invalid: {format_path(first.path)}: {first.message}",
-            hint=f"run 'mcpctl validate' to see every problem in {loaded.path}",
-        )
+    entry = loaded.entry(name)
     if entry.is_remote:
         raise UsageError(
             f"{name} is a remote server ({entry.url}): mcpctl run starts stdio servers",
