@@ -15,12 +15,23 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NamedTuple
 
+from mcpctl.config.lexicon import (
+    ENV_NAME_RE,
+    HEADER_NAME_RE,
+    INHERIT_NAME_RE,
+    MAX_TIMEOUT_MS,
+    NAME_RE,
+)
 from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS, Transport
 
 __all__ = [
     "AUTH_TYPES",
     "DEFAULT_TIMEOUT_MS",
     "ENTRY_FIELDS",
+    "ENV_NAME_RE",
+    "HEADER_NAME_RE",
+    "INHERIT_NAME_RE",
+    "MAX_TIMEOUT_MS",
     "NAME_RE",
     "PROTOCOL_MODES",
     "TRANSPORTS",
@@ -43,12 +54,6 @@ ProtocolMode = Literal["auto", "modern", "legacy"]
 PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "modern", "legacy")
 AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "header", "basic", "oauth")
 DEFAULT_TIMEOUT_MS = 30_000
-MAX_TIMEOUT_MS = 3_600_000
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-ENV_NAME_RE = re.compile(r"[^=\x00]+")
-# What inherit_env may list: the names a shell can export.
-INHERIT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 ENTRY_FIELDS: tuple[str, ...] = (
     "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth",
