@@ -17,6 +17,7 @@ from mcpctl.results import Result
 
 if TYPE_CHECKING:
     from mcpctl.render.base import ClientTarget
+    from mcpctl.render.delivery import SecretsMode
     from mcpctl.render.install import Merged
 
 app = typer.Typer()
@@ -83,8 +84,16 @@ def render(
     template: Path | None = typer.Option(
         None, "--template", metavar="FILE", help="A base document the servers go under."
     ),
+    secrets_mode: str = typer.Option(
+        "auto",
+        "--secrets",
+        metavar="auto|launcher|env|inline",
+        help="How secrets reach the client: auto runs a stdio server whose secret only the "
+        "keyring holds through 'mcpctl run'; launcher does so for every stdio server; env "
+        "leaves placeholders to the client's environment; inline writes the values.",
+    ),
     inline_secrets: bool = typer.Option(
-        False, "--inline-secrets", help="Write resolved secrets where the target cannot expand."
+        False, "--inline-secrets", help="The same as --secrets inline."
     ),
     check: bool = typer.Option(
         False, "--check", help="Exit 1 with a diff when FILE differs from the rendering (CI)."
@@ -114,9 +123,15 @@ def render(
 ) -> int:
     """Render the enabled servers for a proxy, a client or a cluster.
 
-    Placeholders are carried over in the target's own syntax where it has one; where it has
-    none, secrets are not written unless --inline-secrets (the file is then written with
-    mode 0600). What a target cannot express is rendered as far as it goes, with a warning.
+    Placeholders are carried over in the target's own syntax where it has one. A client
+    resolves them from its own environment, not from the keyring: a stdio server whose
+    secret only the keyring holds is rendered as 'mcpctl run NAME --config FILE', which
+    resolves it and starts the server (--secrets launcher: every stdio server); a remote
+    server's keyring-held headers come from 'mcpctl secret headers NAME' where the client
+    runs a headers helper (Claude Code), from its own password prompt (VS Code), else a
+    warning names the variable. --secrets inline writes the values (mode 0600; refused for
+    --install into a git work tree). What a target cannot express is rendered as far as it
+    goes, with a warning.
 
     Examples:
 
@@ -128,11 +143,16 @@ def render(
 
       mcpctl render cursor --install --scope project
 
+      mcpctl render claude-code --install --secrets launcher
+
       mcpctl render mcp-proxy --pinned mcp-lock.json -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.render import render as render_target
+    from mcpctl.render.delivery import Launcher
 
+    how = secrets_choice(secrets_mode, inline_secrets)
+    inline_secrets = how == "inline"
     pins, pin_warnings = load_pins(pinned) if pinned is not None else (None, [])
     if install:
         if out is not None or template is not None:
@@ -140,7 +160,7 @@ def render(
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
-            target, only, scope, replace, inline_secrets, check, diff, pins, pin_warnings
+            target, only, scope, replace, how, check, diff, pins, pin_warnings
         )
     if replace:
         raise UsageError("--replace goes with --install")
@@ -151,13 +171,14 @@ def render(
     loaded = read_config()
     base = load_template(template) if template is not None else None
     rendered = render_target(
-        target, loaded.config.entries, only=only, template=base,
-        inline_secrets=inline_secrets, secrets=keyring_source(), pinned=pins,
+        target, loaded.config.entries, only=only, template=base, secrets_mode=how,
+        secrets=keyring_source(), pinned=pins, launcher=Launcher.for_config(loaded.path),
     )  # fmt: skip
     warnings = loaded.warnings + pin_warnings + _for_people(rendered.warnings)
     if rendered.holds_secrets:
         warnings.append(f"{out} holds secrets in clear text: it is written with mode 0600")
-    data: dict[str, Any] = {"target": target, "file": str(out) if out else None}
+    data: dict[str, Any] = {"target": target, "file": str(out) if out else None,
+                            "secrets": how, "launched": rendered.launched}  # fmt: skip
     if out is None:
         data["text"] = rendered.text
         return output.emit(Result("render", data, warnings), lambda _: Lines([rendered.text]))
@@ -203,12 +224,28 @@ def load_pins(path: Path) -> tuple[dict[str, list[str]], list[str]]:
     return pinned_tools(found), []
 
 
+def secrets_choice(mode: str, inline_secrets: bool) -> SecretsMode:
+    """The ``--secrets`` mode (``--inline-secrets`` is ``inline``).
+
+    Raises:
+        UsageError: an unknown mode, or ``--inline-secrets`` with another mode.
+    """
+    from mcpctl.render.delivery import SECRETS_MODES
+
+    if mode not in SECRETS_MODES:
+        raise UsageError(f"--secrets must be one of {', '.join(SECRETS_MODES)}, not {mode!r}")
+    if inline_secrets and mode not in ("auto", "inline"):
+        raise UsageError(f"--inline-secrets is --secrets inline: it cannot go with {mode}")
+    chosen: SecretsMode = "inline" if inline_secrets else mode
+    return chosen
+
+
 def install_into_client(
     name: str,
     only: list[str],
     scope: str,
     replace: bool,
-    inline: bool,
+    mode: SecretsMode,
     check: bool,
     diff: bool,
     pins: dict[str, list[str]] | None = None,
@@ -219,6 +256,7 @@ def install_into_client(
     from mcpctl.cli.common import paths
     from mcpctl.config.store import FileStore
     from mcpctl.render import render as render_target
+    from mcpctl.render.delivery import Launcher, in_git_work_tree
     from mcpctl.render.importing import here
     from mcpctl.render.install import merge_install
     from mcpctl.render.targets import get_target
@@ -231,10 +269,21 @@ def install_into_client(
     if not places:
         raise UsageError(f"{name} has no {scope}-scope config file")
     path = places[0]
+    if mode == "inline" and not (check or diff) and in_git_work_tree(path):
+        raise UsageError(
+            f"--secrets inline would write secrets into {path}, which is in a git work tree",
+            hint="use --secrets launcher: the file then holds no secret",
+        )
     loaded = read_config()
     entries = loaded.config.entries
     rendered = render_target(
-        name, entries, only=only, inline_secrets=inline, secrets=keyring_source(), pinned=pins
+        name,
+        entries,
+        only=only,
+        secrets_mode=mode,
+        secrets=keyring_source(),
+        pinned=pins,
+        launcher=Launcher.for_config(loaded.path),
     )
     managed = set(only) or set(entries)
     merged: list[Merged] = []
@@ -248,7 +297,8 @@ def install_into_client(
         return result.text.encode("utf-8")
 
     warnings = loaded.warnings + (pin_warnings or []) + _for_people(rendered.warnings)
-    data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope}
+    data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope, "secrets": mode,
+                            "launched": rendered.launched}  # fmt: skip
     if check or diff:
         current = _current(path)
         change(current.encode("utf-8") if current is not None else None)

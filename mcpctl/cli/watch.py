@@ -228,11 +228,15 @@ class _Watcher:
         from mcpctl.config.store import atomic_write
         from mcpctl.render import render as render_target
         from mcpctl.render.base import grouped
+        from mcpctl.render.delivery import Launcher
 
         assert self.target is not None and self.out is not None
         event: dict[str, Any] = {"event": "render", "target": self.target, "file": str(self.out)}
         try:
-            rendered = render_target(self.target, config.entries, secrets=keyring_source())
+            rendered = render_target(
+                self.target, config.entries, secrets=keyring_source(),
+                launcher=Launcher.for_config(self.path),
+            )  # fmt: skip
             changed = _read(self.out) != rendered.text
             if changed:
                 mode = 0o600 if rendered.holds_secrets else None

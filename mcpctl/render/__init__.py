@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
     from mcpctl.config.placeholders import SecretSource
     from mcpctl.render.base import Parsed, Rendered
+    from mcpctl.render.delivery import Launcher, SecretsMode
 
 __all__ = ["parse", "render", "target_names"]
 
@@ -29,9 +30,17 @@ def render(
     secrets: SecretSource | None = None,
     environ: Mapping[str, str] | None = None,
     pinned: Mapping[str, Sequence[str]] | None = None,
+    secrets_mode: SecretsMode | None = None,
+    launcher: Launcher | None = None,
 ) -> Rendered:
     """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
     document.
+
+    ``secrets_mode`` says how secrets reach the client (:mod:`mcpctl.render.delivery`):
+    ``auto`` (the default; ``inline`` when ``inline_secrets``) runs a stdio server whose
+    placeholders only the keyring can fill through ``launcher`` (``mcpctl run NAME``),
+    ``launcher`` runs every stdio server so, ``env`` leaves placeholders to the client and
+    ``inline`` writes the values. A cluster target keeps its own secret objects.
 
     ``pinned`` (server -> tool names, as a lock file recorded them) makes each listed
     server's tool filter an allow list of exactly those tools that its own filter lets
@@ -42,8 +51,11 @@ def render(
         UsageError: an unknown target, or a name in ``only`` that is not configured.
         PlaceholderError: ``inline_secrets`` and a variable has no value.
     """
+    import os
+
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
+    from mcpctl.render.delivery import Launcher, deliver
     from mcpctl.render.targets import get_target
 
     wanted = list(dict.fromkeys(only))
@@ -58,9 +70,23 @@ def render(
     notes: list[str] = []
     if pinned is not None:
         chosen, notes = _pin(chosen, pinned)
-    request = RenderRequest(chosen, template, inline_secrets, secrets, environ)
-    rendered = get_target(target).render(request)
+    chosen_target = get_target(target)
+    mode = secrets_mode or ("inline" if inline_secrets else "auto")
+    request = RenderRequest(chosen, template, mode == "inline", secrets, environ)
+    launched: list[str] = []
+    if chosen_target.family != "cluster" and mode != "inline":
+        how = launcher or Launcher()
+        label = str(getattr(chosen_target, "label", target))
+        env = os.environ if environ is None else environ
+        delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets, label=label)
+        request.entries, launched = delivery.entries, delivery.launched
+        request.keyring_vars = delivery.keyring_vars
+        notes += delivery.notes
+        if mode != "env":
+            request.headers_command = how.headers_command
+    rendered = chosen_target.render(request)
     rendered.warnings[:0] = notes
+    rendered.launched = launched
     return rendered
 
 
