@@ -72,7 +72,7 @@ def seconds_option(value: str | None, warnings: list[str]) -> float | None:
 @app.command("health")
 def health(
     names: list[str] | None = typer.Argument(
-        None, metavar="[NAME]...", help="Servers (default: all enabled)."
+        None, metavar="[NAME]...", help="Servers (default: all enabled); with --as: the FILE."
     ),
     scope: Scope = typer.Option(Scope.all, "--scope", help="all, internal or external."),
     timeout: str | None = typer.Option(

@@ -58,8 +58,8 @@ def health_as(
     view = read_client(target, file)
     chosen, more = targets([], scope, internal_root, manifest_key)  # type: ignore[arg-type]
     warnings += more + [f"{view.file}: {w}" for w in view.warnings]
-    total = len(view.entries)
-    with progress(f"Probing {plural(total, 'server')} as {target}", total=total) as tick:
+    # Plain health's probes come on top of the client's ones: no total to count down to.
+    with progress(f"Probing {plural(len(view.entries), 'server')} as {target}") as tick:
         report: AsClientHealth = run_async(
             lambda: health_as_client(
                 view, chosen, secrets=keyring_source(), concurrency=concurrency,
