@@ -252,3 +252,43 @@ def test_a_file_that_is_not_the_clients(cli: Cli, config_path: Path, tmp_path: P
     r = cli("health", "--as", "cursor", str(bad))
     assert r.exit_code == 2
     assert f"{bad}: this is not a Cursor file" in r.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_real_secret_service_as_cursor(secret_service: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+    import uuid
+
+    from tests.conftest import MCPCTL
+
+    mcpctl = Path(PY).parent / "mcpctl"
+    if not mcpctl.exists():
+        pytest.skip(f"no mcpctl program beside {PY}")
+    canary = f"canary{uuid.uuid4().hex}"
+    env = {**secret_service, "MCPCTL_HOME": str(tmp_path / "home")}
+    env.pop(KEY, None)
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*MCPCTL, *args], input=stdin, env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+
+    config = write_config(tmp_path / "external-mcps.json", {
+        "brave": {**BASIC, "env": {"TOKEN": f"${{{KEY}}}"}}})  # fmt: skip
+    assert run("secret", "set", KEY, stdin=canary).returncode == 0
+    out = tmp_path / "cursor.json"
+    assert run("render", "cursor", "-o", str(out)).returncode == 0
+    doc = json.loads(out.read_text())
+    doc["mcpServers"]["launched"] = {
+        "command": str(mcpctl), "args": ["run", "brave", "--config", str(config)]}  # fmt: skip
+    write_config(out, doc)
+    r = run("health", "--as", "cursor", str(out), "--json")
+    assert r.returncode == 1, r.stderr
+    rows = as_rows(json.loads(r.stdout)["data"])
+    assert rows["brave"]["as"]["reason"] == (
+        "healthy for mcpctl, fails for cursor: BRAVE_API_KEY comes from the keyring, which "
+        "cursor does not read; render with --secrets launcher"
+    )
+    # The launcher reads the Secret Service itself when the client starts it.
+    assert rows["launched"]["healthy"] and rows["launched"]["as"]["verdict"] == "healthy"
+    assert canary not in r.stdout + r.stderr
