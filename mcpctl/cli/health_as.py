@@ -55,6 +55,8 @@ def health_as(
             hint="with --as, the argument is the client's config file; every server in it "
             "is probed",
         )
+    if file is not None and not file.is_file():  # a FIFO or a device would never end
+        raise UsageError(f"{file} is not a regular file: give the client's config file")
     view = read_client(target, file)
     chosen, more = targets([], scope, internal_root, manifest_key)  # type: ignore[arg-type]
     warnings += more + [f"{view.file}: {w}" for w in view.warnings]

@@ -96,7 +96,9 @@ async def health_as_client(
 
     ``secrets`` (the keyring) resolves mcpctl's entries and tells, in a reason, a variable
     kept there from one set nowhere; the client's never use it. ``concurrency``, ``timeout``,
-    ``protocol`` and ``eras`` are plain ``health``'s. Never raises for a failing server.
+    ``protocol`` and ``eras`` are plain ``health``'s. ``environ`` is what the reasons are
+    found against (default: the process environment, which the probes always use). Never
+    raises for a failing server.
     """
     import os
 

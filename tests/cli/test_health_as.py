@@ -228,6 +228,8 @@ def test_the_default_file_is_the_clients_own(
         (["--as", "cursor", "a.json", "b.json"], "--as takes one FILE (the cursor config), not 2"),
         (["--as", "cursor", "no-such.json"], "there is no file no-such.json"),
         (["--as", "cursor", "--watch"], "--as probes once: drop --watch"),
+        (["--as", "cursor", "/dev/zero"], "/dev/zero is not a regular file"),
+        (["--as", "cursor", "."], ". is not a regular file"),
     ],
 )
 def test_usage_errors(cli: Cli, config_path: Path, args: list[str], message: str) -> None:
