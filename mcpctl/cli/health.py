@@ -72,7 +72,7 @@ def seconds_option(value: str | None, warnings: list[str]) -> float | None:
 @app.command("health")
 def health(
     names: list[str] | None = typer.Argument(
-        None, metavar="[NAME]...", help="Servers (default: all enabled)."
+        None, metavar="[NAME]...", help="Servers (default: all enabled); with --as: the FILE."
     ),
     scope: Scope = typer.Option(Scope.all, "--scope", help="all, internal or external."),
     timeout: str | None = typer.Option(
@@ -101,6 +101,13 @@ def health(
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
+    as_client: str | None = typer.Option(
+        None,
+        "--as",
+        metavar="CLIENT",
+        help="Probe the servers of CLIENT's config file (the one argument: FILE, default: the "
+        "client's own) as that client starts them, beside plain health.",
+    ),
 ) -> int:
     """Probe servers: spawn or connect, settle the protocol era, list tools, ping.
 
@@ -125,11 +132,16 @@ def health(
       mcpctl health --watch --interval 30s --json >> health.jsonl
 
       mcpctl health legacy-server --protocol legacy -v
+
+      mcpctl health --as cursor
     """
     from mcpctl.probe.health import probe_all
 
     warnings: list[str] = []
     seconds = seconds_option(timeout, warnings)
+    if as_client is not None:
+        return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
+                          internal_root, manifest_key, warnings)  # fmt: skip
     chosen, more = targets(names or [], scope.value, internal_root, manifest_key)
     warnings += more
     mode, eras = era_options(protocol)
@@ -166,6 +178,31 @@ def health(
     output.emit(Result("health", result.data, warnings), lambda _: _health_table(results))
     _health_notes(results)
     return exit_code
+
+
+def _health_as(
+    client: str,
+    args: list[str],
+    watch: bool,
+    scope: Scope,
+    seconds: float | None,
+    concurrency: int | None,
+    protocol: Protocol | None,
+    internal_root: Path | None,
+    manifest_key: str,
+    warnings: list[str],
+) -> int:
+    """``health --as CLIENT [FILE]`` (see :mod:`mcpctl.cli.health_as`)."""
+    from mcpctl.cli.health_as import health_as
+    from mcpctl.errors import UsageError
+
+    if watch:
+        raise UsageError("--as probes once: drop --watch")
+    return health_as(
+        client, args, scope=scope.value, timeout=seconds, concurrency=concurrency,
+        speaking=era_options(protocol), internal_root=internal_root,
+        manifest_key=manifest_key, warnings=warnings,
+    )  # fmt: skip
 
 
 def _health_table(results: list[ProbeResult]) -> Table:
