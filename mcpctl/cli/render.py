@@ -16,6 +16,8 @@ from mcpctl.render.targets import TARGET_MODULES
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.render.asclient import ClientProblem
     from mcpctl.render.base import ClientTarget
     from mcpctl.render.delivery import SecretsMode
     from mcpctl.render.install import Merged
@@ -314,6 +316,9 @@ def install_into_client(
     )
     result = merged[-1]
     data.update(_changes(result))
+    problems = _client_problems(name, path, {n: entries[n] for n in managed if n in entries})
+    data["problems"] = [p.to_dict() for p in problems]
+    warnings += [f"{name} will not start {p.server} as mcpctl does: {p.message}" for p in problems]
     if result.changed:
         output.info(
             f"Installed into {path}: {_summary(result)}; undo with: mcpctl undo --file {path}"
@@ -321,6 +326,23 @@ def install_into_client(
     else:
         output.info(f"{path} is up to date")
     return output.emit(Result("render", data, warnings))
+
+
+def _client_problems(
+    target: str, path: Path, entries: dict[str, ServerEntry]
+) -> list[ClientProblem]:
+    """What the client will not be able to start in the file just installed (``health --as``'s
+    static check); nothing when the client's file cannot be read back."""
+    from mcpctl.auth.secrets import keyring_source
+    from mcpctl.errors import McpctlError
+    from mcpctl.render.asclient import as_client_targets, check_as_client
+
+    if target not in as_client_targets():
+        return []
+    try:
+        return check_as_client(target, path, entries, secrets=keyring_source())
+    except McpctlError:
+        return []
 
 
 def _for_people(warnings: list[str]) -> list[str]:

@@ -29,9 +29,11 @@ def brave(
     return write_config(config_path, {"brave": {**BASIC, "env": {"TOKEN": f"${{{KEY}}}"}}})
 
 
-def rendered(cli: Cli, target: str, tmp_path: Path) -> Path:
+def rendered(cli: Cli, target: str, tmp_path: Path, secrets: str = "env") -> Path:
+    """The file ``render`` writes; ``--secrets env`` leaves keyring-held values to the
+    client's environment, the case ``health --as`` has to catch."""
     out = tmp_path / f"rendered-{target}"
-    r = cli("render", target, "-o", str(out))
+    r = cli("render", target, "-o", str(out), "--secrets", secrets)
     assert r.exit_code == 0, r.stderr
     return out
 
@@ -279,7 +281,7 @@ def test_a_real_secret_service_as_cursor(secret_service: dict[str, str], tmp_pat
         "brave": {**BASIC, "env": {"TOKEN": f"${{{KEY}}}"}}})  # fmt: skip
     assert run("secret", "set", KEY, stdin=canary).returncode == 0
     out = tmp_path / "cursor.json"
-    assert run("render", "cursor", "-o", str(out)).returncode == 0
+    assert run("render", "cursor", "-o", str(out), "--secrets", "env").returncode == 0
     doc = json.loads(out.read_text())
     doc["mcpServers"]["launched"] = {
         "command": str(mcpctl), "args": ["run", "brave", "--config", str(config)]}  # fmt: skip
@@ -294,3 +296,19 @@ def test_a_real_secret_service_as_cursor(secret_service: dict[str, str], tmp_pat
     # The launcher reads the Secret Service itself when the client starts it.
     assert rows["launched"]["healthy"] and rows["launched"]["as"]["verdict"] == "healthy"
     assert canary not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("target", as_client_targets())
+def test_the_default_rendering_leaves_the_client_nothing_it_cannot_resolve(
+    cli: Cli, brave: Path, tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.auth.secrets import keyring_source
+    from mcpctl.render.asclient import check_as_client
+
+    monkeypatch.setenv("PATH", f"{Path(PY).parent}:/usr/bin:/bin")  # where mcpctl is installed
+    out = rendered(cli, target, tmp_path, "env")
+    env_mode = check_as_client(target, out, secrets=keyring_source())
+    assert [p.kind for p in env_mode] == ["input" if target == "vscode" else
+                                          "literal" if target in LITERAL else "keyring"]  # fmt: skip
+    out = rendered(cli, target, tmp_path, "auto")
+    assert check_as_client(target, out, secrets=keyring_source()) == []

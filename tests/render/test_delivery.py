@@ -153,3 +153,27 @@ def test_library_callers_without_a_keyring_get_the_file_as_before() -> None:
     assert rendered.launched == ["s"]
     rendered = render("toolhive", entries, environ={}, secrets={"T": "v"}.get)
     assert rendered.launched == []  # a cluster keeps its own secret objects
+
+
+def test_install_warns_for_each_server_the_client_will_not_start(
+    cli: Cli, configured: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "env", "--json")
+    assert r.exit_code == 0, r.stderr
+    problems = [p for p in r.json["data"]["problems"] if p["kind"] != "command"]  # no "srv" here
+    assert [(p["server"], p["kind"], p["variable"]) for p in problems] == [
+        ("kept", "keyring", "KEPT"),
+        ("remote", "keyring", "KEPT"),
+    ]
+    assert any("cursor will not start kept as mcpctl does" in w for w in r.json["warnings"])
+    r = cli("render", "cursor", "--install", "--scope", "project", "--json")
+    assert r.exit_code == 0, r.stderr
+    found = [(p["server"], p["kind"]) for p in r.json["data"]["problems"]]
+    # kept runs through mcpctl run now; Cursor has no way to the remote header's keyring value.
+    assert found == [("exported", "command"), ("plain", "command"), ("remote", "keyring")]
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # a client that cannot find mcpctl
+    r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "launcher")
+    assert "cursor will not start kept as mcpctl does: command 'mcpctl' not found" in r.stderr
