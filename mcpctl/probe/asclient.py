@@ -104,11 +104,21 @@ async def health_as_client(
 
     import anyio
 
+    from mcpctl.errors import UsageError
     from mcpctl.probe.health import probe_all
-    from mcpctl.render.asclient import check_entry
+    from mcpctl.render.asclient import ClientProblem, check_entry, helper_headers
 
     env = os.environ if environ is None else environ
     mine = {name: (entry, kind) for name, entry, kind in ours}
+    helper_failed: dict[str, str] = {}
+    for name, item in list(view.entries.items()):
+        if item.headers_helper is not None and item.entry.enabled:
+            try:  # what the client does before it connects
+                view.entries[name] = await anyio.to_thread.run_sync(
+                    helper_headers, item, view.literals
+                )
+            except UsageError as exc:
+                helper_failed[name] = exc.message
     started = [item for item in view.entries.values() if item.entry.enabled]
     twice = [
         item.name
@@ -142,6 +152,8 @@ async def health_as_client(
     rows: list[AsClientRow] = []
     for name, item in view.entries.items():
         problems = check_entry(item, view.target, environ=env, secrets=secrets)
+        if name in helper_failed:
+            problems.append(ClientProblem(name, "command", helper_failed[name]))
         row = AsClientRow(name, "disabled", problems=problems)
         if name in client_results:
             row.result = client_results[name]

@@ -68,6 +68,8 @@ class ClientEntry:
         literals: those names -> the text the server gets.
         inputs: the variables the client asks a person for (VS Code's ``${input:ID}``).
         launcher: the entry runs ``mcpctl run NAME``: it resolves its own secrets.
+        headers_helper: the shell command the client runs for the server's headers (Claude
+            Code's ``headersHelper``), whose output joins ``entry.headers``.
     """
 
     name: str
@@ -75,6 +77,7 @@ class ClientEntry:
     literals: Mapping[str, str] = field(default_factory=dict)
     inputs: frozenset[str] = frozenset()
     launcher: bool = False
+    headers_helper: str | None = None
 
     def source(self) -> SecretSource:
         """What the client resolves besides its environment: only the literal texts."""
@@ -172,15 +175,77 @@ def read_client(target: str, file: Path | None = None, places: Places | None = N
     except UsageError as exc:
         raise UsageError(f"{file}: {exc.message}", hint=exc.hint) from None
     inputs = _inputs(client, text)
-    view = ClientView(target, file, warnings=[w.replace(_ESCAPE, "") for w in parsed.warnings])
+    helpers = _headers_helpers(client, text)
+    helper_key = getattr(client, "headers_helper", None)
+    view = ClientView(target, file, warnings=[
+        w.replace(_ESCAPE, "") for w in parsed.warnings
+        if not (helper_key and f": {helper_key} is not imported" in w)])  # fmt: skip
     for name, entry in parsed.entries.items():
         clean = _map_strings(entry, lambda s: _unescape(s, view.literals))
         used = {ph for s in _strings(clean) for ph in _names(s)}
         own = {k: v for k, v in view.literals.items() if k in used}
         view.entries[name] = ClientEntry(
-            name, clean, own, frozenset(used & inputs), launcher=is_launcher(clean)
-        )
+            name, clean, own, frozenset(used & inputs), launcher=is_launcher(clean),
+            headers_helper=helpers.get(name) if clean.is_remote else None,
+        )  # fmt: skip
     return view
+
+
+def _headers_helpers(client: ClientTarget, text: str) -> dict[str, str]:
+    """Server name -> the headers helper command the client's file gives it."""
+    key = getattr(client, "headers_helper", None)
+    if key is None:
+        return {}
+    try:
+        servers = client.servers_of(client.load(text))  # type: ignore[attr-defined]
+    except UsageError:
+        return {}
+    return {
+        str(name): raw[key]
+        for name, raw in servers.items()
+        if isinstance(raw, dict) and isinstance(raw.get(key), str) and raw[key].strip()
+    }
+
+
+def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
+    """``item`` with the headers its helper printed, each a literal (so that its value is
+    redacted like a resolved secret wherever it could show).
+
+    Raises:
+        UsageError: the helper failed, ran over 10 s, or printed no JSON object of strings.
+    """
+    import json
+    import subprocess
+
+    assert item.headers_helper is not None
+    env = {**os.environ, "CLAUDE_CODE_MCP_SERVER_NAME": item.name,
+           "CLAUDE_CODE_MCP_SERVER_URL": item.entry.url or ""}  # fmt: skip
+    why = f"{item.name}: its headers helper"
+    try:
+        done = subprocess.run(  # noqa: S602 -- the client runs it through a shell too
+            item.headers_helper, shell=True, env=env, capture_output=True, timeout=10,
+            stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"{why} ran over 10 s") from None
+    except OSError as exc:
+        raise UsageError(f"{why} cannot be run: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        raise UsageError(f"{why} failed (exit {done.returncode})")
+    try:
+        headers = json.loads(done.stdout)
+    except ValueError:
+        headers = None
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise UsageError(f"{why} did not print a JSON object of strings")
+    own = dict(item.literals)
+    spelled: dict[str, str] = {}
+    for key, value in headers.items():
+        name = f"{LITERAL_PREFIX}{len(literals)}"
+        literals[name] = own[name] = value
+        spelled[str(key)] = "${" + name + "}"
+    entry = replace(item.entry, headers={**item.entry.headers, **spelled})
+    return replace(item, entry=entry, literals=own)
 
 
 def is_launcher(entry: ServerEntry) -> bool:
@@ -236,7 +301,28 @@ def check_entry(
         if early is not None and early.code in ("command_not_found", "spawn_failed"):
             problems.append(ClientProblem(name, "command", f"{early.message}: {target} cannot "
                                           "start it"))  # fmt: skip
+    if item.headers_helper is not None:
+        problems += _helper_found(item, target, env)
     return problems
+
+
+def _helper_found(item: ClientEntry, target: str, env: Mapping[str, str]) -> list[ClientProblem]:
+    """A problem when the headers helper's program is not where the client's shell looks."""
+    import shlex
+    import shutil
+
+    try:
+        program = shlex.split(item.headers_helper or "")[0]
+    except (ValueError, IndexError):
+        return []
+    if "/" in program:
+        found = Path(program).expanduser().exists()
+    else:
+        found = shutil.which(program, path=env.get("PATH")) is not None
+    if found:
+        return []
+    return [ClientProblem(item.name, "command", f"the headers helper's command {program!r} is "
+                          f"not found on PATH: {target} cannot get its headers")]  # fmt: skip
 
 
 def check_as_client(

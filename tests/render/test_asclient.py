@@ -116,3 +116,34 @@ def test_launchers() -> None:
 def test_not_a_client(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="'fastmcp' is not a client with a config file"):
         check_as_client("fastmcp", tmp_path / "x.json")
+
+
+def test_a_claude_code_headers_helper_is_run_for_the_probe_and_checked_statically(
+    tmp_path: Path,
+) -> None:
+    from mcpctl.render.asclient import helper_headers
+
+    printer = tmp_path / "print-headers.py"
+    printer.write_text(
+        "import json, os\n"
+        "print(json.dumps({'X-Key': 'helper-secret', 'X-Server': "
+        "os.environ['CLAUDE_CODE_MCP_SERVER_NAME']}))\n"
+    )
+    file = write(tmp_path / ".claude.json", {"mcpServers": {
+        "remote": {"type": "http", "url": "https://x.example/mcp", "headers": {"A": "b"},
+                   "headersHelper": f"{PY} {printer}"},
+        "broken": {"type": "http", "url": "https://y.example/mcp",
+                   "headersHelper": "no-such-helper-program-xyz --flag"},
+    }})  # fmt: skip
+    view = read_client("claude-code", file)
+    assert not [w for w in view.warnings if "headersHelper" in w]
+    item = view.entries["remote"]
+    assert item.headers_helper == f"{PY} {printer}"
+    got = helper_headers(item, view.literals)
+    headers = dict(got.entry.headers)
+    assert headers["A"] == "b"
+    values = {k: got.source()(v[2:-1]) for k, v in headers.items() if v.startswith("${")}
+    assert values == {"X-Key": "helper-secret", "X-Server": "remote"}
+    with pytest.raises(UsageError, match="broken: its headers helper failed"):
+        helper_headers(view.entries["broken"], view.literals)
+    assert kinds(check_as_client("claude-code", file)) == [("broken", "command", None)]
