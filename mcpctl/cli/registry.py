@@ -172,12 +172,8 @@ def parse_timeout(text: str | None, default: float, warnings: list[str]) -> floa
     Raises:
         UsageError: not a duration, or zero.
     """
-    if text is None:
-        return default
-    seconds, note = common.parse_duration(text, bare="s")
-    if note:
-        warnings.append(note)
-    return seconds
+    seconds = common.duration_option(text, warnings)
+    return default if seconds is None else seconds
 
 
 @app.command("discover")
