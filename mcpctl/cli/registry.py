@@ -351,7 +351,7 @@ def show(
     wanted = common.sources([registry] if registry else None)
     with progress("Refreshing the registries' cache"):
         report = refresh_cache(cache, wanted, offline=offline, timeout=seconds)
-    reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable)
+    reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable, offline=offline)
     server = rec.server
     versions = [r.version for _, r in cache.versions(rec.name, [reg])]
     repo = server.get("repository")

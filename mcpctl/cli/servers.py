@@ -226,6 +226,11 @@ def add(
         help="With --from-registry: how long the registries may take to refresh: 15s, 1m; a bare "
         "number is seconds (default 15s).",
     ),
+    offline: bool = typer.Option(
+        False,
+        "--offline",
+        help="With --from-registry: never touch the network, use the registries' cache only.",
+    ),
 ) -> int:
     """Add a stdio server (after --) or a remote one (--url).
 
@@ -245,6 +250,8 @@ def add(
       mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --timeout 10s --json
 
       mcpctl add --from-registry io.github.modelcontextprotocol/time
+
+      mcpctl add --from-registry io.github.modelcontextprotocol/time --offline
     """
     warnings: list[str] = []
     timeout_ms = None if timeout is None else entry_timeout_ms(timeout, warnings)
@@ -265,7 +272,12 @@ def add(
         return add_from_registry(
             name, from_registry, registry, prefer, package_type, env_pairs, header_pairs,
             overrides=overrides, force=force, warnings=warnings, refresh_timeout=refresh_seconds,
+            offline=offline,
         )  # fmt: skip
+    if offline:
+        raise UsageError(
+            "--offline goes with --from-registry (only a registry is ever reached over the network)"
+        )
     if _name_after_dashdash(name):
         raise UsageError(
             "missing NAME: everything after '--' is the server's command",
