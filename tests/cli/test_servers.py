@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -593,3 +596,27 @@ def test_add_auth_mistakes(cli: Cli, config_path: Path, args: list[str], needle:
     r = cli("add", "r", *args)
     assert r.exit_code == 2 and needle in r.stderr, r.stderr
     assert config_path.read_text() == "{}\n"
+
+
+def test_writes_leave_nothing_beside_the_config(
+    cli: Cli, config_path: Path, isolated: Path
+) -> None:
+    # The lock is in the state dir: a project's work tree holds the config and nothing else.
+    git = shutil.which("git")
+    if git is not None:
+        subprocess.run([git, "init", "-q", str(isolated)], check=True, timeout=60)
+    config_path.write_text("{}\n")
+    assert cli("add", "a", "--", "echo").exit_code == 0
+    assert cli("add", "b", "--url", "https://example.com/mcp").exit_code == 0
+    assert cli("disable", "b").exit_code == 0
+    assert cli("remove", "a").exit_code == 0
+    assert cli("undo").exit_code == 0
+    assert sorted(p.name for p in isolated.iterdir() if p.name != ".git") == ["external-mcps.json"]
+    if git is not None:
+        status = subprocess.run(
+            [git, "status", "--porcelain", "--untracked-files=all"],
+            cwd=isolated, capture_output=True, text=True, check=True, timeout=60,
+        )  # fmt: skip
+        assert status.stdout == "?? external-mcps.json\n"
+    locks = Path(os.environ["MCPCTL_HOME"]) / "state" / "locks"
+    assert [p.suffix for p in locks.iterdir()] == [".lock"]
