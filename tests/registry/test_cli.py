@@ -342,12 +342,13 @@ def test_add_from_registry_offline_uses_the_cache_and_never_the_network(
         assert cli("registry", "sync", "team").exit_code == 0
         make_stale()  # without --offline, the next add would ask the registry first
         asked = len(reg.requests)
-        r = cli("add", "--from-registry", "io.team/clock", "--offline", "--json")
+        r = cli("add", "--from-registry", "io.team/clock", "--offline", "--timeout", "2", "--json")
         assert r.exit_code == 0, r.stdout
         assert len(reg.requests) == asked  # not one request
     assert r.json["warnings"] == [] and r.json["data"]["registry"] == "team"
     entry = json.loads(config_path.read_text())["clock"]
     assert entry["command"] == "uvx" and entry["args"] == ["clock-mcp==2.0.0"]
+    assert entry["timeout"] == 2000  # --timeout 2 is 2 s here too; the file keeps ms
     assert entry["source"] == {"registry": "team", "name": "io.team/clock", "version": "2.0.0"}
     # The registry's port is closed now: --offline still adds from the cache, silently...
     r = cli("add", "clock-2", "--from-registry", "io.team/clock", "--offline", "--json")
