@@ -15,8 +15,8 @@ from mcpctl.cli.common import (
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
+    duration_option,
     era_options,
-    parse_duration,
     run_async,
     targets,
 )
@@ -59,16 +59,6 @@ def _health_data(results: list[ProbeResult], scope: Scope) -> dict[str, Any]:
     }
 
 
-def seconds_option(value: str | None, warnings: list[str]) -> float | None:
-    """A ``--timeout``/``--interval`` value in seconds (a bare number is seconds)."""
-    if value is None:
-        return None
-    seconds, note = parse_duration(value, bare="s")
-    if note:
-        warnings.append(note)
-    return seconds
-
-
 @app.command("health")
 def health(
     names: list[str] | None = typer.Argument(
@@ -96,7 +86,10 @@ def health(
         help="Re-probe periodically: a live table on a terminal, else one line per change.",
     ),
     interval: str = typer.Option(
-        "60", "--interval", metavar="DURATION", help="Time between rounds with --watch (60s)."
+        "60",
+        "--interval",
+        metavar="DURATION",
+        help="Time between rounds with --watch: 30s, 5m; a bare number is seconds (60s).",
     ),
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
@@ -138,7 +131,8 @@ def health(
     from mcpctl.probe.health import probe_all
 
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
+    every = duration_option(interval, warnings, flag="--interval")
     if as_client is not None:
         return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
                           internal_root, manifest_key, warnings)  # fmt: skip
@@ -146,8 +140,7 @@ def health(
     warnings += more
     mode, eras = era_options(protocol)
     if watch:
-        every = seconds_option(interval, warnings) or 60.0
-        return _watch(chosen, warnings, every, seconds, concurrency, (mode, eras))
+        return _watch(chosen, warnings, every or 60.0, seconds, concurrency, (mode, eras))
     with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
         results: list[ProbeResult] = run_async(
             lambda: probe_all(

@@ -310,7 +310,7 @@ def install_into_client(
             output.info(f"{path} is up to date")
         code = 1 if check and merged[0].changed else 0
         return output.emit(Result("render", data, warnings, exit_code=code), lambda _: Lines(lines))
-    store = FileStore(path, backups=paths().backups_for(path))
+    store = FileStore(path, backups=paths().backups_for(path), locks=paths().locks_dir)
     store.replace(
         change, action=f"render {name} --install", mode=0o600 if rendered.holds_secrets else None
     )

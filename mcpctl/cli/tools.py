@@ -18,6 +18,7 @@ from mcpctl.cli.common import (
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
+    duration_option,
     era_options,
     parse_pairs,
     paths,
@@ -25,7 +26,6 @@ from mcpctl.cli.common import (
     targets,
 )
 from mcpctl.cli.completion import remember_probed
-from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import Lines, Table
 from mcpctl.cli.progress import Ticker, progress
 from mcpctl.errors import ToolError, UsageError
@@ -94,7 +94,7 @@ def tools(
     from mcpctl.probe.naming import build_catalog
 
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key)
     warnings += more
     mode, eras = era_options(protocol)
@@ -288,7 +288,7 @@ def call(
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     chosen, _ = targets([name], "all", None, "annabelle")
     _, entry, _ = chosen[0]
 

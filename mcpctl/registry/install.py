@@ -109,7 +109,9 @@ def plan_add(
         MissingInputError: values are missing and there is no ``ask``.
     """
     report = refresh(cache, sources, offline=offline, timeout=refresh_timeout)
-    reg, record = find_record(cache, spec, registry, unavailable=report.unreachable)
+    reg, record = find_record(
+        cache, spec, registry, unavailable=report.unreachable, offline=offline
+    )
     env, headers = dict(env or {}), dict(headers or {})
 
     def convert() -> Conversion:

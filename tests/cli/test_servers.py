@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, write_config
+from tests.conftest import SERVERS, Cli, write_config
 
 ORCHESTRATOR_FILE = {
     "posthog": {
@@ -33,7 +37,7 @@ def test_add_stdio_creates_file_with_the_original_fields(cli: Cli, config_path: 
         "--description",
         "Clock",
         "--timeout",
-        "5000",
+        "5s",
         "--",
         "uvx",
         "mcp-server-time",
@@ -370,9 +374,10 @@ def test_read_only_file_or_directory_exits_3_and_changes_nothing(
 @pytest.mark.parametrize(
     ("value", "written", "warned"),
     [("30s", 30000, False), ("500ms", 500, False), ("2m", 120000, False), ("1.5s", 1500, False),
-     ("5000", 5000, False), ("30", 30, True)],
+     ("1m", 60000, False), ("30", 30000, False), ("0.5", 500, False), ("100ms", 100, False),
+     ("60m", 3600000, False), ("700", 700000, True)],
 )  # fmt: skip
-def test_add_timeout_takes_a_unit_and_warns_when_implausible(
+def test_add_timeout_bare_number_is_seconds_and_the_file_keeps_ms(
     cli: Cli, config_path: Path, value: str, written: int, warned: bool
 ) -> None:
     config_path.write_text("{}\n")
@@ -382,15 +387,36 @@ def test_add_timeout_takes_a_unit_and_warns_when_implausible(
     notes = [w for w in r.json["warnings"] if "--timeout" in w]
     assert bool(notes) is warned
     if warned:
-        assert "30 ms" in notes[0] and "30s" in notes[0]
+        assert "read as 700 s" in notes[0] and "700ms" in notes[0]
 
 
-@pytest.mark.parametrize("value", ["abc", "0", "0s", "-5", "10 parsecs"])
-def test_add_bad_timeout_is_exit_2(cli: Cli, config_path: Path, value: str) -> None:
+def test_add_timeout_means_what_health_timeout_means(cli: Cli, config_path: Path) -> None:
+    # The same bare number, the same duration: add writes 1 s; health waits 1 s for it, as
+    # health --timeout 1 does.
+    config_path.write_text("{}\n")
+    hang = [sys.executable, str(SERVERS / "misbehave.py"), "hang"]
+    assert cli("add", "hang", "--timeout", "1", "--", *hang).exit_code == 0
+    assert read(config_path)["hang"]["timeout"] == 1000
+    for extra in ([], ["--timeout", "1"]):
+        r = cli("health", *extra, "--json")
+        assert r.json["data"]["mcps"][0]["error"]["message"] == "no answer within 1 s", r.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [("abc", "is not a duration"), ("0", "more than zero"), ("0s", "more than zero"),
+     ("-5", "more than zero"), ("-1", "more than zero"), ("10 parsecs", "is not a duration"),
+     ("99ms", "under 100 ms"), ("0.05", "under 100 ms"), ("1ms", "under 100 ms"),
+     ("61m", "over 60 minutes"), ("5h", "over 60 minutes"), ("30000", "30000ms")],
+)  # fmt: skip
+def test_add_bad_timeout_is_exit_2(cli: Cli, config_path: Path, value: str, needle: str) -> None:
     config_path.write_text("{}\n")
     r = cli("add", "t", "--timeout", value, "--", "echo")
-    assert r.exit_code == 2 and "--timeout" in r.stderr
+    assert r.exit_code == 2 and f"--timeout {value!r}" in r.stderr, r.stderr
+    assert needle in r.stderr and "Traceback" not in r.stderr
     assert config_path.read_text() == "{}\n"
+    r = cli("add", "t", "--timeout", value, "--json", "--", "echo")
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "usage_error"
 
 
 def test_add_empty_value_from_a_shell_expansion_warns(cli: Cli, config_path: Path) -> None:
@@ -570,3 +596,27 @@ def test_add_auth_mistakes(cli: Cli, config_path: Path, args: list[str], needle:
     r = cli("add", "r", *args)
     assert r.exit_code == 2 and needle in r.stderr, r.stderr
     assert config_path.read_text() == "{}\n"
+
+
+def test_writes_leave_nothing_beside_the_config(
+    cli: Cli, config_path: Path, isolated: Path
+) -> None:
+    # The lock is in the state dir: a project's work tree holds the config and nothing else.
+    git = shutil.which("git")
+    if git is not None:
+        subprocess.run([git, "init", "-q", str(isolated)], check=True, timeout=60)
+    config_path.write_text("{}\n")
+    assert cli("add", "a", "--", "echo").exit_code == 0
+    assert cli("add", "b", "--url", "https://example.com/mcp").exit_code == 0
+    assert cli("disable", "b").exit_code == 0
+    assert cli("remove", "a").exit_code == 0
+    assert cli("undo").exit_code == 0
+    assert sorted(p.name for p in isolated.iterdir() if p.name != ".git") == ["external-mcps.json"]
+    if git is not None:
+        status = subprocess.run(
+            [git, "status", "--porcelain", "--untracked-files=all"],
+            cwd=isolated, capture_output=True, text=True, check=True, timeout=60,
+        )  # fmt: skip
+        assert status.stdout == "?? external-mcps.json\n"
+    locks = Path(os.environ["MCPCTL_HOME"]) / "state" / "locks"
+    assert [p.suffix for p in locks.iterdir()] == [".lock"]
