@@ -51,8 +51,9 @@ INHERIT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 ENTRY_FIELDS: tuple[str, ...] = (
-    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth",
-    "timeout", "protocol", "sensitive", "description", "enabled", "tools", "source",
+    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
+    "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
+    "tools", "source",
 )  # fmt: skip
 AUTH_FIELDS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -223,6 +224,9 @@ class ServerEntry:
     url: str | None = None
     transport: Transport | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: env and header keys named like secrets that may hold a literal (not a secret after
+    #: all): the write guard and ``validate`` leave them alone.
+    allow_literal: tuple[str, ...] = ()
     auth: AuthConfig | None = None
     timeout: int | None = None
     protocol: ProtocolMode | None = None
@@ -276,6 +280,8 @@ class ServerEntry:
             data["transport"] = self.transport
         if self.headers:
             data["headers"] = dict(self.headers)
+        if self.allow_literal:
+            data["allow_literal"] = list(self.allow_literal)
         if self.auth is not None:
             data["auth"] = self.auth.to_data()
         if self.timeout is not None:

@@ -217,8 +217,9 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     assert schema["$schema"].startswith("https://json-schema.org/")
     entry = schema["$defs"]["ServerEntry"]
     assert set(entry["properties"]) == {
-        "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth", "timeout",
-        "protocol", "sensitive", "description", "enabled", "tools", "source",
+        "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
+        "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
+        "tools", "source",
     }  # fmt: skip
     assert entry["additionalProperties"] is False
     assert cli("schema", "--json").json["data"] == schema
