@@ -225,8 +225,8 @@ def literal_under_secret_name(key: str, value: str) -> bool:
 
     Not literal: a value with a ``${VAR}`` placeholder anywhere (``Bearer ${TOKEN}``), an
     empty one or a bare auth scheme (``Bearer``: a placeholder the shell expanded to
-    nothing, warned about by ``add``), or a setting (``true``/``false``/``yes``/``no``/``on``/``off``, a whole number
-    of up to six digits).
+    nothing, warned about by ``add``), or a setting (``true``, ``false``, ``yes``, ``no``,
+    ``on``, ``off``, a whole number of up to six digits).
     """
     if not SECRET_KEY_RE.search(key):
         return False

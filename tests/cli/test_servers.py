@@ -616,7 +616,9 @@ def test_allow_literal_keeps_a_non_secret_and_persists(cli: Cli, config_path: Pa
     assert r.exit_code == 0, r.stderr
     assert "warning" not in r.stderr  # the allowance is heeded by add's own checks too
     entry = read(config_path)["s"]
-    assert entry["env"] == {"GITHUB_PAT": "not-a-secret"} and entry["allow_literal"] == ["GITHUB_PAT"]
+    assert entry["env"] == {"GITHUB_PAT": "not-a-secret"} and entry["allow_literal"] == [
+        "GITHUB_PAT"
+    ]
     assert cli("validate").exit_code == 0
     assert cli("disable", "s").exit_code == 0
     assert cli("get", "s", "--json").json["data"]["server"]["env"] == {"GITHUB_PAT": "not-a-secret"}

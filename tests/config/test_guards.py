@@ -62,7 +62,9 @@ def test_the_hint_keeps_the_auth_scheme_and_never_the_value(tmp_path: Path) -> N
 def test_placeholders_and_non_secrets_are_written(tmp_path: Path, value: str) -> None:
     store = ConfigStore(tmp_path / "c.json")
     store.add("s", ServerEntry(command="npx", env={"BRAVE_API_KEY": value}))
-    store.add("r", ServerEntry(url="https://h.example", headers={"Authorization": value}), force=True)
+    store.add(
+        "r", ServerEntry(url="https://h.example", headers={"Authorization": value}), force=True
+    )
     assert read(store.path)["s"]["env"]["BRAVE_API_KEY"] == value
 
 
@@ -84,7 +86,9 @@ def test_allow_literal_is_kept_in_the_entry_and_heeded_by_later_writes(tmp_path:
               allow_literal=["x-api-key"])  # fmt: skip
     token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
     with pytest.raises(PlaintextSecretError, match="looks like a literal secret"):
-        store.add("g", ServerEntry(command="npx", env={"GH_TOKEN": token}), allow_literal=["GH_TOKEN"])
+        store.add(
+            "g", ServerEntry(command="npx", env={"GH_TOKEN": token}), allow_literal=["GH_TOKEN"]
+        )
 
 
 def test_a_literal_already_in_the_file_does_not_block_other_changes(tmp_path: Path) -> None:

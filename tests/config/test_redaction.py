@@ -123,7 +123,11 @@ def test_get_hides_literals_under_secret_names_unless_allowed() -> None:
     from mcpctl.config.redaction import redact_entry_data
 
     data = {"command": "sh", "env": {"SMTP_PASS": "hunter2", "GITHUB_PAT": "plain", "HOST": "h"}}
-    assert redact_entry_data(data)["env"] == {"SMTP_PASS": "****", "GITHUB_PAT": "****", "HOST": "h"}
+    assert redact_entry_data(data)["env"] == {
+        "SMTP_PASS": "****",
+        "GITHUB_PAT": "****",
+        "HOST": "h",
+    }
     shown = redact_entry_data({**data, "allow_literal": ["GITHUB_PAT"]})["env"]
     assert shown == {"SMTP_PASS": "****", "GITHUB_PAT": "plain", "HOST": "h"}
 
