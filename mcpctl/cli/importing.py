@@ -110,6 +110,12 @@ def _import(
         keyring = SecretStore()
         items = apply_import(config_store(), items, keep_secret=keyring.set, source=source)
     warnings = loaded.warnings + [f"{file}: {w}" for w in parsed.warnings]
+    keys = {k for e in parsed.entries.values() for k in [*e.env, *(h.lower() for h in e.headers)]}
+    warnings += [
+        f"--allow-literal {key}: no server in {file} has an env variable or header {key!r}"
+        for key in dict.fromkeys(allow_literal)
+        if key not in keys and key.lower() not in keys
+    ]
     data: dict[str, Any] = {
         "source": source,
         "file": str(file),
