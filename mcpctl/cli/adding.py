@@ -86,6 +86,7 @@ def add_from_registry(
             "--description": "description" in overrides,
             "--timeout": "timeout" in overrides,
             "--disabled": not overrides.get("enabled", True),
+            "--allow-literal": bool(overrides.get("allow_literal")),
         }
         given = [flag for flag, used in flags.items() if used]
         if given:

@@ -124,6 +124,13 @@ def add(
     header: list[str] = typer.Option(
         [], "--header", "-H", metavar="'NAME: VALUE'", help="HTTP header (repeatable)."
     ),
+    allow_literal: list[str] = typer.Option(
+        [],
+        "--allow-literal",
+        metavar="KEY",
+        help="Keep the literal value of an --env or --header named like a secret (*TOKEN*, "
+        "*KEY, *PASSWORD*...): it is not one (repeatable; kept in the entry).",
+    ),
     bearer: str | None = typer.Option(
         None,
         "--bearer",
@@ -235,7 +242,10 @@ def add(
     """Add a stdio server (after --) or a remote one (--url).
 
     Secrets are never written into the file: use ${VAR} placeholders (in single quotes,
-    so the shell leaves them alone), resolved at run time from the environment.
+    so the shell leaves them alone), resolved at run time from the environment or the
+    keyring. A literal value under a key named like a secret (*TOKEN*, *KEY, *SECRET*,
+    *PASSWORD*, *PASS, *PAT, *CREDENTIAL*, Authorization) is refused too; --allow-literal
+    KEY keeps one that is not a secret.
 
     Examples:
 
@@ -269,6 +279,8 @@ def add(
             overrides["description"] = description
         if timeout_ms is not None:
             overrides["timeout"] = timeout_ms
+        if allow_literal:
+            overrides["allow_literal"] = tuple(allow_literal)
         return add_from_registry(
             name, from_registry, registry, prefer, package_type, env_pairs, header_pairs,
             overrides=overrides, force=force, warnings=warnings, refresh_timeout=refresh_seconds,
@@ -330,6 +342,9 @@ def add(
         if allow_tool or deny_tool
         else None,
     )
+    from mcpctl.config.edits import with_allowed_literals
+
+    entry = with_allowed_literals(entry, allow_literal)  # before the warnings: they heed it
     store = config_store()
     from mcpctl.config.validate import entry_warnings
 

@@ -56,8 +56,9 @@ AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "header", "basic", "oauth"
 DEFAULT_TIMEOUT_MS = 30_000
 
 ENTRY_FIELDS: tuple[str, ...] = (
-    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth",
-    "timeout", "protocol", "sensitive", "description", "enabled", "tools", "source",
+    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
+    "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
+    "tools", "source",
 )  # fmt: skip
 AUTH_FIELDS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -228,6 +229,9 @@ class ServerEntry:
     url: str | None = None
     transport: Transport | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: env and header keys named like secrets that may hold a literal (not a secret after
+    #: all): the write guard and ``validate`` leave them alone.
+    allow_literal: tuple[str, ...] = ()
     auth: AuthConfig | None = None
     timeout: int | None = None
     protocol: ProtocolMode | None = None
@@ -281,6 +285,8 @@ class ServerEntry:
             data["transport"] = self.transport
         if self.headers:
             data["headers"] = dict(self.headers)
+        if self.allow_literal:
+            data["allow_literal"] = list(self.allow_literal)
         if self.auth is not None:
             data["auth"] = self.auth.to_data()
         if self.timeout is not None:

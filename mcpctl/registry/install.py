@@ -137,7 +137,13 @@ def plan_add(
             target = headers if missing.flag.startswith("--header") else env
             target[missing.name] = ask(missing)
         conversion = convert()
-    entry = replace(conversion.entry, **dict(overrides or {}))
+    fields = dict(overrides or {})
+    allowed = fields.pop("allow_literal", ())
+    entry = replace(conversion.entry, **fields)
+    if allowed and not unchanged:
+        from mcpctl.config.edits import with_allowed_literals
+
+        entry = with_allowed_literals(entry, allowed)
     if existing is not None and name in (None, existing):
         chosen = existing  # left as it is, or replaced with force
     else:

@@ -620,3 +620,100 @@ def test_writes_leave_nothing_beside_the_config(
         assert status.stdout == "?? external-mcps.json\n"
     locks = Path(os.environ["MCPCTL_HOME"]) / "state" / "locks"
     assert [p.suffix for p in locks.iterdir()] == [".lock"]
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "value"),
+    [
+        (["-e", "BRAVE_API_KEY=mypassword123", "--", "npx", "x"], "brave.env.BRAVE_API_KEY",
+         "mypassword123"),
+        (["--url", "https://x.example/mcp", "-H", "Authorization: Bearer abc"],
+         "brave.headers.Authorization", "abc"),
+        (["--url", "https://x.example/mcp", "-H", "X-Api-Key: hunter2"], "brave.headers.X-Api-Key",
+         "hunter2"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_add_refuses_a_literal_under_a_secret_name(
+    cli: Cli, config_path: Path, args: list[str], path: str, value: str, json_flag: list[str]
+) -> None:
+    config_path.write_text("{}\n")
+    r = cli(*json_flag, "add", "brave", *args)
+    assert r.exit_code == 2
+    out = r.stdout + r.stderr
+    assert f"{path} holds a literal value; a key named like a secret must hold a ${{VAR}}" in out
+    assert "mcpctl secret set" in out and "--allow-literal" in out
+    assert value not in out
+    if json_flag:
+        assert r.json["errors"][0]["code"] == "plaintext_secret"
+    assert config_path.read_text() == "{}\n"
+
+
+def test_add_writes_placeholders_under_secret_names(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "s", "-e", "BRAVE_API_KEY=${BRAVE_API_KEY}", "-e", "B_TOKEN=${B:-x}",
+            "-e", "TOKENIZERS_PARALLELISM=false", "--", "npx", "x")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    r = cli("add", "r", "--url", "https://x.example/mcp", "-H", "Authorization: Bearer ${TOKEN}")
+    assert r.exit_code == 0, r.stderr
+    assert read(config_path)["r"]["headers"] == {"Authorization": "Bearer ${TOKEN}"}
+
+
+def test_allow_literal_keeps_a_non_secret_and_persists(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "s", "-e", "GITHUB_PAT=not-a-secret", "--allow-literal", "GITHUB_PAT",
+            "--", "npx", "x")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert "warning" not in r.stderr  # the allowance is heeded by add's own checks too
+    entry = read(config_path)["s"]
+    assert entry["env"] == {"GITHUB_PAT": "not-a-secret"} and entry["allow_literal"] == [
+        "GITHUB_PAT"
+    ]
+    assert cli("validate").exit_code == 0
+    assert cli("disable", "s").exit_code == 0
+    assert cli("get", "s", "--json").json["data"]["server"]["env"] == {"GITHUB_PAT": "not-a-secret"}
+    r = cli("add", "t", "-e", "GITHUB_PAT=x", "--allow-literal", "OTHER", "--", "npx", "x")
+    assert r.exit_code == 2 and "'OTHER'" in r.stderr
+
+
+def test_validate_reports_literals_under_secret_names_and_loading_still_works(
+    cli: Cli, config_path: Path
+) -> None:
+    write_config(config_path, {
+        "brave": {"command": "npx", "env": {"BRAVE_API_KEY": "mypassword123"}},
+        "ok": {"command": "npx", "env": {"MY_PAT": "plain"}, "allow_literal": ["MY_PAT"]},
+    })  # fmt: skip
+    r = cli("validate")
+    assert r.exit_code == 1
+    assert "brave.env.BRAVE_API_KEY holds a literal value" in r.stdout
+    assert "[named_literal_secret]" in r.stdout and "mypassword123" not in r.stdout + r.stderr
+    [problem] = cli("validate", "--json").json["data"]["problems"]
+    assert (problem["code"], problem["path"]) == ("named_literal_secret", "brave.env.BRAVE_API_KEY")
+    assert '"allow_literal": ["BRAVE_API_KEY"]' in problem["hint"]
+    listed = cli("list", "--json")
+    assert listed.exit_code == 0
+    assert [s["name"] for s in listed.json["data"]["servers"]] == ["brave", "ok"]
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_the_error_never_masks_its_own_subject(
+    cli: Cli, config_path: Path, json_flag: list[str]
+) -> None:
+    config_path.write_text("{}\n")
+    # A server name that looks like a token (hf_...) made the whole path ****.
+    token = "hf_abcdefghijklmnop1234567890"
+    r = cli(*json_flag, "add", "hf_hub", "-e", f"HF_TOKEN={token}", "--", "npx", "x")
+    assert r.exit_code == 2
+    assert "hf_hub.env.HF_TOKEN looks like a literal secret" in r.stdout + r.stderr
+    assert token not in r.stdout + r.stderr
+    # A secret variable whose value is the server's name made the name ****.
+    r = cli(*json_flag, "add", "myserver", "-e", "API_KEY=somevalue1", "--", "npx", "x",
+            env={"MY_TOKEN": "myserver", "OTHER_TOKEN": "somevalue1"})  # fmt: skip
+    assert r.exit_code == 2
+    assert "myserver.env.API_KEY holds a literal value" in r.stdout + r.stderr
+    assert "somevalue1" not in r.stdout + r.stderr
+    # validate, in every format.
+    write_config(config_path, {"hf_hub": {"command": "npx", "env": {"HF_TOKEN": token}}})
+    for fmt in ("text", "json", "sarif", "github"):
+        r = cli("validate", "--format", fmt)
+        assert "hf_hub.env.HF_TOKEN" in r.stdout and token not in r.stdout, fmt
