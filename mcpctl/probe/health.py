@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
-from mcpctl.errors import PlaceholderError
+from mcpctl.errors import PlaceholderError, UsageError, closest
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
 from mcpctl.probe.spawn import ProbeError
@@ -37,12 +37,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SLOW",
+    "FAILING",
     "HealthStatus",
     "ProbeError",
     "ProbeResult",
     "ServerKind",
     "Speaking",
     "default_concurrency",
+    "failing_states",
     "probe",
     "probe_all",
 ]
@@ -70,6 +72,36 @@ class HealthStatus(StrEnum):
     needs_auth = "needs_auth"
     unhealthy = "unhealthy"
     unavailable = "unavailable"
+
+
+#: The states that fail a health check unless told otherwise: all but ``healthy``.
+FAILING = frozenset(s for s in HealthStatus if s is not HealthStatus.healthy)
+
+
+def failing_states(names: Iterable[str]) -> frozenset[HealthStatus]:
+    """The states that fail a health check, from names (each may be a comma-separated
+    list); ``unhealthy`` includes ``unavailable`` (a server that could not even be reached
+    is no healthier than one that failed once reached). No names: :data:`FAILING`.
+
+    Raises:
+        UsageError: a name that is not a failing state.
+    """
+    choices = [s.value for s in HealthStatus if s in FAILING]
+    chosen: set[HealthStatus] = set()
+    for name in (part.strip() for text in names for part in text.split(",")):
+        if not name:
+            continue
+        if name.lower() not in choices:
+            guess = closest(name, choices)
+            raise UsageError(
+                f"--fail-on {name!r} is not a state"
+                + (f" (did you mean {guess!r}?)" if guess else ""),
+                hint=f"choose among {', '.join(choices)} (comma-separated, or the option repeated)",
+            )
+        chosen.add(HealthStatus(name.lower()))
+    if HealthStatus.unhealthy in chosen:
+        chosen.add(HealthStatus.unavailable)
+    return frozenset(chosen) or FAILING
 
 
 #: The requests a slow limit applies to, by their key in ``latency_ms``, as people name them.
