@@ -129,7 +129,8 @@ class Report:
 
     @property
     def headline(self) -> str:
-        """``MCP servers: 5 (2 internal, 3 external), 3 healthy, 1 degraded, 1 failed``."""
+        """``MCP servers: 5 (2 internal, 3 external), 2 healthy, 1 degraded, 2 failed (1 needs a
+        sign-in)``."""
         total = len(self.servers)
         line = f"MCP servers: {total}"
         if total:
@@ -138,10 +139,10 @@ class Report:
         if not self.probed:
             return line + (", not probed" if total else "")
         line += f", {self.count(status='healthy')} healthy"
-        for status, words in (("degraded", "degraded"), ("needs_auth", "need a sign-in")):
-            if self.count(status=status):
-                line += f", {self.count(status=status)} {words}"
-        line += f", {self.count(status='failed')} failed"
+        degraded, signing = self.count(status="degraded"), self.count(status="needs_auth")
+        line += f", {degraded} degraded" if degraded else ""
+        line += f", {len(self.failed)} failed"
+        line += f" ({signing} need{'s' if signing == 1 else ''} a sign-in)" if signing else ""
         unprobed = self.count(status="not probed")
         return line + (f", {unprobed} not probed" if unprobed else "")
 

@@ -49,7 +49,7 @@ def test_an_oauth_entry_without_a_sign_in_needs_auth_until_signed_in(
     assert report.code == 1
     (entry,) = report.json["data"]["servers"]
     assert entry["status"] == "needs_auth" and entry["error"] == "auth_required"
-    assert "1 need a sign-in" in report.json["data"]["headline"]
+    assert "1 failed (1 needs a sign-in)" in report.json["data"]["headline"]
     text = mcpctl("report", "--probe")
     assert "docs (needs a sign-in: mcpctl auth docs)" in text.stdout
     assert sign_in(mcpctl, "docs")[0].code == 0
