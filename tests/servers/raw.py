@@ -2,7 +2,7 @@
 
 It can send what the SDK's server models would refuse, the way real servers do.
 
-python raw.py [tools|bad-init|list-error|prompts-error|slow]
+python raw.py [tools|clean|bad-init|list-error|prompts-error|slow]
 
 * ``tools`` (the default): a valid handshake, then a ``tools/list`` that breaks the schema
   as published servers do -- an input schema with ``$schema`` and ``properties`` but no
@@ -10,6 +10,7 @@ python raw.py [tools|bad-init|list-error|prompts-error|slow]
   is not an object schema, ``annotations`` that are not an object, a tool without a name,
   a tool without an input schema, one whose input schema is not an object -- and answers
   ``tools/call``.
+* ``clean``: a handshake-only server with one conforming tool (nothing to repair).
 * ``bad-init``: answers ``initialize`` with a result missing its required fields.
 * ``list-error``: a valid handshake (tools, prompts and resources offered), then every list
   answered with a JSON-RPC error (-32603 "the index is unavailable"); ``ping`` works.
