@@ -66,3 +66,7 @@ def test_probe_exports() -> None:
     assert {"probe", "probe_all", "list_tools", "call_tool", "open_session"} <= set(
         mcpctl.probe.__all__
     )
+    # The verdict on a server is public: its values are part of the JSON of health.
+    assert [s.value for s in mcpctl.probe.HealthStatus] == [
+        "healthy", "degraded", "needs_auth", "unhealthy", "unavailable",
+    ]  # fmt: skip

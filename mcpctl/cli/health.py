@@ -43,18 +43,38 @@ class Scope(StrEnum):
     external = "external"
 
 
+#: The states ``--fail-on`` accepts (those of mcpctl.probe.health.FAILING), for completion.
+FAIL_ON_CHOICES = ["degraded", "needs_auth", "unhealthy", "unavailable"]
+#: How many reasons the table shows without -v.
+REASONS_SHOWN = 1
+
+
 def status(r: ProbeResult) -> str:
-    """``healthy``, ``unhealthy`` (it answered, then failed) or ``unavailable``."""
-    if r.healthy:
-        return "healthy"
-    return "unavailable" if not r.available else "unhealthy"
+    """``healthy``, ``degraded``, ``needs_auth``, ``unhealthy`` (it answered, then failed) or
+    ``unavailable``: see :class:`mcpctl.probe.health.HealthStatus`."""
+    return r.status.value
 
 
-def _health_data(results: list[ProbeResult], scope: Scope) -> dict[str, Any]:
-    healthy = sum(r.healthy for r in results)
+def _counts(results: list[ProbeResult]) -> dict[str, int]:
+    from mcpctl.probe.health import HealthStatus
+
+    return {s.value: sum(r.status is s for r in results) for s in HealthStatus}
+
+
+def _health_data(
+    results: list[ProbeResult], scope: Scope, fail_on: list[str], slow: float
+) -> dict[str, Any]:
+    counts = _counts(results)
     return {
         "scope": scope.value,
-        "summary": {"total": len(results), "healthy": healthy, "unhealthy": len(results) - healthy},
+        "summary": {
+            "total": len(results),
+            "healthy": counts["healthy"],
+            "unhealthy": len(results) - counts["healthy"],
+            "by_status": counts,
+        },
+        "fail_on": fail_on,
+        "slow_ms": round(slow * 1000),
         "mcps": [r.to_dict() for r in results],
     }
 
@@ -91,6 +111,20 @@ def health(
         metavar="DURATION",
         help="Time between rounds with --watch: 30s, 5m; a bare number is seconds (60s).",
     ),
+    slow: str = typer.Option(
+        "2s",
+        "--slow",
+        metavar="DURATION",
+        help="A server whose requests (after the handshake) take longer is degraded: 500ms, "
+        "2s; a bare number is seconds.",
+    ),
+    fail_on: list[str] | None = typer.Option(
+        None,
+        "--fail-on",
+        metavar="STATES",
+        help="Exit 1 only for these states: degraded, needs_auth, unhealthy (includes "
+        "unavailable), unavailable; comma-separated or repeated (default: all but healthy).",
+    ),
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
@@ -109,9 +143,15 @@ def health(
     so a server that ignores discovery costs its wait once. -v shows the protocol version
     spoken; --protocol pins an era.
 
+    Each server is healthy, degraded (it answered, but a list failed, mcpctl had to repair
+    its tool list, or a request took longer than --slow), needs_auth (it asks for a sign-in:
+    mcpctl auth NAME), unhealthy (it answered, then failed) or unavailable (not reached).
+
     Every enabled server is probed at once (bounded), each within its own timeout. Exit 0
-    when all are healthy, 1 otherwise; SIGINT, SIGTERM or SIGHUP stop every server and exit
-    128 + the signal's number. With --watch, redraws one table in place on a terminal (state,
+    when all are healthy, 1 when any is degraded, needs_auth, unhealthy or unavailable;
+    --fail-on narrows that (--fail-on unhealthy: only unhealthy or unavailable servers fail).
+    SIGINT, SIGTERM or SIGHUP stop every server and exit 128 + the signal's number. With
+    --watch, redraws one table in place on a terminal (state,
     latency, a sparkline of the last probes, time since the last change); piped or with --json,
     prints one line (or JSON object) per change. It runs until Ctrl-C (or SIGTERM, SIGHUP:
     exit 0).
@@ -122,17 +162,22 @@ def health(
 
       mcpctl health github time --timeout 10s --json
 
+      mcpctl health --slow 500ms --fail-on unhealthy,needs_auth
+
       mcpctl health --watch --interval 30s --json >> health.jsonl
 
       mcpctl health legacy-server --protocol legacy -v
 
       mcpctl health --as cursor
     """
-    from mcpctl.probe.health import probe_all
+    from mcpctl.probe.health import HealthStatus, failing_states, probe_all
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
     every = duration_option(interval, warnings, flag="--interval")
+    limit = duration_option(slow, warnings, flag="--slow")
+    assert limit is not None  # --slow has a default
+    failing = failing_states(fail_on or [])
     if as_client is not None:
         return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
                           internal_root, manifest_key, warnings)  # fmt: skip
@@ -140,7 +185,7 @@ def health(
     warnings += more
     mode, eras = era_options(protocol)
     if watch:
-        return _watch(chosen, warnings, every or 60.0, seconds, concurrency, (mode, eras))
+        return _watch(chosen, warnings, every or 60.0, seconds, concurrency, (mode, eras), limit)
     with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
         results: list[ProbeResult] = run_async(
             lambda: probe_all(
@@ -151,6 +196,7 @@ def health(
                 on_result=lambda _: tick.advance(),
                 protocol=mode,
                 eras=eras,
+                slow=limit,
             ),
             what="",
             spinner=False,
@@ -158,13 +204,17 @@ def health(
     remember_probed(results, chosen)  # for `mcpctl call NAME <TAB>` and `tools --cached`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
+    failed = [r for r in results if r.status in failing]
+    # The envelope's errors are those that fail the run; a tolerated one stays in its mcp.
     errors = [
         ProbeFailed(r.name, r.error.code, r.error.message, hint=r.error.hint).to_dict()
-        for r in results
+        for r in failed
         if r.error is not None
     ]
-    exit_code = 0 if all(r.healthy for r in results) else 1
-    result = Result("health", _health_data(results, scope), warnings, errors, exit_code)
+    exit_code = 1 if failed else 0
+    names_on = [s.value for s in HealthStatus if s in failing]
+    data = _health_data(results, scope, names_on, limit)
+    result = Result("health", data, warnings, errors, exit_code)
     if STATE.json:
         return output.emit(result)
     # The table first; then hints, stderr tails and the summary on stderr.
@@ -198,21 +248,30 @@ def _health_as(
     )  # fmt: skip
 
 
+def reason_cell(r: ProbeResult, wide: bool) -> str:
+    """Why a server is not healthy: every reason with -v, else the first and how many more."""
+    reasons = r.reasons
+    if wide or len(reasons) <= REASONS_SHOWN:
+        return "; ".join(reasons)
+    return f"{'; '.join(reasons[:REASONS_SHOWN])} (+{len(reasons) - REASONS_SHOWN} more, -v)"
+
+
 def _health_table(results: list[ProbeResult]) -> Table:
+    from mcpctl.cli.health_live import STYLES
+
     wide = STATE.verbose > 0
     rows = []
     for r in results:
         latency = f"{r.latency_ms.get('total', 0):.0f} ms"
         tools = str(r.tool_count) if r.tool_count is not None else "-"
-        err = f"{r.error.code}: {r.error.message}" if r.error else ""
-        row = [r.name, r.type, r.transport, status(r), tools, latency, err]
+        row = [r.name, r.type, r.transport, status(r), tools, latency, reason_cell(r, wide)]
         if wide:
             row.insert(3, protocol_cell(r.era))
         rows.append(row)
-    columns = ["NAME", "TYPE", "TRANSPORT", "STATUS", "TOOLS", "LATENCY", "ERROR"]
+    columns = ["NAME", "TYPE", "TRANSPORT", "STATUS", "TOOLS", "LATENCY", "REASON"]
     if wide:
         columns.insert(3, "PROTOCOL")
-    return Table(columns, rows, "no servers to probe")
+    return Table(columns, rows, "no servers to probe", styles={columns.index("STATUS"): STYLES})
 
 
 def protocol_cell(era: Era | None) -> str:
@@ -229,9 +288,10 @@ def _health_notes(results: list[ProbeResult]) -> None:
         for line in r.stderr[-5:]:
             output.warn(f"{r.name} stderr: {line}")
     if results:
-        healthy = sum(r.healthy for r in results)
+        counts = _counts(results)
         noun = "server" if len(results) == 1 else "servers"
-        output.info(f"{len(results)} {noun}: {healthy} healthy, {len(results) - healthy} unhealthy")
+        rest = "".join(f", {n} {state}" for state, n in counts.items() if n and state != "healthy")
+        output.info(f"{len(results)} {noun}: {counts['healthy']} healthy{rest}")
 
 
 def _watch(
@@ -241,6 +301,7 @@ def _watch(
     timeout: float | None,
     concurrency: int | None,
     speaking: tuple[ProtocolMode | None, EraMemory],
+    slow: float,
 ) -> int:
     import time
     from datetime import datetime
@@ -261,8 +322,8 @@ def _watch(
         if STATE.json:
             output.print_json_line(event)
             return
-        err = event.get("error") or {}
-        reason = f" ({err.get('code')}: {err.get('message')})" if err else ""
+        reasons = event.get("reasons") or []
+        reason = f" ({reasons[0]})" if reasons else ""
         was = event["previous"] or "new"
         output.write_line(f"{event['time']} {event['name']} {was} -> {event['status']}{reason}")
 
@@ -273,21 +334,21 @@ def _watch(
                 board.probing()
             results = await probe_all(
                 chosen, concurrency=concurrency, timeout=timeout, secrets=keyring_source(),
-                protocol=speaking[0], eras=speaking[1],
+                protocol=speaking[0], eras=speaking[1], slow=slow,
             )  # fmt: skip
             reap_orphans()  # what the round's servers left behind, before the next one
             now = datetime.now().astimezone().isoformat(timespec="seconds")
             for r in results:
                 state = status(r)
                 if board is not None:
-                    error = f"{r.error.code}: {r.error.message}" if r.error else ""
                     latency = r.latency_ms.get("total")
-                    board.record(r.name, state, latency, error, time.monotonic())
+                    board.record(r.name, state, latency, reason_cell(r, True), time.monotonic())
                 elif last.get(r.name) != state:
                     emit_line({
                         "time": now, "name": r.name, "status": state,
                         "previous": last.get(r.name), "healthy": r.healthy,
                         "error": r.error.to_dict() if r.error else None,
+                        "degraded": r.degraded, "reasons": r.reasons,
                     })  # fmt: skip
                 last[r.name] = state
             if board is not None:

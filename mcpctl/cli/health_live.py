@@ -1,9 +1,10 @@
 """``mcpctl health --watch`` on a terminal: one table redrawn in place.
 
-Each server's state, its latency in the last round, a sparkline of its last probes
-(a cross for a failed one) and how long it has been in its state. The board is redrawn
-every half second (so the times move) from whatever the rounds have recorded; the rounds
-run in the event loop's thread, the redraw in rich's, hence the lock.
+Each server's state (coloured: see :data:`STYLES`), why it is not healthy, its latency in
+the last round, a sparkline of its last probes (a cross for a failed one) and how long it
+has been in its state. The board is redrawn every half second (so the times move) from
+whatever the rounds have recorded; the rounds run in the event loop's thread, the redraw in
+rich's, hence the lock.
 """
 
 from __future__ import annotations
@@ -22,7 +23,16 @@ __all__ = ["Board", "Track", "ago", "sparkline"]
 HISTORY = 20
 BARS = "▁▂▃▄▅▆▇█"
 FAILED = "×"
-STYLES = {"healthy": "green", "unhealthy": "yellow", "unavailable": "red"}
+#: The colour of each state (``mcpctl health``'s table uses them too).
+STYLES = {
+    "healthy": "green",
+    "degraded": "yellow",
+    "needs_auth": "magenta",
+    "unhealthy": "red",
+    "unavailable": "red",
+}
+#: The states in which a server answered (its latency is shown).
+ANSWERED = ("healthy", "degraded")
 
 
 def sparkline(latencies: list[float | None]) -> str:
@@ -90,7 +100,7 @@ class Board:
             changed = track.status != status
             if changed:
                 track.status, track.since = status, now
-            track.latency_ms = latency_ms if status == "healthy" else None
+            track.latency_ms = latency_ms if status in ANSWERED else None
             track.history.append(track.latency_ms)
             track.error = error
             return changed
@@ -130,8 +140,8 @@ class Board:
             f"every {ago(self.interval)} · {when} · Ctrl-C to stop"
         )
         table = Table(caption=caption, caption_justify="left", expand=False)
-        for column in ("NAME", "STATUS", "LATENCY", f"LAST {HISTORY}", "SINCE", "ERROR"):
-            table.add_column(column, no_wrap=column != "ERROR", overflow="fold")
+        for column in ("NAME", "STATUS", "LATENCY", f"LAST {HISTORY}", "SINCE", "REASON"):
+            table.add_column(column, no_wrap=column != "REASON", overflow="fold")
         for t in tracks:
             style = STYLES.get(t.status, "")
             latency = "-" if t.latency_ms is None else f"{t.latency_ms:.0f} ms"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -99,12 +99,16 @@ class CommandGroup(TyperGroup):
 
 
 class Table(NamedTuple):
-    """Rows for a table; piped output is tab-separated without a header (like ``gh``)."""
+    """Rows for a table; piped output is tab-separated without a header (like ``gh``).
+
+    ``styles``: for a column (by index), the rich style of a cell by its text (on a terminal).
+    """
 
     columns: Sequence[str]
     rows: Sequence[Sequence[str]]
     empty: str = "nothing to show"
     title: str | None = None
+    styles: Mapping[int, Mapping[str, str]] | None = None
 
 
 class Detail(NamedTuple):
@@ -343,8 +347,13 @@ def _rich(human: Human) -> None:
         table = RichTable(title=title, box=None, header_style="bold", pad_edge=False)
         for column in human.columns:
             table.add_column(column, overflow="fold")
+        styles = human.styles or {}
         for row in human.rows:
-            table.add_row(*(cell(c, one_line=True) for c in row))
+            cells = []
+            for i, c in enumerate(row):
+                text, style = cell(c, one_line=True), styles.get(i, {}).get(c)
+                cells.append(f"[{style}]{text}[/{style}]" if style else text)
+            table.add_row(*cells)
         console.print(table)
     elif isinstance(human, Detail):
         if human.title:

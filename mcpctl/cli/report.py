@@ -81,8 +81,9 @@ def report(
 
     --save stores the current snapshot after reporting, as a daemon does at start-up;
     save with --probe, or the next report cannot tell which tools changed. Exit 0, or 1
-    with --probe when a server failed (as health); a snapshot that cannot be saved is
-    reported after the summary, exit 3.
+    with --probe when a server is not healthy (failed, needs a sign-in, or degraded: mcpctl
+    had to repair what it sent or could not list something; as health); a snapshot that
+    cannot be saved is reported after the summary, exit 3.
 
     Examples:
 
@@ -125,7 +126,7 @@ def report(
         since=previous.timestamp if previous is not None else None,
         problems=loaded.warnings,
     )
-    exit_code = 1 if probe and summary.failed else 0
+    exit_code = 1 if probe and summary.unhealthy else 0
     errors: list[dict[str, object]] = []
     if save:
         if previous is not None and previous.probed and not current.probed:

@@ -9,7 +9,8 @@
 * :mod:`~mcpctl.probe.connect` -- sessions over every transport: the only importer of the SDK;
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
-* :mod:`~mcpctl.probe.health`, :mod:`~mcpctl.probe.tools`, :mod:`~mcpctl.probe.naming`;
+* :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`,
+  :mod:`~mcpctl.probe.naming`;
 * :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots);
 * :mod:`~mcpctl.probe.eras` and :mod:`~mcpctl.probe.negotiate` -- the two protocol eras
   (the ``initialize`` handshake, the stateless 2026-07-28 revision): which one a connection
@@ -33,7 +34,14 @@ if TYPE_CHECKING:
     from mcpctl.probe.catalog import Catalog, catalog, catalog_all
     from mcpctl.probe.connect import Connection, connect, open_session
     from mcpctl.probe.eras import Era, EraMemory
-    from mcpctl.probe.health import ProbeError, ProbeResult, default_concurrency, probe, probe_all
+    from mcpctl.probe.health import (
+        HealthStatus,
+        ProbeError,
+        ProbeResult,
+        default_concurrency,
+        probe,
+        probe_all,
+    )
     from mcpctl.probe.inputs import InputAnswer, InputRequest, answers_from
     from mcpctl.probe.listcache import ListingCache
     from mcpctl.probe.tools import ToolCallResult, ToolInfo, call_tool, check_arguments, list_tools
@@ -43,6 +51,7 @@ __all__ = [
     "Connection",
     "Era",
     "EraMemory",
+    "HealthStatus",
     "InputAnswer",
     "InputRequest",
     "ListingCache",
@@ -70,6 +79,7 @@ _LAZY = {
     "Connection": "mcpctl.probe.connect",
     "Era": "mcpctl.probe.eras",
     "EraMemory": "mcpctl.probe.eras",
+    "HealthStatus": "mcpctl.probe.health",
     "InputAnswer": "mcpctl.probe.inputs",
     "InputRequest": "mcpctl.probe.inputs",
     "answers_from": "mcpctl.probe.inputs",

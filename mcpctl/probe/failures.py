@@ -33,6 +33,7 @@ __all__ = [
     "MESSAGE_MAX",
     "as_exception",
     "classify",
+    "list_failed",
     "one_line",
     "precheck",
     "timeout_error",
@@ -157,6 +158,22 @@ def classify(
     )
 
 
+def list_failed(
+    what: str, exc: BaseException, entry: ServerEntry, diag: StdioDiagnostics | None, name: str
+) -> ProbeError | None:
+    """The error of a ``{what}/list`` the server answered with an error (``list_failed``: it
+    answered, so it is degraded, not down); ``None`` when ``exc`` is another failure (the
+    connection closed, an HTTP error status...), which fails the probe as usual."""
+    from mcpctl.probe.connect import MCPError
+
+    answer = next((leaf for leaf in exception_leaves(exc) if isinstance(leaf, MCPError)), None)
+    if answer is None or classify(exc, entry, diag, name).code != "mcp_error":
+        return None
+    message = one_line(f"{what}/list failed: {getattr(answer, 'message', answer)}")
+    hint = f"the server answered, but could not list its {what}; its logs may say why"
+    return ProbeError("list_failed", message, hint)
+
+
 def _first_line(exc: BaseException) -> str:
     # A pydantic ValidationError's str() is a multi-line dump: its first error says enough.
     errors = getattr(exc, "errors", None)
@@ -172,11 +189,22 @@ def _first_line(exc: BaseException) -> str:
 
 
 def http_error(status: int, name: str, response: Any = None) -> ProbeError:
-    """The error for an HTTP error status of a remote server."""
+    """The error for an HTTP error status of a remote server.
+
+    A 401 with a ``WWW-Authenticate`` challenge asks for a sign-in (``auth_required``); one
+    without refuses the credentials the entry sent, if any (``unauthorized``).
+    """
     if status == 401:
-        return ProbeError("auth_required", "the server answered 401 Unauthorized",
-                          f"set the credentials of {name!r} (its headers or auth); if it uses "
-                          f"OAuth, sign in with 'mcpctl auth {name}'")  # fmt: skip
+        headers = response.headers if response is not None else {}
+        challenge = str(headers.get("www-authenticate", "")).strip()
+        if challenge:
+            scheme = one_line(challenge.split()[0].rstrip(","), 40)
+            return ProbeError("auth_required",
+                              f"the server answered 401 Unauthorized and asks for a sign-in "
+                              f"({scheme})", _challenge_hint(name))  # fmt: skip
+        return ProbeError("unauthorized", "the server answered 401 Unauthorized",
+                          f"set the credentials of {name!r} (its headers); if it uses OAuth, "
+                          f"sign in with 'mcpctl auth {name}'")  # fmt: skip
     if status == 403:
         return ProbeError("forbidden", "the server answered 403 Forbidden",
                           "the credentials lack the needed permissions")  # fmt: skip
@@ -185,6 +213,14 @@ def http_error(status: int, name: str, response: Any = None) -> ProbeError:
         return ProbeError("not_mcp", f"HTTP {status} with an HTML page: not an MCP endpoint",
                           _NOT_MCP_HINT)  # fmt: skip
     return ProbeError("http_error", f"the server answered HTTP {status}")
+
+
+def _challenge_hint(name: str) -> str:
+    """The hint of a server that asks for a sign-in (the entry may not use OAuth yet)."""
+    return (
+        f'sign in with \'mcpctl auth {name}\' (its entry needs "auth": {{"type": "oauth"}}), '
+        "or fix the credentials in its headers"
+    )
 
 
 def _mcp_error(exc: Any, name: str) -> ProbeError:

@@ -2,7 +2,9 @@
 
 A probe runs inside the server's timeout. Failures become a :class:`ProbeError` with a stable
 code and a hint (:mod:`mcpctl.probe.failures`), never an exception: one bad server never
-breaks the report of the others.
+breaks the report of the others. Each result has a :class:`HealthStatus`, the verdict a
+client would show: ``healthy``, ``degraded`` (it answered, but a list failed, its tool list
+had to be repaired, or it was slow), ``needs_auth``, ``unhealthy`` or ``unavailable``.
 
 This module imports the MCP SDK only inside the functions that connect, so that a missing
 command is reported in milliseconds, before the SDK's second of imports.
@@ -14,13 +16,14 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
-from mcpctl.errors import PlaceholderError
+from mcpctl.errors import PlaceholderError, UsageError, closest
 from mcpctl.probe.eras import Era, EraMemory
-from mcpctl.probe.failures import classify, precheck, timeout_error
+from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
 from mcpctl.probe.spawn import ProbeError
 from mcpctl.probe.tools import ToolInfo, list_all_tools
 
@@ -29,20 +32,85 @@ if TYPE_CHECKING:
     from anyio.abc import Process
 
     from mcpctl.config.placeholders import ResolvedEntry
+    from mcpctl.probe.connect import Connection
     from mcpctl.probe.spawn import StdioDiagnostics
 
 __all__ = [
+    "DEFAULT_SLOW",
+    "FAILING",
+    "HealthStatus",
     "ProbeError",
     "ProbeResult",
     "ServerKind",
     "Speaking",
     "default_concurrency",
+    "failing_states",
     "probe",
     "probe_all",
 ]
 
 T = TypeVar("T")
 ServerKind = Literal["internal", "external"]
+
+#: Seconds a request may take before a server counts as slow (``degraded``).
+DEFAULT_SLOW = 2.0
+
+
+class HealthStatus(StrEnum):
+    """The verdict on one server, as a client would show it.
+
+    ``healthy``: it answered everything, in time. ``degraded``: it answered, but a list
+    failed (tools, prompts or resources), mcpctl had to repair its tool list, or a request
+    took longer than the slow limit. ``needs_auth``: it asks for a sign-in, or the OAuth
+    sign-in its entry uses is missing or can no longer be renewed (error ``auth_required``).
+    ``unhealthy``: it answered, then failed. ``unavailable``: it could not be reached or
+    started.
+    """
+
+    healthy = "healthy"
+    degraded = "degraded"
+    needs_auth = "needs_auth"
+    unhealthy = "unhealthy"
+    unavailable = "unavailable"
+
+
+#: The states that fail a health check unless told otherwise: all but ``healthy``.
+FAILING = frozenset(s for s in HealthStatus if s is not HealthStatus.healthy)
+
+
+def failing_states(names: Iterable[str]) -> frozenset[HealthStatus]:
+    """The states that fail a health check, from names (each may be a comma-separated
+    list); ``unhealthy`` includes ``unavailable`` (a server that could not even be reached
+    is no healthier than one that failed once reached). No names: :data:`FAILING`.
+
+    Raises:
+        UsageError: a name that is not a failing state.
+    """
+    choices = [s.value for s in HealthStatus if s in FAILING]
+    chosen: set[HealthStatus] = set()
+    for name in (part.strip() for text in names for part in text.split(",")):
+        if not name:
+            continue
+        if name.lower() not in choices:
+            guess = closest(name, choices)
+            raise UsageError(
+                f"--fail-on {name!r} is not a state"
+                + (f" (did you mean {guess!r}?)" if guess else ""),
+                hint=f"choose among {', '.join(choices)} (comma-separated, or the option repeated)",
+            )
+        chosen.add(HealthStatus(name.lower()))
+    if HealthStatus.unhealthy in chosen:
+        chosen.add(HealthStatus.unavailable)
+    return frozenset(chosen) or FAILING
+
+
+#: The requests a slow limit applies to, by their key in ``latency_ms``, as people name them.
+_STEPS = {
+    "list_tools": "tools/list",
+    "list_prompts": "prompts/list",
+    "list_resources": "resources/list",
+    "ping": "ping",
+}
 
 
 @dataclass
@@ -53,6 +121,12 @@ class ProbeResult:
     stateless era's; ``None`` when the server gave none); ``from_cache`` is the age in
     seconds of a listing served from :class:`mcpctl.probe.listcache.ListingCache` instead
     of a probe.
+
+    :attr:`status` is the verdict; ``healthy`` keeps its first meaning -- the probe went
+    through, the tool list is known -- so it is true for a server that is ``degraded`` only
+    by a failed prompt or resource list, a repair or slowness, and false for one whose
+    ``tools/list`` failed (``error`` code ``list_failed``). ``degraded`` holds the reasons
+    of a degraded server that has no error, one line each.
     """
 
     name: str
@@ -74,14 +148,38 @@ class ProbeResult:
     error: ProbeError | None = None
     stderr: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> HealthStatus:
+        """The verdict: see :class:`HealthStatus`."""
+        error = self.error
+        if error is not None:
+            if error.code == "auth_required":
+                return HealthStatus.needs_auth
+            if error.code == "list_failed":
+                return HealthStatus.degraded
+            return HealthStatus.unhealthy if self.available else HealthStatus.unavailable
+        if not self.healthy:
+            return HealthStatus.unhealthy if self.available else HealthStatus.unavailable
+        return HealthStatus.degraded if self.degraded else HealthStatus.healthy
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why it is not healthy, one line each: the error, then what degraded it."""
+        first = [f"{self.error.code}: {self.error.message}"] if self.error is not None else []
+        return first + self.degraded
 
     def to_dict(self, *, with_tools: bool = False) -> dict[str, Any]:
-        """JSON form: ``name, available, healthy, type`` first, as that orchestrator reports."""
+        """JSON form: ``name, available, healthy, type`` first, as that orchestrator reports;
+        then ``status`` (see :class:`HealthStatus`)."""
         data: dict[str, Any] = {
             "name": self.name,
             "available": self.available,
             "healthy": self.healthy,
             "type": self.type,
+            "status": self.status.value,
+            "degraded": self.degraded,
             "transport": self.transport,
             "latency_ms": {k: round(v, 1) for k, v in self.latency_ms.items()},
             "server": {"name": self.server_name, "version": self.server_version},
@@ -141,24 +239,31 @@ async def probe(
     secrets: SecretSource | None = None,
     protocol: ProtocolMode | None = None,
     eras: EraMemory | None = None,
+    slow: float | None = DEFAULT_SLOW,
 ) -> ProbeResult:
-    """Probe one server: connect, settle the protocol era, list every page of tools, and
-    ping a server of the handshake era (the stateless one has no ping).
+    """Probe one server: connect, settle the protocol era, list every page of tools, list
+    the first page of prompts and of resources when it offers them, and ping a server of the
+    handshake era (the stateless one has no ping).
 
-    ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`. Never
+    ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`. ``slow``:
+    the seconds a request may take before the server is ``degraded`` (``None``: no limit);
+    the handshake, which includes a spawned server's start-up, is not held to it. Never
     raises for a failing server: the result says what failed. The whole probe, server
     shutdown included, ends within ``timeout`` (default: the entry's) plus a second.
     """
-    return await _probe(name, entry, kind, timeout, policy, secrets, Speaking(protocol, eras))
+    speaking = Speaking(protocol, eras, slow)
+    return await _probe(name, entry, kind, timeout, policy, secrets, speaking)
 
 
 @dataclass(frozen=True)
 class Speaking:
     """Which protocol era to speak (``None``: the entry's, else ``auto``) and where detected
-    eras are remembered (see :func:`mcpctl.probe.connect.connect`)."""
+    eras are remembered (see :func:`mcpctl.probe.connect.connect`); ``slow``: the seconds a
+    request may take before the server is ``degraded`` (``None``: no limit)."""
 
     protocol: ProtocolMode | None = None
     eras: EraMemory | None = None
+    slow: float | None = DEFAULT_SLOW
 
 
 async def _probe(
@@ -207,20 +312,7 @@ async def _probe(
                     result.server_name, result.server_version = info.name, info.version
                 result.protocol_version = conn.era.version
                 result.capabilities = _capabilities(conn.capabilities)
-                t0 = time.perf_counter()
-                if "tools" in result.capabilities:
-                    result.tools = await list_all_tools(conn)
-                result.tool_count = len(result.tools)
-                if conn.era.name == "modern":  # the handshake era has no caching hints
-                    result.listing_ttl_ms = conn.listing.ttl_ms
-                    result.listing_scope = conn.listing.cache_scope
-                t1 = time.perf_counter()
-                result.latency_ms["list_tools"] = (t1 - t0) * 1000
-                if conn.era.name == "legacy":
-                    await conn.session.send_ping()
-                    result.latency_ms["ping"] = (time.perf_counter() - t1) * 1000
-                result.warnings = list(conn.listing.warnings)
-                result.healthy = True
+                await _list_and_ping(conn, result, entry, diag, name)
                 if done is not None:
                     done()  # the answer is in: the shutdown need not hold a slot
     except TimeoutError:
@@ -231,8 +323,90 @@ async def _probe(
         result.stderr = diag.tail()
     if result.error is not None:
         result.healthy = False
+        if result.error.code != "list_failed":
+            result.degraded = []  # it failed: what else was wrong no longer matters
+    elif result.healthy:
+        _judge(result, speaking.slow)
     result.latency_ms["total"] = (time.perf_counter() - started) * 1000
     return result
+
+
+async def _list_and_ping(
+    conn: Connection, result: ProbeResult, entry: ServerEntry, diag: Any, name: str
+) -> None:
+    """The probe's requests once the era is settled; a list the server answers with an
+    error degrades it (``list_failed`` for tools), any other failure raises."""
+    result.transport = conn.transport
+    result.available = True
+    result.era = conn.era
+    result.latency_ms["connect"] = conn.connect_ms
+    exchange = "initialize" if conn.era.name == "legacy" else "discover"
+    result.latency_ms[exchange] = conn.negotiate_ms
+    info = conn.server_info
+    if info is not None:
+        result.server_name, result.server_version = info.name, info.version
+    result.protocol_version = conn.era.version
+    result.capabilities = _capabilities(conn.capabilities)
+    t0 = time.perf_counter()
+    if "tools" in result.capabilities:
+        try:
+            result.tools = await list_all_tools(conn)
+        except Exception as exc:  # an error answer degrades; anything else is re-raised
+            error = list_failed("tools", exc, entry, diag, name)
+            if error is None:
+                raise
+            result.error = error
+    if result.error is None:
+        result.tool_count = len(result.tools)
+    if conn.era.name == "modern":  # the handshake era has no caching hints
+        result.listing_ttl_ms = conn.listing.ttl_ms
+        result.listing_scope = conn.listing.cache_scope
+    result.latency_ms["list_tools"] = (time.perf_counter() - t0) * 1000
+    session = conn.session
+    for what, key, offered, list_page in (
+        ("prompts", "list_prompts", "prompts", session.list_prompts),
+        ("resources", "list_resources", "resources", session.list_resources),
+    ):
+        if offered not in result.capabilities:
+            continue
+        t = time.perf_counter()
+        try:
+            await list_page()
+        except Exception as exc:  # as for tools: an error answer degrades
+            error = list_failed(what, exc, entry, diag, name)
+            if error is None:
+                raise
+            result.degraded.append(error.message)
+        result.latency_ms[key] = (time.perf_counter() - t) * 1000
+    if conn.era.name == "legacy":
+        t = time.perf_counter()
+        await session.send_ping()
+        result.latency_ms["ping"] = (time.perf_counter() - t) * 1000
+    result.warnings = list(conn.listing.warnings)
+    result.healthy = result.error is None
+
+
+def _judge(result: ProbeResult, slow: float | None) -> None:
+    """What degrades a server that answered everything: repairs, then slowness."""
+    if result.warnings:
+        count = len(result.warnings)
+        result.degraded.append(
+            f"mcpctl repaired its tool list ({count} problem{'s' if count != 1 else ''}: "
+            f"{result.warnings[0]}{'; ...' if count > 1 else ''})"
+        )
+    if slow is None:
+        return
+    # Only the requests after the handshake count: a spawned server's handshake includes its
+    # start-up, and detecting the era may wait on a server that ignores server/discover.
+    steps = [k for k in _STEPS if k in result.latency_ms]
+    if not steps:
+        return
+    slowest = max(steps, key=lambda k: result.latency_ms[k])
+    took = result.latency_ms[slowest]
+    if took > slow * 1000:
+        result.degraded.append(
+            f"slow: {_STEPS[slowest]} took {took:.0f} ms (the limit is {slow * 1000:.0f} ms)"
+        )
 
 
 async def probe_all(
@@ -245,6 +419,7 @@ async def probe_all(
     on_result: Callable[[ProbeResult], object] | None = None,
     protocol: ProtocolMode | None = None,
     eras: EraMemory | None = None,
+    slow: float | None = DEFAULT_SLOW,
 ) -> list[ProbeResult]:
     """Probe many servers at once, in input order.
 
@@ -258,9 +433,9 @@ async def probe_all(
     The first stdio servers are started before the MCP SDK is imported, so that they boot
     while mcpctl loads it. ``on_result`` is called with each result as it comes in (for
     progress), in the event loop's thread. ``protocol`` and ``eras`` are those of
-    :func:`mcpctl.probe.connect.connect`.
+    :func:`mcpctl.probe.connect.connect`; ``slow`` is that of :func:`probe`.
     """
-    speaking = Speaking(protocol, eras)
+    speaking = Speaking(protocol, eras, slow)
 
     def work(name: str, entry: ServerEntry, kind: ServerKind, *rest: Any) -> Awaitable[ProbeResult]:
         return _probe(name, entry, kind, timeout, policy, secrets, speaking, *rest)

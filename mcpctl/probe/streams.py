@@ -201,16 +201,50 @@ async def open_streamable_http(
     diagnostics: StdioDiagnostics | None = None,
     process: Process | None = None,
 ) -> AsyncIterator[Streams]:
-    """The streams of a streamable-HTTP server, with the entry's headers and auth."""
+    """The streams of a streamable-HTTP server, with the entry's headers and auth.
+
+    The SDK answers a request refused with HTTP 401 with a stand-in error that says nothing
+    of the status or of the server's ``WWW-Authenticate`` challenge: such a failure is raised
+    as the ``httpx2.HTTPStatusError`` of that 401 instead, so that it is classified as one.
+    """
     entry = resolved.entry
     assert entry.url is not None
     headers, auth = _auth_headers(entry, resolved.name)
     http_timeout = httpx2.Timeout(timeout, read=max(timeout, 30.0))
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=http_timeout, auth=auth) as client,
-        streamable_http_client(entry.url, http_client=client) as streams,
-    ):
-        yield streams[0], streams[1]
+    refused: list[httpx2.Response] = []  # the last response, when it was a 401
+
+    async def note(response: httpx2.Response) -> None:
+        refused[:] = [response] if response.status_code == 401 else []
+
+    hooks: dict[str, list[Callable[..., Any]]] = {"response": [note]}
+    try:
+        async with (
+            httpx2.AsyncClient(
+                headers=headers, timeout=http_timeout, auth=auth, event_hooks=hooks
+            ) as client,
+            streamable_http_client(entry.url, http_client=client) as streams,
+        ):
+            yield streams[0], streams[1]
+    except Exception as exc:
+        if refused and _stand_in_for_status(exc):
+            response = refused[0]
+            raise httpx2.HTTPStatusError(
+                "401 Unauthorized", request=response.request, response=response
+            ) from exc
+        raise
+
+
+def _stand_in_for_status(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's stand-in for an HTTP error status (and not a failure
+    mcpctl already explained, such as a sign-in that is needed)."""
+    from mcp.shared.exceptions import MCPError
+
+    from mcpctl.errors import exception_leaves
+
+    leaves = exception_leaves(exc)
+    if any(isinstance(leaf, ProbeFailed) for leaf in leaves):
+        return False
+    return any(isinstance(leaf, MCPError) for leaf in leaves)
 
 
 @contextlib.asynccontextmanager

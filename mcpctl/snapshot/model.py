@@ -53,6 +53,8 @@ class ServerState:
 
     ``protocol`` is the era and version spoken (``{"era": "modern", "version":
     "2026-07-28"}``): recorded for people, never part of a fingerprint or of a diff.
+    ``warnings`` (what mcpctl had to repair or could not list: the server is degraded) are
+    known only to the snapshot just taken: they are not written to the file.
     """
 
     server_info: dict[str, Any] | None = None
@@ -62,6 +64,7 @@ class ServerState:
     resource_templates: dict[str, Definition] = field(default_factory=dict)
     error: str | None = None  # the probe's failure code: nothing is known of its tools
     protocol: dict[str, str] | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> dict[str, Definition]:
         """The definitions of one of :data:`KINDS`."""

@@ -51,6 +51,7 @@ def state_of(found: Catalog) -> ServerState:
         protocol=(
             {"era": found.era.name, "version": found.era.version} if found.era is not None else None
         ),
+        warnings=list(found.warnings),
     )
 
 

@@ -47,8 +47,10 @@ _KIND_WORDS = {
 class ServerSummary:
     """One server as the report shows it.
 
-    ``status`` is ``healthy``, ``failed`` (``error`` holds the probe's failure code) or
-    ``not probed``; ``tools`` are all its tool names, sorted (empty unless healthy).
+    ``status`` is ``healthy``, ``degraded`` (probed, but mcpctl had to repair what it sent
+    or could not list something it offers), ``needs_auth`` (it asks for a sign-in: ``error``
+    is ``auth_required``), ``failed`` (``error`` holds the probe's failure code) or ``not
+    probed``; ``tools`` are all its tool names, sorted (empty unless it was listed).
     """
 
     name: str
@@ -61,11 +63,17 @@ class ServerSummary:
     prompt_count: int | None = None
     resource_template_count: int | None = None
     protocol: dict[str, str] | None = None  # the era and version spoken, when probed
+    degraded: tuple[str, ...] = ()  # why it is degraded
+
+    @property
+    def listed(self) -> bool:
+        """Whether its tools were listed (healthy or degraded)."""
+        return self.status in ("healthy", "degraded")
 
     @property
     def tool_count(self) -> int | None:
         """How many tools it offers; ``None`` when that is unknown (not probed, failed)."""
-        return len(self.tools) if self.status == "healthy" else None
+        return len(self.tools) if self.listed else None
 
     def to_data(self) -> dict[str, Any]:
         """The JSON view."""
@@ -76,6 +84,7 @@ class ServerSummary:
             "description": self.description,
             "status": self.status,
             "error": self.error,
+            "degraded": list(self.degraded),
             "tool_count": self.tool_count,
             "tools": list(self.tools),
             "prompt_count": self.prompt_count,
@@ -110,12 +119,18 @@ class Report:
 
     @property
     def failed(self) -> list[ServerSummary]:
-        """The servers whose probe failed."""
-        return [s for s in self.servers if s.status == "failed"]
+        """The servers whose probe failed (``needs_auth`` ones included)."""
+        return [s for s in self.servers if s.status in ("failed", "needs_auth")]
+
+    @property
+    def unhealthy(self) -> list[ServerSummary]:
+        """The probed servers that are not healthy (as ``mcpctl health`` fails on them)."""
+        return [s for s in self.servers if s.status not in ("healthy", "not probed")]
 
     @property
     def headline(self) -> str:
-        """``MCP servers: 5 (2 internal, 3 external), 4 healthy, 1 failed``."""
+        """``MCP servers: 5 (2 internal, 3 external), 2 healthy, 1 degraded, 2 failed (1 needs a
+        sign-in)``."""
         total = len(self.servers)
         line = f"MCP servers: {total}"
         if total:
@@ -123,7 +138,11 @@ class Report:
             line += f"{self.count(type='external')} external)"
         if not self.probed:
             return line + (", not probed" if total else "")
-        line += f", {self.count(status='healthy')} healthy, {len(self.failed)} failed"
+        line += f", {self.count(status='healthy')} healthy"
+        degraded, signing = self.count(status="degraded"), self.count(status="needs_auth")
+        line += f", {degraded} degraded" if degraded else ""
+        line += f", {len(self.failed)} failed"
+        line += f" ({signing} need{'s' if signing == 1 else ''} a sign-in)" if signing else ""
         unprobed = self.count(status="not probed")
         return line + (f", {unprobed} not probed" if unprobed else "")
 
@@ -137,6 +156,8 @@ class Report:
                 "internal": self.count(type="internal"),
                 "external": self.count(type="external"),
                 "healthy": self.count(status="healthy") if self.probed else None,
+                "degraded": self.count(status="degraded") if self.probed else None,
+                "needs_auth": self.count(status="needs_auth") if self.probed else None,
                 "failed": len(self.failed) if self.probed else None,
                 "not_probed": self.count(status="not probed"),
             },
@@ -186,19 +207,21 @@ def _summary(record: McpRecord, entry: ServerEntry | None) -> ServerSummary:
     if state is None:
         return ServerSummary(record.name, record.type, record.transport, description, "not probed")
     if state.error is not None:
+        status = "needs_auth" if state.error == "auth_required" else "failed"
         return ServerSummary(
-            record.name, record.type, record.transport, description, "failed", state.error
+            record.name, record.type, record.transport, description, status, state.error
         )
     return ServerSummary(
         record.name,
         record.type,
         record.transport,
         description,
-        "healthy",
+        "degraded" if state.warnings else "healthy",
         tools=tuple(sorted(state.tools)),
         prompt_count=len(state.prompts),
         resource_template_count=len(state.resource_templates),
         protocol=state.protocol,
+        degraded=tuple(state.warnings),
     )
 
 
@@ -315,6 +338,12 @@ def _lines(report: Report, fmt: _Plain, limit: int) -> list[str]:
             f"{fmt.label('Disabled')} {_names(report.disabled, fmt, len(report.disabled))}",
         ]
     lines += _change_section(report, fmt, limit)
+    degraded = [s for s in report.servers if s.status == "degraded"]
+    if degraded:
+        lines += fmt.heading("Degraded")
+        for s in degraded:
+            more = f" (+{len(s.degraded) - 1} more)" if len(s.degraded) > 1 else ""
+            lines.append(f"{fmt.bullet}{fmt.name(s.name)}: {fmt.words(s.degraded[0])}{more}")
     if report.failed:
         lines += fmt.heading("Failed")
         lines += [
@@ -330,6 +359,10 @@ def _server_lines(server: ServerSummary, fmt: _Plain, limit: int) -> list[str]:
     head = f"{fmt.bullet}{fmt.name(server.name)}"
     if server.status == "healthy":
         head += f" ({_plural(len(server.tools))})"
+    elif server.status == "degraded":
+        head += f" ({_plural(len(server.tools))}, degraded)"
+    elif server.status == "needs_auth":
+        head += f" (needs a sign-in: {fmt.code('mcpctl auth ' + server.name)})"
     elif server.status == "failed":
         head += f" (failed: {fmt.code(server.error or '')})"
     if server.description:

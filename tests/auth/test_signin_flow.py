@@ -164,6 +164,7 @@ def test_a_revoked_refresh_token_means_auth_required(mcpctl: Mcpctl, oauth_serve
     assert health.code == 1
     error = health.json["data"]["mcps"][0]["error"]
     assert error["code"] == "auth_required"
+    assert health.json["data"]["mcps"][0]["status"] == "needs_auth"  # it can no longer renew
     assert "mcpctl auth docs" in error["hint"]
     human = mcpctl("health", "docs")
     assert human.code == 1 and "mcpctl auth docs" in human.stderr

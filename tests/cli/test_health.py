@@ -32,8 +32,12 @@ def test_health_json_has_the_orchestrators_shape(cli: Cli, config_path: Path) ->
     assert r.exit_code == 1
     data = r.json["data"]
     assert data["scope"] == "all"
-    assert data["summary"] == {"total": 2, "healthy": 1, "unhealthy": 1}
+    by_status = {"healthy": 1, "degraded": 0, "needs_auth": 0, "unhealthy": 0, "unavailable": 1}
+    assert data["summary"] == {"total": 2, "healthy": 1, "unhealthy": 1, "by_status": by_status}
+    assert data["fail_on"] == ["degraded", "needs_auth", "unhealthy", "unavailable"]
+    assert data["slow_ms"] == 2000
     mcps = {m["name"]: m for m in data["mcps"]}
+    assert mcps["basic"]["status"] == "healthy" and mcps["broken"]["status"] == "unavailable"
     assert (
         mcps["basic"]["healthy"]
         and mcps["basic"]["available"]
@@ -53,7 +57,7 @@ def test_health_human_table_and_exit_0(cli: Cli, config_path: Path) -> None:
     r = cli("health")
     assert r.exit_code == 0
     assert r.stdout.startswith(f"basic\texternal\tstdio\thealthy\t{BASIC_TOOL_COUNT}\t")
-    assert "1 server: 1 healthy, 0 unhealthy" in r.stderr
+    assert r.stderr.endswith("1 server: 1 healthy\n")
 
 
 def test_health_named_and_unknown(cli: Cli, config_path: Path) -> None:
@@ -93,10 +97,12 @@ def test_health_timeout_bare_number_and_bad_values(cli: Cli, config_path: Path) 
 def test_health_of_a_server_with_a_non_conforming_tool_list(cli: Cli, config_path: Path) -> None:
     write_config(config_path, {"raw": RAW})
     r = cli("health", "--json")
-    assert r.exit_code == 0, r.stdout
-    assert r.json["ok"] is True and r.json["errors"] == []
+    # Repaired, so usable (healthy keeps its meaning), but degraded: exit 1.
+    assert r.exit_code == 1, r.stdout
+    assert r.json["ok"] is False and r.json["errors"] == []
     mcp = r.json["data"]["mcps"][0]
     assert mcp["healthy"] and mcp["error"] is None and mcp["tool_count"] == 6
+    assert mcp["status"] == "degraded" and mcp["degraded"][0].startswith("mcpctl repaired")
     assert len(mcp["warnings"]) == 6
     warnings = r.json["warnings"]
     assert (
@@ -107,9 +113,13 @@ def test_health_of_a_server_with_a_non_conforming_tool_list(cli: Cli, config_pat
     assert any(w.startswith("raw: tool #5: name ") for w in warnings)
     assert all("\n" not in w and len(w) < 200 for w in warnings)
     human = cli("health")
-    assert human.exit_code == 0
-    assert human.stdout.startswith("raw\texternal\tstdio\thealthy\t6\t")
+    assert human.exit_code == 1
+    assert human.stdout.startswith("raw\texternal\tstdio\tdegraded\t6\t")
+    assert "\tmcpctl repaired its tool list (6 problems: " in human.stdout
     assert "warning: raw: tool 'read_file': inputSchema has no" in human.stderr
+    assert human.stderr.endswith("1 server: 0 healthy, 1 degraded\n")
+    tolerated = cli("health", "--fail-on", "unhealthy", "--json")
+    assert tolerated.exit_code == 0 and tolerated.json["ok"] is True
 
 
 def test_health_failure_that_is_a_validation_error_is_one_line(cli: Cli, config_path: Path) -> None:
@@ -123,6 +133,99 @@ def test_health_failure_that_is_a_validation_error_is_one_line(cli: Cli, config_
     assert r.json["errors"][0]["reason"] == "probe_failed"
     human = cli("health")
     assert "Traceback" not in human.stderr and "pydantic" not in human.stdout + human.stderr
+
+
+def raw_mode(mode: str, **env: str) -> dict[str, object]:
+    return {"command": PY, "args": [str(SERVERS / "raw.py"), mode], "env": env}
+
+
+def test_a_failed_list_is_degraded_with_every_reason_under_v(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"idx": raw_mode("list-error")})
+    r = cli("health", "--json")
+    assert r.exit_code == 1
+    mcp = r.json["data"]["mcps"][0]
+    assert mcp["status"] == "degraded" and mcp["available"] and not mcp["healthy"]
+    assert mcp["error"]["code"] == "list_failed" and mcp["tool_count"] is None
+    assert mcp["degraded"] == [
+        "prompts/list failed: the index is unavailable",
+        "resources/list failed: the index is unavailable",
+    ]
+    assert r.json["errors"][0]["reason"] == "list_failed"
+    human = cli("health")
+    row = human.stdout.split("\t")
+    assert row[3] == "degraded"
+    assert row[-1] == "list_failed: tools/list failed: the index is unavailable (+2 more, -v)\n"
+    assert "idx: the server answered, but could not list its tools" in human.stderr
+    wide = cli("health", "-v")
+    assert wide.stdout.rstrip("\n").endswith(
+        "list_failed: tools/list failed: the index is unavailable; prompts/list failed: the "
+        "index is unavailable; resources/list failed: the index is unavailable"
+    )
+    # Tolerated: exit 0, and the envelope's errors hold only what fails the run.
+    ok = cli("health", "--fail-on", "unhealthy", "--json")
+    assert ok.exit_code == 0 and ok.json["ok"] is True and ok.json["errors"] == []
+    assert ok.json["data"]["mcps"][0]["error"]["code"] == "list_failed"
+
+
+def test_a_failed_prompts_list_is_degraded(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"p": raw_mode("prompts-error")})
+    r = cli("health", "--json")
+    assert r.exit_code == 1
+    mcp = r.json["data"]["mcps"][0]
+    assert (mcp["status"], mcp["healthy"], mcp["tool_count"]) == ("degraded", True, 1)
+    assert mcp["degraded"] == ["prompts/list failed: the index is unavailable"]
+
+
+def test_slow_is_degraded_against_the_slow_option(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"late": raw_mode("slow", RAW_SERVER_DELAY="1")})
+    for value in ("100ms", "0.1"):  # a bare number is seconds
+        r = cli("health", "--slow", value, "--json")
+        assert r.exit_code == 1, value
+        mcp = r.json["data"]["mcps"][0]
+        assert mcp["status"] == "degraded" and mcp["healthy"]
+        assert mcp["degraded"][0].startswith("slow: tools/list took ")
+        assert r.json["data"]["slow_ms"] == 100
+    human = cli("health", "--slow", "100ms")
+    assert "\tdegraded\t" in human.stdout and "\tslow: tools/list took " in human.stdout
+    relaxed = cli("health", "--slow", "30s", "--json")
+    assert relaxed.exit_code == 0 and relaxed.json["data"]["mcps"][0]["status"] == "healthy"
+    for bad in ("soon", "0"):
+        bad_run = cli("health", "--slow", bad)
+        assert bad_run.exit_code == 2 and "--slow" in bad_run.stderr
+
+
+def test_fail_on_narrows_the_exit_code(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"raw": RAW, "gone": {"command": "no-such-command-xyz"}})
+    expected = {
+        (): 1,
+        ("degraded",): 1,
+        ("needs_auth",): 0,
+        ("unhealthy",): 1,  # unavailable counts as unhealthy
+        ("unavailable",): 1,
+        ("needs_auth,degraded",): 1,
+    }
+    for values, code in expected.items():
+        args = [a for v in values for a in ("--fail-on", v)]
+        assert cli("health", *args).exit_code == code, values
+    r = cli("health", "--fail-on", "needs_auth", "--fail-on", "unhealthy", "--json")
+    assert r.json["data"]["fail_on"] == ["needs_auth", "unhealthy", "unavailable"]
+    assert [e["reason"] for e in r.json["errors"]] == ["command_not_found"]
+    only_raw = cli("health", "raw", "--fail-on", "unhealthy,needs_auth")
+    assert only_raw.exit_code == 0
+    bad = cli("health", "--fail-on", "degradd")
+    assert bad.exit_code == 2 and "did you mean 'degraded'" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_the_status_column_is_coloured_on_a_terminal() -> None:
+    from mcpctl.cli.health import _health_table
+    from mcpctl.cli.health_live import STYLES
+    from mcpctl.probe.health import ProbeResult
+
+    table = _health_table([ProbeResult("a", available=True, healthy=True, degraded=["slow"])])
+    assert table.rows[0][3] == "degraded" and table.rows[0][-1] == "slow"
+    assert table.styles == {3: STYLES}
+    assert STYLES["degraded"] != STYLES["healthy"] != STYLES["needs_auth"]
 
 
 def make_internal(root: Path, folder: str, manifest: object, **package: object) -> Path:
@@ -222,6 +325,34 @@ def test_health_watch_prints_only_changes_and_stops_on_sigterm(tmp_path: Path) -
 
 
 @pytest.mark.slow
+def test_health_watch_reports_the_new_states(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / "external-mcps.json", {"raw": RAW})
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    for json_flag, check in (("--json", "json"), (None, "text")):
+        args = [*MCPCTL, "--config", str(cfg), "health", "--watch", "--interval", "30s"]
+        proc = subprocess.Popen([*args, *([json_flag] if json_flag else [])],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                text=True, preexec_fn=_default_signals)  # fmt: skip  # noqa: PLW1509
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if check == "json":
+                event = json.loads(line)
+                assert (event["status"], event["healthy"]) == ("degraded", True)
+                assert event["degraded"][0].startswith("mcpctl repaired its tool list")
+                assert event["reasons"] == event["degraded"]
+            else:
+                assert " raw new -> degraded (mcpctl repaired its tool list (6 problems" in line
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=30)
+            assert proc.returncode == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+@pytest.mark.slow
 def test_health_watch_reports_a_server_going_down(tmp_path: Path) -> None:
     flag = tmp_path / "down"
     script = (
@@ -273,4 +404,4 @@ def test_the_program_leaves_fast_with_all_its_output(config_path: Path, tmp_path
     assert r.returncode == 1
     assert r.stdout.startswith(f"basic\texternal\tstdio\thealthy\t{BASIC_TOOL_COUNT}\t")
     assert "gone\texternal" in r.stdout
-    assert r.stderr.endswith("2 servers: 1 healthy, 1 unhealthy\n")
+    assert r.stderr.endswith("2 servers: 1 healthy, 1 unavailable\n")

@@ -74,6 +74,18 @@ def test_the_board_keeps_each_servers_state_history_and_time_since_it_changed() 
     assert "round 3" in text_of(board, 160.0) and "probing" in text_of(board, 160.0)
 
 
+def test_a_degraded_server_keeps_its_latency_and_says_why() -> None:
+    board = Board(["slow", "locked"], interval=30)
+    board.record("slow", "degraded", 2500.0, "slow: tools/list took 2500 ms", now=1.0)
+    board.record("locked", "needs_auth", None, "auth_required: sign in", now=1.0)
+    slow, locked = board.tracks()
+    assert slow.latency_ms == 2500.0 and list(slow.history) == [2500.0]
+    assert locked.latency_ms is None and list(locked.history) == [None]
+    shown = text_of(board, 2.0)
+    assert "REASON" in shown and "slow: tools/list took 2500 ms" in shown
+    assert "needs_auth" in shown and "0/2 healthy" in shown
+
+
 def test_the_history_keeps_only_the_last_probes() -> None:
     board = Board(["a"], interval=1)
     for i in range(50):

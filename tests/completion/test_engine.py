@@ -187,3 +187,21 @@ def test_a_damaged_discovery_cache_offers_nothing() -> None:
 def test_a_broken_config_offers_nothing(config_path: Path, line: str) -> None:
     config_path.write_text("{not json")
     assert offered(line) == []
+
+
+def test_health_fail_on_offers_the_states() -> None:
+    assert offered("mcpctl health --fail-on ") == [
+        "degraded", "needs_auth", "unhealthy", "unavailable",
+    ]  # fmt: skip
+    assert offered("mcpctl health --fail-on un") == ["unhealthy", "unavailable"]
+    # Repeatable: offered again after a first value.
+    assert "degraded" in offered("mcpctl health --fail-on needs_auth --fail-on ")
+
+
+def test_health_fail_on_choices_are_the_librarys_failing_states() -> None:
+    from mcpctl.cli.health import FAIL_ON_CHOICES
+    from mcpctl.completion.generate import KINDS
+    from mcpctl.probe.health import FAILING, HealthStatus
+
+    assert [s.value for s in HealthStatus if s in FAILING] == FAIL_ON_CHOICES
+    assert KINDS[("health", "fail_on")] == FAIL_ON_CHOICES

@@ -193,9 +193,12 @@ class _Fault(http.server.BaseHTTPRequestHandler):
     status = 500
     body = b'{"error": "boom"}'
     ctype = "application/json"
+    challenge = ""
 
     def _answer(self) -> None:
         self.send_response(self.status)
+        if self.challenge:
+            self.send_header("WWW-Authenticate", self.challenge)
         self.send_header("Content-Type", self.ctype)
         self.send_header("Content-Length", str(len(self.body)))
         self.end_headers()
@@ -211,8 +214,9 @@ class _Fault(http.server.BaseHTTPRequestHandler):
 def fault_server() -> Iterator[Any]:
     servers: list[http.server.ThreadingHTTPServer] = []
 
-    def start(status: int, body: bytes, ctype: str) -> str:
-        handler = type("H", (_Fault,), {"status": status, "body": body, "ctype": ctype})
+    def start(status: int, body: bytes, ctype: str, challenge: str = "") -> str:
+        fields = {"status": status, "body": body, "ctype": ctype, "challenge": challenge}
+        handler = type("H", (_Fault,), fields)
         srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         servers.append(srv)
@@ -230,7 +234,7 @@ def fault_server() -> Iterator[Any]:
         (500, b'{"error": "boom"}', "application/json", "http_error"),
         (200, b"<html><body>Welcome to nginx</body></html>", "text/html", "not_mcp"),
         (404, b"<html>Not Found</html>", "text/html", "not_mcp"),
-        (401, b"", "text/plain", "auth_required"),
+        (401, b"", "text/plain", "unauthorized"),
     ],
 )
 def test_remote_faults(fault_server: Any, status: int, body: bytes, ctype: str, code: str) -> None:
@@ -240,8 +244,23 @@ def test_remote_faults(fault_server: Any, status: int, body: bytes, ctype: str, 
     assert time.monotonic() - start < 6
     assert r.error is not None, r
     assert r.error.code == code, r.error
-    if code == "auth_required":
+    assert r.status == "unavailable"
+    if code == "unauthorized":  # no challenge: the credentials sent were refused
         assert "credentials of 'remote'" in (r.error.hint or "")
+
+
+@pytest.mark.parametrize("transport", [None, "streamable-http", "sse"])
+def test_a_401_with_a_challenge_needs_auth(fault_server: Any, transport: str | None) -> None:
+    # Whichever transport: the SDK's streamable-HTTP client hides the status; mcpctl does not.
+    challenge = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+    url = fault_server(401, b"", "text/plain", challenge) + "/mcp"
+    entry = ServerEntry(url=url, timeout=5000, transport=transport)
+    r = run(lambda: probe("remote", entry))
+    assert r.error is not None and r.error.code == "auth_required", r.error
+    assert r.status == "needs_auth" and not r.healthy
+    assert "asks for a sign-in (Bearer)" in r.error.message
+    assert "mcpctl auth remote" in (r.error.hint or "")
+    assert r.to_dict()["status"] == "needs_auth"
 
 
 @pytest.mark.slow
@@ -291,3 +310,77 @@ def test_child_environment_gets_entry_env(tmp_path: Path, monkeypatch: pytest.Mo
     run(lambda: probe("x", entry))
     assert out.read_text() == "from-the-environment"
     assert os.environ.get("FROM_ENTRY") is None
+
+
+# --- the state a client would show ------------------------------------------------------------
+
+
+def raw(mode: str, **env: str) -> ServerEntry:
+    return ServerEntry(command=PY, args=(str(SERVERS / "raw.py"), mode), env=env, timeout=20000)
+
+
+def test_a_tools_list_answered_with_an_error_is_degraded() -> None:
+    r = run(lambda: probe("idx", raw("list-error")))
+    assert r.available and r.status == "degraded"
+    # healthy keeps its meaning: the tool list is not known.
+    assert not r.healthy and r.tool_count is None
+    assert r.error is not None and r.error.code == "list_failed"
+    assert r.error.message == "tools/list failed: the index is unavailable"
+    assert r.degraded == [
+        "prompts/list failed: the index is unavailable",
+        "resources/list failed: the index is unavailable",
+    ]
+    assert "ping" in r.latency_ms  # the probe went on after the failed list
+    data = r.to_dict()
+    assert data["status"] == "degraded" and data["error"]["code"] == "list_failed"
+
+
+def test_a_prompts_list_answered_with_an_error_is_degraded_with_its_tools_known() -> None:
+    r = run(lambda: probe("p", raw("prompts-error")))
+    assert r.status == "degraded" and r.healthy and r.error is None
+    assert r.tool_count == 1
+    assert r.degraded == ["prompts/list failed: the index is unavailable"]
+    assert r.to_dict()["degraded"] == r.degraded
+
+
+def test_a_repaired_tool_list_is_degraded() -> None:
+    r = run(lambda: probe("raw", raw("tools")))
+    assert r.status == "degraded" and r.healthy and r.tool_count == 6
+    assert len(r.warnings) == 6 and len(r.degraded) == 1
+    assert r.degraded[0].startswith("mcpctl repaired its tool list (6 problems: tool 'read_file'")
+
+
+def test_slow_requests_degrade_and_the_limit_is_the_callers() -> None:
+    entry = raw("slow", RAW_SERVER_DELAY="1")
+    results = run(lambda: probe_all({"a": entry, "b": entry}, slow=0.1))
+    for r in results:
+        assert r.status == "degraded" and r.healthy
+        assert r.degraded[0].startswith("slow: tools/list took ")
+        assert r.degraded[0].endswith(" ms (the limit is 100 ms)")
+    # No limit (or a generous one): the same answers are healthy.
+    assert run(lambda: probe("s", entry, slow=None)).status == "healthy"
+    assert run(lambda: probe("s", entry, slow=60)).status == "healthy"
+
+
+def test_a_well_behaved_server_is_healthy_and_lists_its_prompts_and_resources() -> None:
+    r = run(lambda: probe("basic", basic()))
+    assert r.status == "healthy" and r.degraded == [] and r.reasons == []
+    offered = {"prompts": "list_prompts", "resources": "list_resources"}
+    assert {key for what, key in offered.items() if what in r.capabilities} <= set(r.latency_ms)
+
+
+def test_failing_states() -> None:
+    from mcpctl.errors import UsageError
+    from mcpctl.probe.health import FAILING, HealthStatus, failing_states
+
+    assert failing_states([]) == FAILING and HealthStatus.healthy not in FAILING
+    assert failing_states(["unhealthy"]) == {HealthStatus.unhealthy, HealthStatus.unavailable}
+    assert failing_states(["degraded, needs_auth", "NEEDS_AUTH"]) == {
+        HealthStatus.degraded,
+        HealthStatus.needs_auth,
+    }
+    with pytest.raises(UsageError) as caught:
+        failing_states(["needs-auth"])
+    assert "did you mean 'needs_auth'" in caught.value.message
+    with pytest.raises(UsageError):
+        failing_states(["healthy"])

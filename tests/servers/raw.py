@@ -2,7 +2,7 @@
 
 It can send what the SDK's server models would refuse, the way real servers do.
 
-python raw.py [tools|bad-init]
+python raw.py [tools|clean|bad-init|list-error|prompts-error|slow]
 
 * ``tools`` (the default): a valid handshake, then a ``tools/list`` that breaks the schema
   as published servers do -- an input schema with ``$schema`` and ``properties`` but no
@@ -10,7 +10,13 @@ python raw.py [tools|bad-init]
   is not an object schema, ``annotations`` that are not an object, a tool without a name,
   a tool without an input schema, one whose input schema is not an object -- and answers
   ``tools/call``.
+* ``clean``: a handshake-only server with one conforming tool (nothing to repair).
 * ``bad-init``: answers ``initialize`` with a result missing its required fields.
+* ``list-error``: a valid handshake (tools, prompts and resources offered), then every list
+  answered with a JSON-RPC error (-32603 "the index is unavailable"); ``ping`` works.
+* ``prompts-error``: one conforming tool and no resources, but ``prompts/list`` answered
+  with that error.
+* ``slow``: one conforming tool, listed ``RAW_SERVER_DELAY`` seconds (default 1) late.
 
 With ``RAW_SERVER_LOG`` set, every method received is appended to that file (one per
 line), so a test can tell what reached the server.
@@ -21,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 DEFAULT_VERSION = "2025-11-25"
@@ -102,23 +109,45 @@ def _call(params: dict[str, Any]) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": f"no tool {name!r}"}], "isError": True}
 
 
+class Refused(Exception):
+    """A request answered with a JSON-RPC error."""
+
+
+LIST_ERROR = {"code": -32603, "message": "the index is unavailable"}
+
+
 def answer(mode: str, request: dict[str, Any]) -> dict[str, Any] | None:
-    """The result of one request (``None`` for a notification)."""
+    """The result of one request (``None``: method not found).
+
+    Raises:
+        Refused: the mode answers it with an error.
+    """
     method = request.get("method", "")
     params = request.get("params") or {}
     if method == "initialize":
         version = params.get("protocolVersion") or DEFAULT_VERSION
         if mode == "bad-init":
             return {"protocolVersion": version}  # no capabilities, no serverInfo
+        capabilities: dict[str, Any] = {"tools": {}}
+        if mode in ("list-error", "prompts-error"):
+            capabilities["prompts"] = {}
+        if mode == "list-error":
+            capabilities["resources"] = {}
         return {
             "protocolVersion": version,
-            "capabilities": {"tools": {}},
+            "capabilities": capabilities,
             "serverInfo": {"name": "raw-test-server", "version": "0.1.0"},
         }
     if method == "ping":
         return {}
+    if mode == "list-error" and method.endswith("/list"):
+        raise Refused
+    if mode == "prompts-error" and method == "prompts/list":
+        raise Refused
     if method == "tools/list":
-        return {"tools": TOOLS}
+        if mode == "slow":
+            time.sleep(float(os.environ.get("RAW_SERVER_DELAY", "1")))
+        return {"tools": TOOLS if mode in ("tools", "bad-init") else TOOLS[:1]}
     if method == "tools/call":
         return _call(params)
     return None
@@ -135,7 +164,11 @@ def main() -> None:
             _log(method)
         if "id" not in request or method is None:
             continue  # a notification, or a response to us: nothing to answer
-        result = answer(mode, request)
+        try:
+            result = answer(mode, request)
+        except Refused:
+            _send({"id": request["id"], "error": LIST_ERROR})
+            continue
         if result is None:
             _send({"id": request["id"], "error": {"code": -32601, "message": "Method not found"}})
         else:

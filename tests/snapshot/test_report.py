@@ -94,6 +94,7 @@ def snapshots() -> tuple[Snapshot, Snapshot]:
     now.mcps["search"].probe = ServerState(error="auth_required")
     before.mcps["fetch"].probe = healthy(tool("fetch"))
     now.mcps["time"].probe = healthy(tool("get_current_time"), tool("convert_time"))
+    now.mcps["time"].probe.warnings = ["tool 'convert_time': inputSchema has no \"type\""]
     for snap in (before, now):
         snap.mcps["memory"].probe = healthy(
             tool("remember"), tool("recall"), instructions="sha256:a"
@@ -141,11 +142,16 @@ def test_data_golden() -> None:
 
 def test_the_summary_counts_internal_external_healthy_failed() -> None:
     report = probed_report()
-    assert report.headline == "MCP servers: 5 (2 internal, 3 external), 3 healthy, 2 failed"
+    assert report.headline == (
+        "MCP servers: 5 (2 internal, 3 external), 2 healthy, 1 degraded, 2 failed "
+        "(1 needs a sign-in)"
+    )
     summary = report.to_data()["summary"]
     assert summary == {
-        "total": 5, "internal": 2, "external": 3, "healthy": 3, "failed": 2, "not_probed": 0,
+        "total": 5, "internal": 2, "external": 3, "healthy": 2, "degraded": 1, "needs_auth": 1,
+        "failed": 2, "not_probed": 0,
     }  # fmt: skip
+    assert [s.name for s in report.unhealthy] == ["files", "search", "time"]
     assert [(s.name, s.error) for s in report.failed] == [
         ("files", "server_exited"),
         ("search", "auth_required"),
@@ -192,11 +198,12 @@ def test_external_servers_list_their_first_tools() -> None:
         "  create_branch, create_pull_request, get_commit, get_file_contents, list_commits, +2 more\n"
         in text
     )
-    assert "- search (failed: auth_required): Web search (*beta*)\n" in text
+    assert "- search (needs a sign-in: mcpctl auth search): Web search (*beta*)\n" in text
     assert (
-        "- time (2 tools): Current time and time-zone conversion\n  convert_time, get_current_time\n"
-        in text
+        "- time (2 tools, degraded): Current time and time-zone conversion\n"
+        "  convert_time, get_current_time\n" in text
     )
+    assert "Degraded:\n- time: tool 'convert_time': inputSchema has no \"type\"\n" in text
     assert "Internal: files, memory\n" in text
     assert "Disabled: legacy\n" in text
     assert "remember" not in text  # internal servers are counted and named, not detailed
@@ -273,8 +280,11 @@ def test_text_is_plain_and_short() -> None:
 
 def test_markdown_escapes_descriptions_and_quotes_names() -> None:
     md = render_markdown(probed_report())
-    assert md.startswith("## MCP servers: 5 (2 internal, 3 external), 3 healthy, 2 failed\n\n")
-    assert "- **search** (failed: `auth_required`): Web search (\\*beta\\*)\n" in md
+    assert md.startswith(
+        "## MCP servers: 5 (2 internal, 3 external), 2 healthy, 1 degraded, 2 failed "
+        "(1 needs a sign-in)\n\n"
+    )
+    assert "- **search** (needs a sign-in: `mcpctl auth search`): Web search (\\*beta\\*)\n" in md
     assert "  - `create_branch`, `create_pull_request`, " in md
     assert "- `!` **github**: tool `create_branch` changed (`description`)\n" in md
     assert "### Failed\n\n- **files**: `server_exited`\n" in md
