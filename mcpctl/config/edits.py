@@ -35,7 +35,8 @@ class AddOutcome(NamedTuple):
 
 def with_allowed_literals(entry: ServerEntry, keys: Iterable[str]) -> ServerEntry:
     """``entry`` with ``keys`` added to its ``allow_literal`` (each must be one of its
-    ``env`` keys, or one of its ``headers`` in any case).
+    ``env`` keys, one of its ``headers`` in any case, or a flag of its ``args`` named like a
+    secret, as ``--api-key``).
 
     Raises:
         InvalidEntryError: a key is in neither ``env`` nor ``headers``.
@@ -43,13 +44,16 @@ def with_allowed_literals(entry: ServerEntry, keys: Iterable[str]) -> ServerEntr
     wanted = list(dict.fromkeys(keys))
     if not wanted:
         return entry
+    from mcpctl.config.redaction import secret_flag_values
+
     headers = {k.lower() for k in entry.headers}
+    flags = {flag for _, flag in secret_flag_values(entry.args)}
     for key in wanted:
-        if key not in entry.env and key.lower() not in headers:
-            have = [*entry.env, *entry.headers]
+        if key not in entry.env and key.lower() not in headers and key not in flags:
+            have = [*entry.env, *entry.headers, *sorted(flags)]
             raise InvalidEntryError(
-                f"allow_literal names {key!r}, which is neither an env variable nor a header "
-                "of the entry",
+                f"allow_literal names {key!r}, which is neither an env variable, a header nor "
+                "a secret flag of the entry's arguments",
                 hint=f"its keys: {', '.join(have)}" if have else "it has no env or headers",
                 subjects=(key,),
             )

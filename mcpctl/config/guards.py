@@ -11,7 +11,12 @@ from typing import Any
 
 from mcpctl.config.controlchars import control_characters
 from mcpctl.config.model import format_path
-from mcpctl.config.redaction import literal_secrets, named_literal_hint, placeholder_hint
+from mcpctl.config.redaction import (
+    literal_secrets,
+    named_literal_hint,
+    named_literal_message,
+    placeholder_hint,
+)
 from mcpctl.errors import InvalidEntryError, PlaintextSecretError
 
 __all__ = ["refuse_control_characters", "refuse_literal_secrets"]
@@ -50,8 +55,7 @@ def refuse_literal_secrets(before: dict[str, Any], after: dict[str, Any]) -> Non
             path = format_path((name, *found.path))
             if found.by_name:
                 raise PlaintextSecretError(
-                    f"{path} holds a literal value; a key named like a secret must hold a "
-                    "${VAR} placeholder",
+                    named_literal_message(path, found),
                     hint=named_literal_hint(
                         name,
                         str(found.path[0]),

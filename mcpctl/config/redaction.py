@@ -22,7 +22,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.config.placeholders import (
@@ -49,6 +49,7 @@ __all__ = [
     "literal_under_secret_name",
     "looks_like_secret",
     "named_literal_hint",
+    "named_literal_message",
     "placeholder_hint",
     "redact",
     "redact_entry_data",
@@ -56,6 +57,7 @@ __all__ = [
     "redactor",
     "register",
     "register_config",
+    "secret_flag_values",
     "secret_fragments",
     "variable_name",
 ]
@@ -236,6 +238,45 @@ def literal_under_secret_name(key: str, value: str) -> bool:
     return not find_placeholders(value)
 
 
+# A command-line flag that takes a secret (--api-key VALUE, --token=VALUE): its last word.
+_FLAG_RE = re.compile(
+    r"(?P<dashes>-{1,2})(?P<name>[A-Za-z][A-Za-z0-9_-]*)(?:=(?P<value>.*))?", re.S
+)
+_SECRET_FLAG_WORDS = frozenset(
+    ("key", "apikey", "token", "secret", "password", "passwd", "pass", "pat", "credential",
+     "credentials", "authorization")
+)  # fmt: skip
+_PATH_LIKE = ("/", "./", "../", "~/", "~\\", ".\\")
+
+
+def secret_flag_values(args: Sequence[object]) -> list[tuple[int, str]]:
+    """``(index, flag)`` of each literal given to a flag named like a secret in ``args``:
+    ``--api-key VALUE`` (the value's index) or ``--token=VALUE`` (the argument's own).
+
+    Not counted: a value with a placeholder, a setting (see :func:`literal_under_secret_name`)
+    or a file path (``--key ./tls.key``).
+    """
+    found: list[tuple[int, str]] = []
+    for i, arg in enumerate(args):
+        match = _FLAG_RE.fullmatch(arg) if isinstance(arg, str) else None
+        if match is None:
+            continue
+        name = match["name"]
+        if re.split(r"[-_]", name.lower())[-1] not in _SECRET_FLAG_WORDS:
+            continue
+        if match["value"] is not None:
+            at, value = i, match["value"]
+        elif i + 1 < len(args) and isinstance(args[i + 1], str):
+            at, value = i + 1, str(args[i + 1])
+            if value.startswith("-"):
+                continue
+        else:
+            continue
+        if not value.startswith(_PATH_LIKE) and literal_under_secret_name("TOKEN", value):
+            found.append((at, match["dashes"] + name))
+    return found
+
+
 class LiteralSecret(NamedTuple):
     """A literal secret in an entry: where (path in the entry), the key it sits under
     (``""`` for args and the URL), and whether only the key's name says it is secret."""
@@ -277,9 +318,15 @@ def literal_secrets(data: Mapping[str, object]) -> list[LiteralSecret]:
                     found.append(LiteralSecret((section, key), str(key), by_name=True))
     args = data.get("args")
     if isinstance(args, list):
-        for i, arg in enumerate(args):
-            if isinstance(arg, str) and looks_like_secret(arg):
-                found.append(LiteralSecret(("args", i), ""))
+        shaped = {
+            i for i, arg in enumerate(args) if isinstance(arg, str) and looks_like_secret(arg)
+        }
+        found += [LiteralSecret(("args", i), "") for i in sorted(shaped)]
+        found += [
+            LiteralSecret(("args", i), flag, by_name=True)
+            for i, flag in secret_flag_values(args)
+            if i not in shaped and flag not in env_ok
+        ]
     url = data.get("url")
     if isinstance(url, str) and looks_like_secret(url):
         found.append(LiteralSecret(("url",), ""))
@@ -298,6 +345,18 @@ def variable_name(server: str, key: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in raw).strip("_") or "SECRET"
 
 
+def named_literal_message(where: str, found: LiteralSecret) -> str:
+    """The error for a literal under a secret's name at ``where`` (``brave.env.API_KEY``)."""
+    if found.path[0] == "args":
+        return (
+            f"{where} (the value of {found.key}) is a literal; a flag named like a secret "
+            "must take a ${VAR} placeholder"
+        )
+    return (
+        f"{where} holds a literal value; a key named like a secret must hold a ${{VAR}} placeholder"
+    )
+
+
 def named_literal_hint(
     server: str, section: str, key: str, value: str = "", *, in_file: bool = False
 ) -> str:
@@ -307,9 +366,17 @@ def named_literal_hint(
     Said with ``add``'s flags, or with ``in_file`` as an edit of the file (for ``validate``).
     Of ``value`` only an auth scheme in front (``Bearer``) is shown.
     """
-    var = variable_name(server, key)
+    var = variable_name(server, key.lstrip("-"))
     if key.lower() in ("authorization", "proxy-authorization"):
         var = variable_name(server, "")
+    if section == "args":
+        allow = f'"allow_literal": ["{key}"]'
+        return (
+            f"keep the value in the keyring with 'mcpctl secret set {var}' and pass "
+            f"{key} '${{{var}}}' in the server's arguments; if it is not a secret, "
+            + (f"add {allow} to the entry" if in_file
+               else f"--allow-literal={key} (or {allow} in the entry) lets it stay")
+        )  # fmt: skip
     words = value.split(None, 1)
     scheme = words[0] if len(words) == 2 and words[0].lower() in _SCHEMES else ""
     written = f"{scheme} ${{{var}}}" if scheme else f"${{{var}}}"

@@ -50,6 +50,7 @@ from mcpctl.config.redaction import (
     ENV_SECRET_NAME_RE,
     literal_secrets,
     named_literal_hint,
+    named_literal_message,
     placeholder_hint,
 )
 from mcpctl.config.report import MAX_PROBLEMS, ProblemCollector, ValidationReport
@@ -181,11 +182,10 @@ class _Checks:
             path = (name, *found.path)
             if found.by_name:
                 section, key = found.path
-                value = entry[str(section)][key]
+                value = str(entry[str(section)][key])
                 col.add(
                     "error", "named_literal_secret", path,
-                    f"{format_path(path)} holds a literal value; a key named like a secret "
-                    "must hold a ${VAR} placeholder",
+                    named_literal_message(format_path(path), found),
                     hint=named_literal_hint(name, str(section), found.key, value, in_file=True),
                 )  # fmt: skip
                 continue

@@ -242,10 +242,13 @@ def _lift_secrets(
     secrets: dict[str, str] = {}
     for path, key, _ in found:
         value = _get(data, path)
-        base = variable_name(server, key if path[0] != "url" else f"{server}_url")
+        prefix = ""
+        if path[0] == "args" and key.startswith("-") and value.startswith(key + "="):
+            prefix, value = key + "=", value[len(key) + 1 :]  # --token=VALUE keeps its flag
+        base = variable_name(server, key.lstrip("-") if path[0] != "url" else f"{server}_url")
         var = _variable_for(base, value, claimed, taken)
         claimed[var] = secrets[var] = value
-        _set(data, path, f"${{{var}}}")
+        _set(data, path, f"{prefix}${{{var}}}")
     clean, _ = entry_from_data(server, data)
     return (clean if clean is not None else entry), secrets
 
