@@ -11,7 +11,7 @@ Cases (N copies of one real stdio server each, ``mcpctl health --json``, medians
 * **dual-era** (PyPI ``mcp-server-time`` on the Python SDK 2.x): auto (one ``server/discover``
   instead of ``initialize`` + ``initialized`` + ``ping``) against legacy; budget auto <= 1.0 x
   legacy. And ``claude mcp list`` (npm ``@anthropic-ai/claude-code``, with a throwaway HOME,
-  when installed under .cache/peer) on the same servers; budget mcpctl auto <= 0.8 x it.
+  when installed under .cache/claude) on the same servers; budget mcpctl auto <= 0.8 x it.
 * **silent** (a handshake-only server that never answers ``server/discover``; tests/servers/
   legacy_modes.py): the first contact waits out the discovery deadline; remembered, it costs
   what legacy does. Reported, no budget.

@@ -5,8 +5,8 @@
 2. **mcpctl**: ``mcpctl health --json`` on a config with the N copies (also: peak RSS of the
    mcpctl process itself, children excluded).
 3. **peer**: ``claude mcp list`` from npm ``@anthropic-ai/claude-code``, which health-checks
-   every configured server, with a throwaway HOME (skipped when not installed; install it
-   with ``npm install --prefix .cache/peer @anthropic-ai/claude-code``).
+   every configured server, with a throwaway HOME (skipped when not installed; .ci/run
+   installs it under .cache/claude).
 
 Servers: ``mcp-server-time`` (PyPI) and ``@modelcontextprotocol/server-everything`` /
 ``server-memory`` (npm), as installed by .ci/run under .cache/.
@@ -42,7 +42,7 @@ SERVERS = {
     "everything": ["node", str(NPM / "server-everything" / "dist" / "index.js"), "stdio"],
     "memory": ["node", str(NPM / "server-memory" / "dist" / "index.js")],
 }
-PEER = CACHE / "peer" / "node_modules" / ".bin" / "claude"
+PEER = CACHE / "claude" / "node_modules" / ".bin" / "claude"
 
 SEQUENTIAL = r"""
 import sys, json, anyio
