@@ -123,19 +123,18 @@ def read_document(path: Path) -> Document:
 
     Raises:
         ConfigSyntaxError: the file is not a JSON object (with line and column).
+        ConfigError: the path is not a regular file (a FIFO, a device, a directory), or it is
+            larger than the limit (16 MiB, ``MCPCTL_MAX_FILE_BYTES``).
         StorageError: the file exists but cannot be read.
     """
+    from mcpctl.config.safefile import read_file
+
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+        raw = read_file(path, error=ConfigError)
+    except StorageError as exc:
+        raise StorageError(exc.message, hint="check the file's permissions") from None
+    if raw is None:
         return Document(path, {}, False)
-    except IsADirectoryError:
-        raise ConfigError(f"{path} is a directory, not a config file") from None
-    except OSError as exc:
-        raise StorageError(
-            f"cannot read {path}: {exc.strerror or exc}",
-            hint="check the file's permissions",
-        ) from None
     return parse_document(raw, path)
 
 
@@ -225,7 +224,7 @@ def read_config(path: str | os.PathLike[str], *, must_exist: bool = False) -> Lo
     Raises:
         ConfigNotFoundError: ``must_exist`` and the file does not exist.
         ConfigSyntaxError: the file is not a JSON object (with line and column).
-        ConfigError: the path is a directory.
+        ConfigError: the path is not a regular file, or too large.
         StorageError: the file exists but cannot be read.
     """
     file = Path(path)
