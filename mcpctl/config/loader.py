@@ -87,7 +87,18 @@ def parse_document(raw: bytes, path: Path) -> Document:
     except json.JSONDecodeError as exc:
         raise _syntax_error(text, exc, path) from None
     except (ValueError, RecursionError) as exc:
-        # Numbers with thousands of digits, or nesting deeper than Python's stack.
+        # Numbers with thousands of digits, or nesting deeper than Python's stack: the
+        # positional parser says where (it stops at a depth of 200).
+        from mcpctl.config.jsontext import JsonPosError, parse_with_positions
+
+        try:
+            parse_with_positions(text)
+        except JsonPosError as ours:
+            raise ConfigSyntaxError(
+                f"invalid JSON: {ours.msg}", path=str(path), line=ours.line, column=ours.column
+            ) from None
+        except RecursionError:
+            pass
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ConfigSyntaxError(
             f"invalid JSON: {reason}", path=str(path), line=1, column=1

@@ -40,7 +40,7 @@ __all__ = [
     "loads_json",
     "lone_surrogate",
     "read_file",
-    "refuse_special",
+    "refuse_unreadable",
     "size_limit",
 ]
 
@@ -119,14 +119,25 @@ def _refused(path: Path, mode: int, error: type[McpctlError]) -> McpctlError:
     return error(what, hint="mcpctl reads only regular files")
 
 
-def refuse_special(path: str | os.PathLike[str], *, error: type[McpctlError] = UsageError) -> None:
-    """Raise ``error`` when ``path`` exists (links followed) and is not a regular file.
+def refuse_unreadable(
+    path: str | os.PathLike[str], *, error: type[McpctlError] = UsageError
+) -> None:
+    """Raise ``error`` when ``path`` exists (links followed) and :func:`read_file` would refuse
+    it: not a regular file, or over the size limit.
 
-    For a writer: replacing a FIFO or a device with a file would not do what was meant.
+    For a writer, before it takes its lock: replacing a FIFO or a device with a file would
+    not do what was meant, and a file too large to read cannot be changed.
     """
-    mode = _mode_of(Path(path))
-    if mode is not None and not stat.S_ISREG(mode):
-        raise _refused(Path(path), mode, error)
+    file = Path(path)
+    try:
+        info = file.stat()
+    except OSError:
+        return  # not there (the writer creates it), or the read says why
+    if not stat.S_ISREG(info.st_mode):
+        raise _refused(file, info.st_mode, error)
+    cap = size_limit(error=error)
+    if info.st_size > cap:
+        raise _too_large(file, describe_size(info.st_size), cap, error)
 
 
 def read_file(
@@ -302,11 +313,13 @@ def _repeated(text: str, key: str, fail: Fail) -> McpctlError:
         duplicates = []
     if not duplicates:
         return fail(message, 1, 1)
+    from mcpctl.config.model import format_path
+
     path, (line, column), (first, _) = duplicates[0]
-    shown = escape_controls(str(path[-1]), keep_newlines=False)
+    shown = escape_controls(format_path(path), keep_newlines=False)
     return fail(
-        f"key {shown!r} is written more than once in one object (lines {first} and {line}); "
-        "a rewrite would drop one of them",
+        f"key {shown} is written more than once (lines {first} and {line}); "
+        "a rewrite would keep only the last",
         line,
         column,
     )

@@ -31,7 +31,7 @@ from mcpctl.config.edits import AddOutcome, ServerEdits
 from mcpctl.config.guards import refuse_control_characters, refuse_literal_secrets
 from mcpctl.config.jsontext import dump_config, splice_canonical
 from mcpctl.config.loader import Document, read_document
-from mcpctl.config.safefile import read_file, refuse_special
+from mcpctl.config.safefile import read_file, refuse_unreadable
 from mcpctl.errors import (
     ConfigError,
     ConfigInvalidError,
@@ -212,7 +212,7 @@ class FileStore:
         return Path(os.path.realpath(self.path))
 
     def _check_writable(self, target: Path) -> None:
-        refuse_special(target, error=self.refuse_error)
+        refuse_unreadable(self.path, error=self.refuse_error)  # the name the user knows
         directory = target.parent
         try:
             directory.mkdir(parents=True, exist_ok=True)

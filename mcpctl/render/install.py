@@ -104,14 +104,16 @@ def _load_json(text: str, where: str) -> dict[str, Any]:
     from mcpctl.config.safefile import loads_json
 
     try:
-        # Duplicate keys: json.loads keeps the last, so a rewrite would silently drop the first.
-        data = loads_json(
-            text, where, unique_keys=True, parse_float=WrittenNumber, parse_constant=WrittenNumber
-        )
-    except UsageError:
+        json.loads(text)
+    except ValueError:
         if _has_comments(text):
             raise _comments_error(where) from None
-        raise
+    except RecursionError:
+        pass  # said below, with where
+    # Duplicate keys: json.loads keeps the last, so a rewrite would silently drop the first.
+    data = loads_json(
+        text, where, unique_keys=True, parse_float=WrittenNumber, parse_constant=WrittenNumber
+    )
     if not isinstance(data, dict):
         raise UsageError(f"{where} is not a JSON object")
     return data
