@@ -25,16 +25,21 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any
 
 from mcpctl.errors import McpctlError, StorageError, UsageError
+
+# Not even typing or pathlib at run time: `mcpctl run` reads the config through here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    #: Makes the error for a problem at (line, column) of a file: ``fail(message, line, col)``.
+    Fail = Callable[[str, int, int], McpctlError]
 
 __all__ = [
     "LIMIT_VARIABLE",
     "MAX_FILE_BYTES",
-    "Fail",
     "decode_text",
     "describe_size",
     "loads_json",
@@ -49,8 +54,6 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 #: The environment variable that overrides :data:`MAX_FILE_BYTES` (a number of bytes).
 LIMIT_VARIABLE = "MCPCTL_MAX_FILE_BYTES"
 
-#: Makes the error for a problem at (line, column) of a file: ``fail(message, line, column)``.
-Fail = Callable[[str, int, int], McpctlError]
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 # A lone surrogate escape: pairs and escaped backslashes are consumed first, so what is left
@@ -106,14 +109,14 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _mode_of(path: Path) -> int | None:
+def _mode_of(path: str) -> int | None:
     try:
-        return path.stat().st_mode
+        return os.stat(path).st_mode  # noqa: PTH116 - no pathlib on the fast path
     except OSError:
         return None
 
 
-def _refused(path: Path, mode: int, error: type[McpctlError]) -> McpctlError:
+def _refused(path: str, mode: int, error: type[McpctlError]) -> McpctlError:
     kind = _kind(mode)
     what = f"{path} is {kind}, not a regular file" if kind.startswith("a ") else f"{path} is {kind}"
     return error(what, hint="mcpctl reads only regular files")
@@ -128,9 +131,9 @@ def refuse_unreadable(
     For a writer, before it takes its lock: replacing a FIFO or a device with a file would
     not do what was meant, and a file too large to read cannot be changed.
     """
-    file = Path(path)
+    file = os.fspath(path)
     try:
-        info = file.stat()
+        info = os.stat(file)  # noqa: PTH116 - no pathlib on the fast path
     except OSError:
         return  # not there (the writer creates it), or the read says why
     if not stat.S_ISREG(info.st_mode):
@@ -157,7 +160,7 @@ def read_file(
             So is ``MCPCTL_MAX_FILE_BYTES`` set to something that is not a number of bytes.
         StorageError: it exists but cannot be opened or read (permissions, I/O).
     """
-    file = Path(path)
+    file = os.fspath(path)
     cap = size_limit(error=error) if limit is None else limit
     try:
         fd = os.open(file, _OPEN_FLAGS)
@@ -190,7 +193,7 @@ def read_file(
     return raw
 
 
-def _too_large(path: Path, size: str, cap: int, error: type[McpctlError]) -> McpctlError:
+def _too_large(path: str, size: str, cap: int, error: type[McpctlError]) -> McpctlError:
     return error(
         f"{path} is {size}, over the {describe_size(cap)} limit ({LIMIT_VARIABLE})",
         hint=f"if the file is really meant to be this large, raise {LIMIT_VARIABLE}",
