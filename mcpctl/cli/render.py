@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +10,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import read_config
 from mcpctl.cli.output import Lines
-from mcpctl.errors import StorageError, UsageError
+from mcpctl.errors import UsageError
 from mcpctl.render.targets import TARGET_MODULES
 from mcpctl.results import Result
 
@@ -29,7 +28,8 @@ def load_template(path: Path) -> dict[str, Any]:
     """A template document, with ``<name>.local.json`` beside it merged over it when present.
 
     Raises:
-        UsageError: the file is missing or not a JSON object.
+        UsageError: the file is missing, not a regular file, too large, or not a JSON object.
+        StorageError: it cannot be read.
     """
     base = _read_json(path)
     local = path.with_name(f"{path.stem}.local{path.suffix or '.json'}")
@@ -39,14 +39,12 @@ def load_template(path: Path) -> dict[str, Any]:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text("utf-8-sig"))
-    except FileNotFoundError:
-        raise UsageError(f"template {path} does not exist") from None
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"template {path} is not valid JSON: {exc}") from None
+    from mcpctl.config.safefile import decode_text, loads_json, read_file
+
+    raw = read_file(path)
+    if raw is None:
+        raise UsageError(f"template {path} does not exist")
+    data = loads_json(decode_text(raw, path), path)
     if not isinstance(data, dict):
         raise UsageError(f"template {path} must be a JSON object")
     return data
@@ -256,6 +254,7 @@ def install_into_client(
     """``render NAME --install``: merge the servers into the client's own config file."""
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.cli.common import paths
+    from mcpctl.config.safefile import decode_text
     from mcpctl.config.store import FileStore
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher, in_git_work_tree
@@ -291,7 +290,7 @@ def install_into_client(
     merged: list[Merged] = []
 
     def change(current: bytes | None) -> bytes:
-        text = current.decode("utf-8-sig") if current is not None else None
+        text = decode_text(current, path) if current is not None else None
         result = merge_install(
             client, text, rendered.text, managed=managed, replace=replace, where=str(path)
         )
@@ -374,9 +373,13 @@ def _summary(merged: Merged) -> str:
 
 
 def _current(path: Path) -> str | None:
-    try:
-        return path.read_text("utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    """The text of the file a rendering goes to (``None``: there is none yet).
+
+    Raises:
+        UsageError: it is not a regular file, too large, or not UTF-8.
+        StorageError: it cannot be read.
+    """
+    from mcpctl.config.safefile import decode_text, read_file
+
+    raw = read_file(path)
+    return decode_text(raw, path) if raw is not None else None

@@ -312,9 +312,12 @@ def _sarif(
     raw = loaded.document.raw if loaded.document is not None else b""
     against_text = ""
     if read:
+        from mcpctl.config.safefile import read_file
+        from mcpctl.errors import McpctlError
+
         try:
-            against_text = against.read_text("utf-8-sig")
-        except (OSError, UnicodeDecodeError):
+            against_text = (read_file(against) or b"").decode("utf-8-sig")
+        except (McpctlError, UnicodeDecodeError):
             against_text = ""  # read a moment ago: without positions then
     return diff_sarif(
         changes,

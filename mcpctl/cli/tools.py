@@ -176,10 +176,12 @@ def _load_args_json(args_json: str | None) -> dict[str, Any]:
     if args_json == "-":
         text = _read_stdin_json()
     elif args_json.startswith("@"):
-        try:
-            text = Path(args_json[1:]).read_text("utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {args_json[1:]}: {exc.strerror or exc}") from None
+        from mcpctl.config.safefile import decode_text, read_file
+
+        raw = read_file(args_json[1:])
+        if raw is None:
+            raise UsageError(f"cannot read {args_json[1:]}: No such file or directory")
+        text = decode_text(raw, args_json[1:])
     else:
         text = args_json
     try:

@@ -87,7 +87,18 @@ def parse_document(raw: bytes, path: Path) -> Document:
     except json.JSONDecodeError as exc:
         raise _syntax_error(text, exc, path) from None
     except (ValueError, RecursionError) as exc:
-        # Numbers with thousands of digits, or nesting deeper than Python's stack.
+        # Numbers with thousands of digits, or nesting deeper than Python's stack: the
+        # positional parser says where (it stops at a depth of 200).
+        from mcpctl.config.jsontext import JsonPosError, parse_with_positions
+
+        try:
+            parse_with_positions(text)
+        except JsonPosError as ours:
+            raise ConfigSyntaxError(
+                f"invalid JSON: {ours.msg}", path=str(path), line=ours.line, column=ours.column
+            ) from None
+        except RecursionError:
+            pass
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ConfigSyntaxError(
             f"invalid JSON: {reason}", path=str(path), line=1, column=1
@@ -123,19 +134,18 @@ def read_document(path: Path) -> Document:
 
     Raises:
         ConfigSyntaxError: the file is not a JSON object (with line and column).
+        ConfigError: the path is not a regular file (a FIFO, a device, a directory), or it is
+            larger than the limit (16 MiB, ``MCPCTL_MAX_FILE_BYTES``).
         StorageError: the file exists but cannot be read.
     """
+    from mcpctl.config.safefile import read_file
+
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+        raw = read_file(path, error=ConfigError)
+    except StorageError as exc:
+        raise StorageError(exc.message, hint="check the file's permissions") from None
+    if raw is None:
         return Document(path, {}, False)
-    except IsADirectoryError:
-        raise ConfigError(f"{path} is a directory, not a config file") from None
-    except OSError as exc:
-        raise StorageError(
-            f"cannot read {path}: {exc.strerror or exc}",
-            hint="check the file's permissions",
-        ) from None
     return parse_document(raw, path)
 
 
@@ -225,7 +235,7 @@ def read_config(path: str | os.PathLike[str], *, must_exist: bool = False) -> Lo
     Raises:
         ConfigNotFoundError: ``must_exist`` and the file does not exist.
         ConfigSyntaxError: the file is not a JSON object (with line and column).
-        ConfigError: the path is a directory.
+        ConfigError: the path is not a regular file, or too large.
         StorageError: the file exists but cannot be read.
     """
     file = Path(path)

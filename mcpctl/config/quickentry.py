@@ -11,9 +11,7 @@ errors and hints) then decides, so nothing the model refuses is ever started fro
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 
 from mcpctl.config.lexicon import (
     ENV_NAME_RE,
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PlainEntry", "plain_entry"]
 
-# Bigger files are read by the full path, which reports on them.
-MAX_QUICK_BYTES = 16 * 1024 * 1024
 # What a plain entry may hold, and the checks the model would make of each field.
 _STRINGS = ("command", "cwd", "description")
 _BOOLS = ("enabled", "sensitive")
@@ -59,23 +55,15 @@ class PlainEntry:
 
 
 def _read(path: str) -> object:
-    """The JSON document at ``path``: a regular file of a sane size, else ``None``."""
+    """The JSON document at ``path``: a regular file within the size limit, else ``None``."""
+    from mcpctl.config.safefile import read_file
+    from mcpctl.errors import McpctlError
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+        raw = read_file(path)
+        return json.loads(raw.decode("utf-8-sig")) if raw is not None else None
+    except (McpctlError, ValueError, RecursionError):
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_QUICK_BYTES:
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return json.loads(b"".join(chunks).decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    finally:
-        os.close(fd)
 
 
 def _valid(data: dict[str, object]) -> bool:

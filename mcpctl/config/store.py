@@ -34,13 +34,17 @@ from mcpctl.config.edits import AddOutcome, ServerEdits
 from mcpctl.config.guards import refuse_control_characters, refuse_literal_secrets
 from mcpctl.config.jsontext import dump_config, splice_canonical
 from mcpctl.config.loader import Document, read_document
+from mcpctl.config.safefile import read_file, refuse_unreadable
 from mcpctl.errors import (
+    ConfigError,
     ConfigInvalidError,
     LockTimeoutError,
+    McpctlError,
     NothingToUndoError,
     ReadOnlyError,
     StorageError,
     UndoConflictError,
+    UsageError,
 )
 from mcpctl.paths import Paths, lock_key
 
@@ -204,6 +208,8 @@ class FileStore:
 
     #: The command that undoes a change of this file, for hints.
     undo_command = "mcpctl undo"
+    #: What a file that cannot be read safely raises (not a regular file, too large).
+    refuse_error: type[McpctlError] = UsageError
 
     def __init__(
         self,
@@ -233,6 +239,7 @@ class FileStore:
         return Path(os.path.realpath(self.path))
 
     def _check_writable(self, target: Path) -> None:
+        refuse_unreadable(self.path, error=self.refuse_error)  # the name the user knows
         directory = target.parent
         try:
             directory.mkdir(parents=True, exist_ok=True)
@@ -347,6 +354,8 @@ class FileStore:
         the file was written.
 
         Raises:
+            UsageError (ConfigError for the config): the file is not a regular file (a FIFO,
+                a device) or is over the size limit (``MCPCTL_MAX_FILE_BYTES``).
             ReadOnlyError: the file or its directory cannot be written.
             LockTimeoutError: another writer held the lock too long.
             StorageError: any other I/O failure; the file is unchanged.
@@ -354,12 +363,7 @@ class FileStore:
         target = self._real()
         with self._locked(target):
             self._remove_stale_temps(target)
-            try:
-                current: bytes | None = target.read_bytes()
-            except FileNotFoundError:
-                current = None
-            except OSError as exc:
-                raise io_error(exc, target, "read") from None
+            current = read_file(target, error=self.refuse_error)
             content = change(current)
             if content is None or content == current:
                 return False
@@ -389,10 +393,7 @@ class FileStore:
                     hint="mcpctl keeps the last 20 versions of files it changed itself",
                 )
             last = history[-1]
-            try:
-                current = target.read_bytes()
-            except FileNotFoundError:
-                current = None
+            current = read_file(target, error=self.refuse_error)
             current_hash = hashlib.sha256(current).hexdigest() if current is not None else None
             if not force and current_hash != last.after_sha256:
                 raise UndoConflictError(
@@ -415,6 +416,8 @@ class FileStore:
 
 class ConfigStore(FileStore, ServerEdits):
     """Safe, concurrent edits of one ``external-mcps.json`` (see :class:`FileStore`)."""
+
+    refuse_error = ConfigError
 
     @classmethod
     def from_paths(cls, paths: Paths) -> ConfigStore:

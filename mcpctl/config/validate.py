@@ -373,9 +373,16 @@ def validate_config(
 
         path = Paths.from_env().config
     file = Path(path)
+    from mcpctl.config.safefile import read_file
+    from mcpctl.errors import ConfigError, StorageError
+
     try:
-        raw = file.read_bytes()
-    except FileNotFoundError:
+        raw = read_file(file, error=ConfigError)
+    except (ConfigError, StorageError) as exc:
+        report = ValidationReport(file)
+        report.problems.append(Problem("error", exc.code, exc.message, hint=exc.hint))
+        return report
+    if raw is None:
         report = ValidationReport(file)
         report.problems.append(
             Problem(
@@ -385,10 +392,6 @@ def validate_config(
                 hint="create it with 'mcpctl add', or pass --config",
             )
         )
-        return report
-    except OSError as exc:
-        report = ValidationReport(file)
-        report.problems.append(Problem("error", "io_error", f"cannot read {file}: {exc.strerror}"))
         return report
     try:
         text = raw.decode("utf-8")

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +18,15 @@ __all__ = ["read_records", "write_records"]
 
 def read_records(path: Path, key: str, max_bytes: int) -> dict[str, dict[str, Any]]:
     """The records under ``key`` in the file at ``path`` (object values only)."""
+    from mcpctl.config.safefile import read_file
+    from mcpctl.errors import McpctlError
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+        raw = read_file(path, limit=max_bytes)
+    except McpctlError:
         return {}
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return {}
-        with os.fdopen(os.dup(fd), "rb") as file:
-            raw = file.read(max_bytes + 1)
-    except OSError:
+    if raw is None:
         return {}
-    finally:
-        os.close(fd)
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):

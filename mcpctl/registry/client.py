@@ -308,12 +308,17 @@ def load_file_registry(path: Path) -> list[Record]:
     Raises:
         UsageError: the file cannot be read or is not such a list.
     """
+    from mcpctl.config.safefile import decode_text, loads_json, read_file
+    from mcpctl.errors import StorageError
+
     try:
-        data = json.loads(path.read_text("utf-8-sig"))
-    except OSError as exc:
-        raise UsageError(f"cannot read registry file {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"registry file {path} is not valid JSON: {exc}") from None
+        raw = read_file(path)
+    except StorageError as exc:
+        raise UsageError(exc.message) from None
+    if raw is None:
+        raise UsageError(f"cannot read registry file {path}: No such file or directory")
+    # Lone surrogates are the registry code's to handle (it shows them escaped).
+    data = loads_json(decode_text(raw, path), path, surrogates=True)
     if isinstance(data, dict) and isinstance(data.get("servers"), list):
         data = data["servers"]
     if not isinstance(data, list):

@@ -20,7 +20,7 @@ from mcpctl.errors import McpctlError, UsageError
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
     from mcpctl.config.store import ConfigStore
-    from mcpctl.render.base import ClientTarget, Parsed, Places
+    from mcpctl.render.base import ClientTarget, Parsed, Places, Target
 
 __all__ = [
     "Found",
@@ -107,7 +107,7 @@ def scan(places: Places) -> list[Found]:
                 seen.add((target.name, path))
                 found = Found(target.name, path, scope)
                 try:
-                    parsed = target.parse(_read(path))
+                    parsed = _parse(target, path)
                 except McpctlError as exc:
                     found.error = exc.message
                 else:
@@ -139,20 +139,50 @@ def read_source(source: str, path: Path | None, places: Places) -> tuple[Path, P
             looked = ", ".join(str(p) for p in candidates) or "nowhere on this OS"
             raise UsageError(f"no {source} config found (looked in {looked})", hint="give its PATH")
     try:
-        return path, target.parse(_read(path))
+        return path, _parse(target, path)
     except UsageError as exc:
+        if exc.message.startswith(str(path)):
+            raise
         raise UsageError(f"{path}: {exc.message}", hint=exc.hint) from None
 
 
 def _read(path: Path) -> str:
-    from mcpctl.errors import StorageError
+    """The text of another tool's config file (a regular file within the size limit).
 
+    Raises:
+        UsageError: not a regular file, too large, or not UTF-8 (with the line and column).
+        StorageError: it cannot be read.
+    """
+    from mcpctl.config.safefile import decode_text, read_file
+
+    raw = read_file(path)
+    if raw is None:
+        raise UsageError(f"{path} does not exist")
+    return decode_text(raw, path)
+
+
+def _parse(target: Target, path: Path) -> Parsed:
+    """``target``'s reading of the file at ``path``.
+
+    Raises:
+        UsageError: it cannot be read (see :func:`_read`), or is not the target's format, or
+            is nested too deeply (a JSON file says where).
+        StorageError: it cannot be read.
+    """
+    text = _read(path)
     try:
-        return path.read_text("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return target.parse(text)
+    except RecursionError:
+        from mcpctl.config.jsontext import JsonPosError, parse_with_positions
+        from mcpctl.render.jsonc import strip_jsonc
+
+        try:
+            parse_with_positions(strip_jsonc(text))
+        except JsonPosError as exc:
+            raise UsageError(f"{path}:{exc.line}:{exc.column}: {exc.msg}") from None
+        except RecursionError:
+            pass
+        raise UsageError(f"{path} is nested too deeply to read") from None
 
 
 def plan_import(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import operator
 import re
+import secrets
 from collections.abc import Callable, Collection, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -82,20 +83,85 @@ def merge_install(
         result.text = _dump_yaml(doc)
     else:
         indent = _indent_of(current) if current else "  "
-        result.text = json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+        result.text = dump_json(doc, indent)
     return result
 
 
+class WrittenNumber(float):
+    """A number with a fraction or an exponent as the file wrote it (``1e400``, ``1.50``):
+    written back the same, not as Python's float (``inf`` would become ``Infinity``, which
+    is not JSON). It compares as the float it reads as."""
+
+    text: str
+
+    def __new__(cls, text: str) -> WrittenNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
 def _load_json(text: str, where: str) -> dict[str, Any]:
+    from mcpctl.config.safefile import loads_json
+
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        json.loads(text)
+    except ValueError:
         if _has_comments(text):
             raise _comments_error(where) from None
-        raise UsageError(f"{where} is not valid JSON: {exc}") from None
+    except RecursionError:
+        pass  # said below, with where
+    # Duplicate keys: json.loads keeps the last, so a rewrite would silently drop the first.
+    data = loads_json(
+        text, where, unique_keys=True, parse_float=WrittenNumber, parse_constant=WrittenNumber
+    )
     if not isinstance(data, dict):
         raise UsageError(f"{where} is not a JSON object")
     return data
+
+
+def dump_json(doc: Any, indent: str | int) -> str:
+    """``doc`` as JSON text (and a newline), every :class:`WrittenNumber` as it was written."""
+    marks: dict[str, str] = {}
+    token = f"mcpctl-number-{secrets.token_hex(8)}-"
+
+    def swap(value: Any) -> Any:
+        if isinstance(value, WrittenNumber):
+            mark = f"{token}{len(marks)}"
+            marks[f'"{mark}"'] = value.text
+            return mark
+        return value
+
+    doc = _mapped(doc, swap)
+    try:
+        text = json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+    except RecursionError:
+        raise UsageError("the file is nested too deeply for mcpctl to rewrite it") from None
+    if marks:
+        text = re.sub(f'"{re.escape(token)}\\d+"', lambda m: marks[m[0]], text)
+    return text
+
+
+def _mapped(doc: Any, fn: Callable[[Any], Any]) -> Any:
+    """A copy of ``doc`` with ``fn`` applied to every leaf (iterative: any depth json.loads
+    produced is fine)."""
+    if not isinstance(doc, dict | list):
+        return fn(doc)
+    top: Any = {} if isinstance(doc, dict) else []
+    stack: list[tuple[Any, Any]] = [(doc, top)]
+    while stack:
+        source, copy = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, value in items:
+            if isinstance(value, dict | list):
+                child: Any = {} if isinstance(value, dict) else []
+                stack.append((value, child))
+            else:
+                child = fn(value)
+            if isinstance(copy, dict):
+                copy[key] = child
+            else:
+                copy.append(child)
+    return top
 
 
 def _comments_error(where: str) -> UsageError:
@@ -134,7 +200,7 @@ def _has_comments(text: str) -> bool:
 
     try:
         json.loads(strip_jsonc(text))
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

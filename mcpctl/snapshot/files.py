@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from mcpctl.errors import StorageError, UsageError
+from mcpctl.errors import UsageError
 from mcpctl.snapshot.model import Snapshot
 
 __all__ = ["load_snapshot", "save_snapshot"]
@@ -14,20 +13,28 @@ __all__ = ["load_snapshot", "save_snapshot"]
 def load_snapshot(path: Path) -> Snapshot | None:
     """The snapshot in ``path``, or ``None`` when there is no such file (the first boot).
 
+    A lock file may come with a pull request: it is read as untrusted input (a regular file
+    within the size limit, valid UTF-8 and JSON, no key written twice, every value of the
+    type the format says).
+
     Raises:
-        UsageError: the file is not a snapshot (this format or Annabelle's).
+        UsageError: the file is not a snapshot (this format or Annabelle's), with where and
+            why; or it is not a regular file, or over the size limit.
         StorageError: it cannot be read.
     """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    from mcpctl.config.safefile import decode_text, loads_json, read_file
+
+    raw = read_file(path)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{path} is not a snapshot: not valid JSON ({exc})") from None
+
+    def fail(message: str, line: int, column: int) -> UsageError:
+        return UsageError(f"{path} is not a snapshot: {message} (line {line}, column {column})")
+
+    # Lone surrogates are kept: a server may send one in a description, and its lock file
+    # must read back.
+    data = loads_json(decode_text(raw, path, fail=fail), path, fail=fail, surrogates=True,
+                      unique_keys=True)  # fmt: skip
     try:
         return Snapshot.from_data(data)
     except UsageError as exc:

@@ -108,25 +108,101 @@ class Snapshot:
     def from_data(cls, data: Any) -> Snapshot:
         """A snapshot from its JSON object (this format or Annabelle's plain one).
 
+        Every value is checked for its type (a lock file may come from anywhere): the error
+        names where the bad value is (``mcps[0].probe.tools[1].definition``) and the server.
+
         Raises:
-            UsageError: not a snapshot (with what is wrong).
+            UsageError: not a snapshot (with what is wrong, and where).
         """
         if not isinstance(data, dict) or not isinstance(data.get("mcps"), list):
             raise UsageError('not a snapshot: expected {"timestamp": ..., "mcps": [...]}')
-        snap = cls(str(data.get("timestamp") or ""))
-        for item in data["mcps"]:
-            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-                raise UsageError("not a snapshot: each of mcps needs a name")
+        check = _Check()
+        snap = cls(check.text(data, "timestamp", ()) or "")
+        check.number(data, "format", ())
+        for i, item in enumerate(data["mcps"]):
+            at: _Path = ("mcps", i)
+            if not isinstance(item, dict):
+                raise check.fail(at, "expected an object", item)
+            name = item.get("name")
+            if not isinstance(name, str) or not name:
+                raise check.fail((*at, "name"), "each server needs a name (a string)", name)
+            check.server = name
+            if name in snap.mcps:
+                raise check.fail(at, "a second record of this server")
+            fields = check.mapping(item, "fields", at) or {}
+            for key, value in fields.items():
+                if not isinstance(value, str):
+                    raise check.fail((*at, "fields", key), "expected a string", value)
+            probe = check.mapping(item, "probe", at)
             record = McpRecord(
-                item["name"],
-                str(item.get("type") or "external"),
-                _str(item.get("transport")),
-                _str(item.get("fingerprint")),
-                {str(k): str(v) for k, v in (item.get("fields") or {}).items()},
-                _state(item["probe"]) if isinstance(item.get("probe"), dict) else None,
+                name,
+                check.text(item, "type", at) or "external",
+                check.text(item, "transport", at),
+                check.text(item, "fingerprint", at),
+                dict(fields),
+                _state(probe, (*at, "probe"), check) if probe is not None else None,
             )
-            snap.mcps[record.name] = record
+            snap.mcps[name] = record
+            check.server = None
         return snap
+
+
+_Path = tuple[str | int, ...]
+
+
+def _json_type(value: Any) -> str:
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    return {int: "a number", float: "a number", str: "a string", list: "an array",
+            dict: "an object"}.get(type(value), type(value).__name__)  # fmt: skip
+
+
+class _Check:
+    """Type checks of a snapshot's values, failing with the path of the bad one."""
+
+    _MISSING = object()
+
+    def __init__(self) -> None:
+        self.server: str | None = None
+
+    def fail(self, path: _Path, problem: str, value: Any = _MISSING) -> UsageError:
+        from mcpctl.config.model import format_path
+        from mcpctl.text import escape_controls
+
+        got = "" if value is self._MISSING else f", got {_json_type(value)}"
+        server = (
+            f" (server {escape_controls(self.server, keep_newlines=False)!r})"
+            if self.server is not None
+            else ""
+        )
+        where = escape_controls(format_path(path), keep_newlines=False)
+        return UsageError(f"not a valid snapshot: {where}{server}: {problem}{got}")
+
+    def text(self, obj: dict[str, Any], key: str, at: _Path) -> str | None:
+        """``obj[key]``: a string, or ``None`` when absent or null."""
+        value = obj.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self.fail((*at, key), "expected a string", value)
+        return value
+
+    def number(self, obj: dict[str, Any], key: str, at: _Path) -> None:
+        value = obj.get(key)
+        if value is not None and (type(value) is not int):
+            raise self.fail((*at, key), "expected an integer", value)
+
+    def mapping(self, obj: dict[str, Any], key: str, at: _Path) -> dict[str, Any] | None:
+        """``obj[key]``: an object, or ``None`` when absent or null."""
+        value = obj.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise self.fail((*at, key), "expected an object", value)
+        return value
+
+    def array(self, obj: dict[str, Any], key: str, at: _Path) -> list[Any]:
+        """``obj[key]``: an array (empty when absent or null)."""
+        value = obj.get(key)
+        if value is not None and not isinstance(value, list):
+            raise self.fail((*at, key), "expected an array", value)
+        return value or []
 
 
 def now() -> str:
@@ -197,23 +273,32 @@ def _state_data(state: ServerState) -> dict[str, Any]:
     return out
 
 
-def _state(data: dict[str, Any]) -> ServerState:
+def _state(data: dict[str, Any], at: _Path, check: _Check) -> ServerState:
     state = ServerState(
-        data["serverInfo"] if isinstance(data.get("serverInfo"), dict) else None,
-        _str(data.get("instructions")),
-        error=_str(data.get("error")),
+        check.mapping(data, "serverInfo", at),
+        check.text(data, "instructions", at),
+        error=check.text(data, "error", at),
     )
-    protocol = data.get("protocol")
-    if isinstance(protocol, dict):
-        state.protocol = {k: v for k, v in protocol.items() if k in ("era", "version")
-                          and isinstance(v, str)}  # fmt: skip
+    protocol = check.mapping(data, "protocol", at)
+    if protocol is not None:
+        state.protocol = {}
+        for key in ("era", "version"):
+            value = check.text(protocol, key, (*at, "protocol"))
+            if value is not None:
+                state.protocol[key] = value
     for kind in KINDS:
-        for item in data.get(kind) or []:
-            if isinstance(item, dict) and isinstance(item.get("name"), str):
-                definition = item.get("definition")
-                state.of_kind(kind)[item["name"]] = Definition(
-                    item["name"],
-                    str(item.get("fingerprint") or ""),
-                    definition if isinstance(definition, dict) else {},
-                )
+        found = state.of_kind(kind)
+        for i, item in enumerate(check.array(data, kind, at)):
+            where: _Path = (*at, kind, i)
+            if not isinstance(item, dict):
+                raise check.fail(where, "expected an object", item)
+            name = item.get("name")
+            if not isinstance(name, str):
+                raise check.fail((*where, "name"), "expected a string", name)
+            if name in found:
+                raise check.fail(where, "a second definition of the same name")
+            definition = check.mapping(item, "definition", where)
+            found[name] = Definition(
+                name, check.text(item, "fingerprint", where) or "", definition or {}
+            )
     return state

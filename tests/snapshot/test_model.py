@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,7 +106,7 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
         ("[]", "not a snapshot"),
         ('{"timestamp": "t"}', "not a snapshot"),
         ('{"mcps": [{"type": "external"}]}', "needs a name"),
-        ('{"mcps": ["github"]}', "needs a name"),
+        ('{"mcps": ["github"]}', r"mcps\[0\]: expected an object, got a string"),
     ],
 )
 def test_bad_files_are_usage_errors(tmp_path: Path, text: str, says: str) -> None:
@@ -116,13 +117,30 @@ def test_bad_files_are_usage_errors(tmp_path: Path, text: str, says: str) -> Non
     assert str(path) in caught.value.message
 
 
-def test_unknown_fields_and_odd_values_are_tolerated() -> None:
+def test_unknown_fields_are_tolerated() -> None:
     snap = Snapshot.from_data({
-        "mcps": [{"name": "a", "future": 1, "fields": {"x": 1}, "probe": {"tools": [
-            {"name": "t", "fingerprint": "sha256:1"}, "not-a-tool", {"no": "name"},
-        ]}}],
+        "mcps": [{"name": "a", "future": 1, "fields": {"x": "sha256:2"}, "probe": {"tools": [
+            {"name": "t", "fingerprint": "sha256:1", "later": True},
+        ], "newer": []}}],
     })  # fmt: skip
     record = snap.mcps["a"]
-    assert record.type == "external" and record.fields == {"x": "1"}
+    assert record.type == "external" and record.fields == {"x": "sha256:2"}
     assert record.probe is not None and list(record.probe.tools) == ["t"]
     assert record.probe.tools["t"].data == {}
+
+
+@pytest.mark.parametrize(
+    ("item", "says"),
+    [
+        ({"name": "a", "fields": {"x": 1}}, "mcps[0].fields.x (server 'a'): expected a string, "
+         "got a number"),
+        ({"name": "a", "probe": {"tools": ["t"]}},
+         "mcps[0].probe.tools[0] (server 'a'): expected an object, got a string"),
+        ({"name": "a", "probe": {"tools": [{"no": "name"}]}},
+         "mcps[0].probe.tools[0].name (server 'a'): expected a string, got null"),
+    ],
+)  # fmt: skip
+def test_odd_values_are_refused_with_their_path(item: dict[str, Any], says: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        Snapshot.from_data({"mcps": [item]})
+    assert caught.value.message == f"not a valid snapshot: {says}"
