@@ -111,12 +111,22 @@ def render(
         metavar="FILE",
         help="A lock file (snapshot save --probe): expose only the tools it pinned.",
     ),
+    listen: str | None = typer.Option(
+        None,
+        "--listen",
+        metavar="HOST:PORT",
+        help="Where the proxy listens, for mcp-proxy (default 127.0.0.1:9090); "
+        "[::1]:PORT for IPv6, :PORT for every interface.",
+    ),
 ) -> int:
     """Render the enabled servers for a proxy, a client or a cluster.
 
     Placeholders are carried over in the target's own syntax where it has one; where it has
     none, secrets are not written unless --inline-secrets (the file is then written with
     mode 0600). What a target cannot express is rendered as far as it goes, with a warning.
+
+    mcp-proxy listens on 127.0.0.1:9090 unless --listen (or a template) says otherwise; it
+    warns when the proxy would listen beyond this machine without an auth token.
 
     Examples:
 
@@ -129,6 +139,8 @@ def render(
       mcpctl render cursor --install --scope project
 
       mcpctl render mcp-proxy --pinned mcp-lock.json -o config.json
+
+      mcpctl render mcp-proxy --listen 127.0.0.1:8080 -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.render import render as render_target
@@ -140,7 +152,7 @@ def render(
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
-            target, only, scope, replace, inline_secrets, check, diff, pins, pin_warnings
+            target, only, scope, replace, inline_secrets, check, diff, pins, pin_warnings, listen
         )
     if replace:
         raise UsageError("--replace goes with --install")
@@ -152,7 +164,7 @@ def render(
     base = load_template(template) if template is not None else None
     rendered = render_target(
         target, loaded.config.entries, only=only, template=base,
-        inline_secrets=inline_secrets, secrets=keyring_source(), pinned=pins,
+        inline_secrets=inline_secrets, secrets=keyring_source(), pinned=pins, listen=listen,
     )  # fmt: skip
     warnings = loaded.warnings + pin_warnings + _for_people(rendered.warnings)
     if rendered.holds_secrets:
@@ -213,6 +225,7 @@ def install_into_client(
     diff: bool,
     pins: dict[str, list[str]] | None = None,
     pin_warnings: list[str] | None = None,
+    listen: str | None = None,
 ) -> int:
     """``render NAME --install``: merge the servers into the client's own config file."""
     from mcpctl.auth.secrets import keyring_source
@@ -234,8 +247,9 @@ def install_into_client(
     loaded = read_config()
     entries = loaded.config.entries
     rendered = render_target(
-        name, entries, only=only, inline_secrets=inline, secrets=keyring_source(), pinned=pins
-    )
+        name, entries, only=only, inline_secrets=inline, secrets=keyring_source(), pinned=pins,
+        listen=listen,
+    )  # fmt: skip
     managed = set(only) or set(entries)
     merged: list[Merged] = []
 

@@ -29,9 +29,14 @@ def render(
     secrets: SecretSource | None = None,
     environ: Mapping[str, str] | None = None,
     pinned: Mapping[str, Sequence[str]] | None = None,
+    listen: str | None = None,
 ) -> Rendered:
     """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
     document.
+
+    ``listen`` (``HOST:PORT``, ``[::1]:PORT``) is where the proxy listens, for the targets
+    whose file says it (``mcp-proxy``); such a target warns when what it renders listens
+    beyond this machine with no auth token.
 
     ``pinned`` (server -> tool names, as a lock file recorded them) makes each listed
     server's tool filter an allow list of exactly those tools that its own filter lets
@@ -39,12 +44,17 @@ def render(
     rendered as it is, with a warning.
 
     Raises:
-        UsageError: an unknown target, or a name in ``only`` that is not configured.
+        UsageError: an unknown target, a name in ``only`` that is not configured, or a
+            ``listen`` that is not ``HOST:PORT`` or that the target has no place for.
         PlaceholderError: ``inline_secrets`` and a variable has no value.
     """
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
+    from mcpctl.render.listen import listen_for
     from mcpctl.render.targets import get_target
+
+    chosen_target = get_target(target)
+    address = listen_for(chosen_target, listen) if listen is not None else None
 
     wanted = list(dict.fromkeys(only))
     missing = [n for n in wanted if n not in entries]
@@ -58,8 +68,8 @@ def render(
     notes: list[str] = []
     if pinned is not None:
         chosen, notes = _pin(chosen, pinned)
-    request = RenderRequest(chosen, template, inline_secrets, secrets, environ)
-    rendered = get_target(target).render(request)
+    request = RenderRequest(chosen, template, inline_secrets, secrets, environ, address)
+    rendered = chosen_target.render(request)
     rendered.warnings[:0] = notes
     return rendered
 

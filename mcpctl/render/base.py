@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource, resolve_text
+from mcpctl.render.listen import ListenAddress
 
 __all__ = [
     "ClientTarget",
@@ -63,6 +64,7 @@ class RenderRequest:
         inline_secrets: write resolved values where the target has no expansion.
         secrets: where resolved values come from besides the environment (the keyring).
         environ: the environment to resolve from (default: the process's).
+        listen: where the proxy listens (``--listen``), for the targets whose file says it.
     """
 
     entries: dict[str, ServerEntry]
@@ -70,6 +72,7 @@ class RenderRequest:
     inline_secrets: bool = False
     secrets: SecretSource | None = None
     environ: Mapping[str, str] | None = None
+    listen: ListenAddress | None = None
 
 
 @dataclass
