@@ -16,6 +16,7 @@ from mcpctl.cli import output
 from mcpctl.cli.common import (
     INTERNAL_ROOT,
     MANIFEST_KEY,
+    ORCHESTRATOR_KEY,
     PROTOCOL,
     Protocol,
     era_options,
@@ -299,7 +300,7 @@ def call(
 
     warnings: list[str] = []
     seconds = seconds_option(timeout, warnings)
-    chosen, _ = targets([name], "all", None, "annabelle")
+    chosen, _ = targets([name], "all", None, ORCHESTRATOR_KEY)
     _, entry, _ = chosen[0]
 
     # Read (and check) --args-json now, before connecting: a typo should not cost a server

@@ -15,7 +15,7 @@ def load_snapshot(path: Path) -> Snapshot | None:
     """The snapshot in ``path``, or ``None`` when there is no such file (the first boot).
 
     Raises:
-        UsageError: the file is not a snapshot (this format or Annabelle's).
+        UsageError: the file is not a snapshot (this format or the orchestrator's plain one).
         StorageError: it cannot be read.
     """
     try:
