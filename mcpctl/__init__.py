@@ -11,11 +11,14 @@ Names are loaded on first use, so ``import mcpctl`` stays cheap.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
 from mcpctl._version import __version__
 
+TYPE_CHECKING = False  # importing typing would cost the quick paths (launcher, completion)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from mcpctl.config.loader import LoadResult, load_config
     from mcpctl.config.model import Config, Problem, ServerEntry
     from mcpctl.config.placeholders import ResolvedEntry, resolve_entry

@@ -9,8 +9,13 @@ several times the interpreter's start-up:
   session of a server (:mod:`mcpctl.probe.launch`): the server replaces mcpctl quickly.
 """
 
+from __future__ import annotations
+
 import sys
-from typing import NoReturn
+
+TYPE_CHECKING = False  # typing is not worth its import on the quick paths
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def run() -> NoReturn:

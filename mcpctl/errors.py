@@ -92,15 +92,20 @@ class McpctlError(Exception):
         exit_code: the process exit code the CLI uses for it.
         message: one line for humans; never contains a secret.
         hint: what to do about it, or ``None``.
+        subjects: what the message is about (a config path, a key name; never a value):
+            output keeps them readable when it redacts the message and the hint.
     """
 
     code = "error"
     exit_code = 1
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, subjects: Iterable[str] = ()
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.subjects = tuple(subjects)
 
     def to_dict(self) -> dict[str, object]:
         """The error as it appears in the JSON envelope's ``errors`` list."""

@@ -21,6 +21,7 @@ __all__ = [
     "Paths",
     "backup_key",
     "find_config",
+    "lock_key",
 ]
 
 CONFIG_FILENAME = "external-mcps.json"
@@ -126,6 +127,24 @@ class Paths:
     def backups_for(self, config: Path) -> Path:
         """The backup folder of one config file (each file gets its own history)."""
         return self.backups_root / backup_key(config)
+
+    @property
+    def locks_dir(self) -> Path:
+        """Where the locks that serialise writers of a file are (never beside the file)."""
+        return self.state_dir / "locks"
+
+    def lock_for(self, file: Path) -> Path:
+        """The lock file of one file mcpctl writes (see :func:`lock_key`)."""
+        return self.locks_dir / f"{lock_key(file)}.lock"
+
+
+def lock_key(file: str | os.PathLike[str]) -> str:
+    """The name of a file's lock: a digest of its resolved absolute path, so every way of
+    naming the file (relative, through a symlink) takes the same lock."""
+    import hashlib
+
+    real = os.path.realpath(file)
+    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def backup_key(config: Path) -> str:

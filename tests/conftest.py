@@ -220,6 +220,19 @@ def published_time_server() -> str:
     return path
 
 
+def claude_code() -> str:
+    """Claude Code's CLI from npm (installed by .ci/run into .cache/claude)."""
+    path = os.environ.get("MCPCTL_TEST_CLAUDE") or str(
+        CACHE / "claude" / "node_modules" / ".bin" / "claude"
+    )
+    if not Path(path).exists():
+        message = f"Claude Code is not installed at {path} (run .ci/run, or set MCPCTL_TEST_CLAUDE)"
+        if REQUIRE_INTEGRATION:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
 def published_npm_server(package: str) -> list[str]:
     """An npm server installed by .ci/run into .cache/npm, run with node (no npx download)."""
     node = need_program("node", "the npm reference servers run on Node.js")

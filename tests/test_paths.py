@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.config.validate import validate_config
-from mcpctl.paths import CONFIG_FILENAME, Paths, backup_key, find_config
+from mcpctl.paths import CONFIG_FILENAME, Paths, backup_key, find_config, lock_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +23,7 @@ def test_mcpctl_home_puts_everything_under_it(
     assert paths.snapshot == tmp_path / "h" / "state" / "last-known-mcps.json"
     assert paths.registries == tmp_path / "h" / "config" / "registries.json"
     assert paths.backups_root == tmp_path / "h" / "state" / "backups"
+    assert paths.locks_dir == tmp_path / "h" / "state" / "locks"
 
 
 def test_config_resolution_order(
@@ -59,6 +60,26 @@ def test_backup_key_is_stable_and_distinct(tmp_path: Path) -> None:
     a, b = tmp_path / "x" / CONFIG_FILENAME, tmp_path / "y" / CONFIG_FILENAME
     assert backup_key(a) == backup_key(a) and backup_key(a) != backup_key(b)
     assert backup_key(a).startswith("x-")
+
+
+def test_lock_key_is_the_digest_of_the_resolved_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    a, b = tmp_path / "x" / CONFIG_FILENAME, tmp_path / "y" / CONFIG_FILENAME
+    (tmp_path / "x").mkdir()
+    a.write_text("{}")
+    (tmp_path / "link.json").symlink_to(a)
+    real = str(a.resolve())
+    assert lock_key(a) == hashlib.sha256(real.encode()).hexdigest()[:32]
+    assert lock_key(tmp_path / "link.json") == lock_key(a) != lock_key(b)
+    monkeypatch.chdir(tmp_path)
+    assert lock_key(Path("x") / CONFIG_FILENAME) == lock_key(a)
+    monkeypatch.setenv("MCPCTL_HOME", str(tmp_path / "h"))
+    assert (
+        Paths.from_env().lock_for(a) == tmp_path / "h" / "state" / "locks" / f"{lock_key(a)}.lock"
+    )
 
 
 def test_bundled_example_is_valid_and_its_schema_current() -> None:

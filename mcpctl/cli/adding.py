@@ -36,8 +36,13 @@ def add_from_registry(
     force: bool,
     warnings: list[str],
     refresh_timeout: float | None = None,
+    offline: bool = False,
 ) -> int:
     """Add ``spec`` from a registry; returns the exit code (0 also when it is there already).
+
+    ``offline`` plans from the registries' cache alone, without touching the network. The
+    entry is checked as a plain ``add``'s is: a command (the runtime: ``uvx``, ``npx``,
+    ``docker``...) not on PATH is a warning.
 
     Raises:
         UsageError, MissingInputError, RegistryError, PlaintextSecretError: see
@@ -56,6 +61,7 @@ def add_from_registry(
         registry=registry, name=name, prefer=prefer, package_type=package_type, env=env,
         headers=headers, overrides=overrides, force=force,
         ask=_ask if sys.stdin.isatty() else None,
+        offline=offline,
         refresh_timeout=REFRESH_TIMEOUT if refresh_timeout is None else refresh_timeout,
     )  # fmt: skip
     warnings += plan.warnings
@@ -80,6 +86,7 @@ def add_from_registry(
             "--description": "description" in overrides,
             "--timeout": "timeout" in overrides,
             "--disabled": not overrides.get("enabled", True),
+            "--allow-literal": bool(overrides.get("allow_literal")),
         }
         given = [flag for flag, used in flags.items() if used]
         if given:
@@ -88,6 +95,9 @@ def add_from_registry(
         if existing is not None:
             data["server"] = entry_summary(str(plan.existing), existing)
         return output.emit(Result("add", data, warnings))
+    from mcpctl.config.validate import entry_warnings
+
+    warnings += entry_warnings(plan.name, plan.entry.to_data(), base=store.path.parent)
     outcome = apply_add(store, plan, force=force)
     assert outcome is not None
     data["replaced"] = outcome.replaced

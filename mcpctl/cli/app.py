@@ -203,7 +203,7 @@ def _wants_json(args: Sequence[str]) -> bool:
 
 def _fail(error: McpctlError) -> int:
     if STATE.json:
-        output.print_json(Result.from_error(STATE.command, error).envelope())
+        output.print_json(Result.from_error(STATE.command, error).envelope(), keep=error.subjects)
     else:
         output.error(error)
     return error.exit_code

@@ -146,7 +146,8 @@ def login(
         "--timeout",
         envvar="MCPCTL_AUTH_TIMEOUT",
         metavar="DURATION",
-        help="How long to wait for the browser's answer: 5m, 90s (env MCPCTL_AUTH_TIMEOUT).",
+        help="How long to wait for the browser's answer: 5m, 90s; a bare number is seconds "
+        "(env MCPCTL_AUTH_TIMEOUT).",
     ),
 ) -> int:
     """Sign in to a server (mcpctl auth NAME): tokens to the keyring.
@@ -168,7 +169,7 @@ def login(
     from mcpctl.auth.tokens import load_record, token_status
 
     STATE.command = "auth"
-    seconds, note = parse_duration(timeout, bare="s")
+    seconds, note = parse_duration(timeout)
     if note:
         output.warn(note)
     entry = _oauth_entry(read_config(), name)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 import signal
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -34,6 +35,7 @@ __all__ = [
     "Protocol",
     "cache",
     "config_store",
+    "duration_option",
     "entry_summary",
     "entry_target",
     "era_options",
@@ -135,40 +137,60 @@ def parse_pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dic
 
 _DURATION_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*", re.IGNORECASE)
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+#: Over this many seconds a bare number gets a warning (milliseconds may have been meant).
+BARE_SECONDS_WARN = 600
 
 
-def parse_duration(
-    text: str, *, bare: Literal["ms", "s"], flag: str = "--timeout"
-) -> tuple[float, str | None]:
-    """Seconds from ``30s``, ``500ms``, ``2m`` or ``1.5h``; a bare number is in ``bare`` units.
+def parse_duration(text: str, *, flag: str = "--timeout") -> tuple[float, str | None]:
+    """Seconds from ``30s``, ``500ms``, ``1.5s``, ``2m`` or ``1h``; a bare number is seconds,
+    for every option that takes a duration.
 
-    Returns the seconds and a warning when a bare number is implausible in its unit
-    (``--timeout 30`` where milliseconds are meant, ``30000`` where seconds are).
+    Returns the seconds and a warning when a bare number is implausible as seconds
+    (``--timeout 30000``, where milliseconds were probably meant).
 
     Raises:
-        UsageError: not a duration, or zero.
+        UsageError: not a duration, zero or negative.
     """
     match = _DURATION_RE.fullmatch(text)
     if match is None:
+        if re.fullmatch(r"\s*-.*", text):
+            raise UsageError(
+                f"{flag} {text!r} must be more than zero", hint="for example 500ms, 30s, 2m"
+            )
         raise UsageError(
-            f"{flag} {text!r} is not a duration", hint="write it with a unit: 500ms, 30s, 2m"
+            f"{flag} {text!r} is not a duration",
+            hint="a number of seconds, or one with a unit: 500ms, 30s, 1.5s, 2m",
         )
     number, unit = float(match[1]), (match[2] or "").lower()
-    seconds = number * _UNIT_SECONDS[unit or bare]
+    seconds = number * _UNIT_SECONDS[unit or "s"]
     if seconds <= 0:
         raise UsageError(f"{flag} {text!r} must be more than zero")
+    if not math.isfinite(seconds):
+        raise UsageError(f"{flag} {text!r} is too long", hint="for example 500ms, 30s, 2m")
     warning = None
-    if not unit and bare == "ms" and number < 100:
+    if not unit and number > BARE_SECONDS_WARN:
         warning = (
-            f"{flag} {text} is read as {number:g} ms (a bare number is milliseconds here); "
-            f"write {number:g}s for seconds"
-        )
-    elif not unit and bare == "s" and number > 600:
-        warning = (
-            f"{flag} {text} is read as {number:g} s ({number / 3600:.1f} h; a bare number is "
-            f"seconds here); write {number:g}ms for milliseconds"
+            f"{flag} {text.strip()} is read as {number:g} s ({number / 3600:.1f} h; a bare "
+            f"number is seconds); write {number:g}ms for milliseconds"
         )
     return seconds, warning
+
+
+def duration_option(
+    text: str | None, warnings: list[str], *, flag: str = "--timeout", default: float | None = None
+) -> float | None:
+    """Seconds of a duration option (``default`` when not given), through
+    :func:`parse_duration`; its warning about an implausible bare number goes to ``warnings``.
+
+    Raises:
+        UsageError: not a duration, zero or negative.
+    """
+    if text is None:
+        return default
+    seconds, note = parse_duration(text, flag=flag)
+    if note:
+        warnings.append(note)
+    return seconds
 
 
 def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:

@@ -15,8 +15,8 @@ from mcpctl.cli.common import (
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
+    duration_option,
     era_options,
-    parse_duration,
     run_async,
     targets,
 )
@@ -59,20 +59,10 @@ def _health_data(results: list[ProbeResult], scope: Scope) -> dict[str, Any]:
     }
 
 
-def seconds_option(value: str | None, warnings: list[str]) -> float | None:
-    """A ``--timeout``/``--interval`` value in seconds (a bare number is seconds)."""
-    if value is None:
-        return None
-    seconds, note = parse_duration(value, bare="s")
-    if note:
-        warnings.append(note)
-    return seconds
-
-
 @app.command("health")
 def health(
     names: list[str] | None = typer.Argument(
-        None, metavar="[NAME]...", help="Servers (default: all enabled)."
+        None, metavar="[NAME]...", help="Servers (default: all enabled); with --as: the FILE."
     ),
     scope: Scope = typer.Option(Scope.all, "--scope", help="all, internal or external."),
     timeout: str | None = typer.Option(
@@ -96,11 +86,21 @@ def health(
         help="Re-probe periodically: a live table on a terminal, else one line per change.",
     ),
     interval: str = typer.Option(
-        "60", "--interval", metavar="DURATION", help="Time between rounds with --watch (60s)."
+        "60",
+        "--interval",
+        metavar="DURATION",
+        help="Time between rounds with --watch: 30s, 5m; a bare number is seconds (60s).",
     ),
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
+    as_client: str | None = typer.Option(
+        None,
+        "--as",
+        metavar="CLIENT",
+        help="Probe the servers of CLIENT's config file (the one argument: FILE, default: the "
+        "client's own) as that client starts them, beside plain health.",
+    ),
 ) -> int:
     """Probe servers: spawn or connect, settle the protocol era, list tools, ping.
 
@@ -125,17 +125,22 @@ def health(
       mcpctl health --watch --interval 30s --json >> health.jsonl
 
       mcpctl health legacy-server --protocol legacy -v
+
+      mcpctl health --as cursor
     """
     from mcpctl.probe.health import probe_all
 
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
+    every = duration_option(interval, warnings, flag="--interval")
+    if as_client is not None:
+        return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
+                          internal_root, manifest_key, warnings)  # fmt: skip
     chosen, more = targets(names or [], scope.value, internal_root, manifest_key)
     warnings += more
     mode, eras = era_options(protocol)
     if watch:
-        every = seconds_option(interval, warnings) or 60.0
-        return _watch(chosen, warnings, every, seconds, concurrency, (mode, eras))
+        return _watch(chosen, warnings, every or 60.0, seconds, concurrency, (mode, eras))
     with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
         results: list[ProbeResult] = run_async(
             lambda: probe_all(
@@ -166,6 +171,31 @@ def health(
     output.emit(Result("health", result.data, warnings), lambda _: _health_table(results))
     _health_notes(results)
     return exit_code
+
+
+def _health_as(
+    client: str,
+    args: list[str],
+    watch: bool,
+    scope: Scope,
+    seconds: float | None,
+    concurrency: int | None,
+    protocol: Protocol | None,
+    internal_root: Path | None,
+    manifest_key: str,
+    warnings: list[str],
+) -> int:
+    """``health --as CLIENT [FILE]`` (see :mod:`mcpctl.cli.health_as`)."""
+    from mcpctl.cli.health_as import health_as
+    from mcpctl.errors import UsageError
+
+    if watch:
+        raise UsageError("--as probes once: drop --watch")
+    return health_as(
+        client, args, scope=scope.value, timeout=seconds, concurrency=concurrency,
+        speaking=era_options(protocol), internal_root=internal_root,
+        manifest_key=manifest_key, warnings=warnings,
+    )  # fmt: skip
 
 
 def _health_table(results: list[ProbeResult]) -> Table:

@@ -54,7 +54,7 @@ def undo(
         from mcpctl.cli.common import paths
         from mcpctl.config.store import FileStore
 
-        store = FileStore(file, backups=paths().backups_for(file))
+        store = FileStore(file, backups=paths().backups_for(file), locks=paths().locks_dir)
         store.undo_command = f"mcpctl undo --file {file}"
     if list_versions:
         history = store.history()

@@ -36,12 +36,21 @@ def import_servers(
         False, "--dry-run", help="Show what would happen; change nothing."
     ),
     only: list[str] = typer.Option([], "--only", metavar="NAME", help="Only these servers."),
+    allow_literal: list[str] = typer.Option(
+        [],
+        "--allow-literal",
+        metavar="KEY",
+        help="Keep the literal value of an env variable or header named like a secret "
+        "(*TOKEN*, *KEY, *PASSWORD*...): it is not one (repeatable; kept in the entry).",
+    ),
 ) -> int:
     """Import servers from another tool's config, or find them all (no SOURCE).
 
-    Placeholders come back as ${VAR}. A literal secret (a token in env, a header, a URL)
-    goes to the OS keyring and the entry gets a placeholder instead; without a usable
-    keyring such an entry is skipped. Nothing secret is ever written to the config file.
+    Placeholders come back as ${VAR}. A literal secret (a token in env, a header, a URL, or
+    any literal under a key named like a secret: *TOKEN*, *KEY, *PASSWORD*...) goes to the
+    OS keyring and the entry gets a placeholder instead; without a usable keyring such an
+    entry is skipped. Nothing secret is ever written to the config file. --allow-literal KEY
+    keeps a value that is not a secret.
 
     Examples:
 
@@ -56,7 +65,7 @@ def import_servers(
     if on_conflict not in ON_CONFLICT:
         raise UsageError(f"--on-conflict must be one of {', '.join(ON_CONFLICT)}")
     if source is None:
-        if path is not None or only:
+        if path is not None or only or allow_literal:
             raise UsageError("give the SOURCE whose file this is", hint="mcpctl import cursor FILE")
         found = scan(here())
         rows = [
@@ -77,11 +86,16 @@ def import_servers(
             lambda _: Table(["SOURCE", "SCOPE", "FILE", "SERVERS"], rows,
                             empty="no MCP configs of known tools found"),
         )  # fmt: skip
-    return _import(source, path, on_conflict, dry_run, only)
+    return _import(source, path, on_conflict, dry_run, only, allow_literal)
 
 
 def _import(
-    source: str, path: Path | None, on_conflict: str, dry_run: bool, only: list[str]
+    source: str,
+    path: Path | None,
+    on_conflict: str,
+    dry_run: bool,
+    only: list[str],
+    allow_literal: list[str],
 ) -> int:
     from mcpctl.auth.secrets import SecretStore, keyring_source
     from mcpctl.render.importing import apply_import, here, plan_import, read_source
@@ -90,12 +104,18 @@ def _import(
     loaded = read_config()
     items = plan_import(
         parsed.entries, loaded.config.entries, on_conflict=on_conflict,  # type: ignore[arg-type]
-        only=only, taken_secrets=keyring_source(),
+        only=only, taken_secrets=keyring_source(), allow_literal=allow_literal,
     )  # fmt: skip
     if not dry_run:
         keyring = SecretStore()
         items = apply_import(config_store(), items, keep_secret=keyring.set, source=source)
     warnings = loaded.warnings + [f"{file}: {w}" for w in parsed.warnings]
+    keys = {k for e in parsed.entries.values() for k in [*e.env, *(h.lower() for h in e.headers)]}
+    warnings += [
+        f"--allow-literal {key}: no server in {file} has an env variable or header {key!r}"
+        for key in dict.fromkeys(allow_literal)
+        if key not in keys and key.lower() not in keys
+    ]
     data: dict[str, Any] = {
         "source": source,
         "file": str(file),

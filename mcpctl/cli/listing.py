@@ -83,6 +83,8 @@ def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
             pairs.append(("command", entry_target(summary)))
         pairs += [(f"env {k}", v) for k, v in summary.get("env", {}).items()]
         pairs += [(f"header {k}", v) for k, v in summary.get("headers", {}).items()]
+        if entry.allow_literal:
+            pairs.append(("allow literal", ", ".join(entry.allow_literal)))
         if "cwd" in summary:
             pairs.append(("cwd", summary["cwd"]))
         if "auth" in summary:

@@ -115,9 +115,10 @@ class Detail(NamedTuple):
 
 
 class Lines(NamedTuple):
-    """Plain lines of text for stdout."""
+    """Plain lines of text for stdout (``keep``: subjects they name, shown unredacted)."""
 
     lines: Sequence[str] = ()
+    keep: Sequence[str] = ()
 
 
 Human = Table | Detail | Lines | None
@@ -150,9 +151,18 @@ def _redactor() -> Redactor:
     return redactor()
 
 
-def clean(text: str, redact: Redactor | None = None, *, one_line: bool = False) -> str:
-    """``text`` fit to print: secrets replaced, control characters shown escaped."""
-    text = (redact or _redactor())(text)
+def clean(
+    text: str,
+    redact: Redactor | None = None,
+    *,
+    one_line: bool = False,
+    keep: Sequence[str] = (),
+) -> str:
+    """``text`` fit to print: secrets replaced, control characters shown escaped.
+
+    ``keep``: the subjects the text names (config paths, key names), left readable.
+    """
+    text = (redact or _redactor())(text, keep)
     return escape_controls(text, keep_newlines=not one_line)
 
 
@@ -167,8 +177,14 @@ def _stderr_console() -> Any:
     return Console(stderr=True, highlight=False)
 
 
-def _stderr_line(prefix: str, style: str, text: str, redact: Redactor | None = None) -> None:
-    text = clean(text, redact)
+def _stderr_line(
+    prefix: str,
+    style: str,
+    text: str,
+    redact: Redactor | None = None,
+    keep: Sequence[str] = (),
+) -> None:
+    text = clean(text, redact, keep=keep)
     if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
         from rich.markup import escape
 
@@ -212,36 +228,37 @@ def error(err: McpctlError | str, hint: str | None = None) -> None:
     """An error on stderr: message, then the hint."""
     message = err.message if isinstance(err, McpctlError) else err
     hint = err.hint if isinstance(err, McpctlError) else hint
-    _stderr_line("error:", "bold red", message)
+    keep = err.subjects if isinstance(err, McpctlError) else ()
+    _stderr_line("error:", "bold red", message, keep=keep)
     for line in getattr(err, "details", ()):
-        _stderr_line("note:", "dim", line)
+        _stderr_line("note:", "dim", line, keep=keep)
     if hint:
-        _stderr_line("hint:", "cyan", hint)
+        _stderr_line("hint:", "cyan", hint, keep=keep)
 
 
-def _redacted(value: Any, redact: Redactor) -> Any:
+def _redacted(value: Any, redact: Redactor, keep: Sequence[str]) -> Any:
     # Strings are redacted one by one: a secret that happens to look like a number or a
     # keyword must not break the document.
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, keep)
     if isinstance(value, dict):
-        return {redact(str(k)): _redacted(v, redact) for k, v in value.items()}
+        return {redact(str(k), keep): _redacted(v, redact, keep) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_redacted(v, redact) for v in value]
+        return [_redacted(v, redact, keep) for v in value]
     return value
 
 
-def _json_text(document: Any, *, indent: int | None) -> str:
-    safe = _redacted(document, _redactor())
+def _json_text(document: Any, *, indent: int | None, keep: Sequence[str] = ()) -> str:
+    safe = _redacted(document, _redactor(), keep)
     text = json.dumps(safe, indent=indent, ensure_ascii=False)
     # json.dumps escapes C0 controls but leaves DEL, C1, bidirectional overrides and lone
     # surrogates raw; they only occur inside strings, where \\uXXXX is their JSON form.
     return CONTROLS_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def print_json(document: Any) -> None:
-    """One JSON document on stdout."""
-    sys.stdout.write(_json_text(document, indent=2) + "\n")
+def print_json(document: Any, *, keep: Sequence[str] = ()) -> None:
+    """One JSON document on stdout (``keep``: subjects left readable, see :func:`clean`)."""
+    sys.stdout.write(_json_text(document, indent=2, keep=keep) + "\n")
     sys.stdout.flush()
 
 
@@ -301,7 +318,7 @@ def _plain(human: Human) -> None:
             out.write(f"{clean(key + ':', redact):<{width + 1}} {clean(value, redact)}\n")
     elif isinstance(human, Lines):
         for line in human.lines:
-            out.write(clean(line, redact) + "\n")
+            out.write(clean(line, redact, keep=human.keep) + "\n")
 
 
 def _rich(human: Human) -> None:
@@ -311,8 +328,10 @@ def _rich(human: Human) -> None:
     console = Console(highlight=False)
     redact = _redactor()
 
+    keep = human.keep if isinstance(human, Lines) else ()
+
     def cell(text: str, *, one_line: bool = False) -> str:
-        return escape(clean(text, redact, one_line=one_line))
+        return escape(clean(text, redact, one_line=one_line, keep=keep))
 
     if isinstance(human, Table):
         if not human.rows:
@@ -338,11 +357,16 @@ def _rich(human: Human) -> None:
             console.print(cell(line))
 
 
-def emit(result: Result, human: Callable[[Result], Human] | None = None) -> int:
-    """Print ``result`` as JSON or for humans; returns the exit code."""
+def emit(
+    result: Result, human: Callable[[Result], Human] | None = None, *, keep: Sequence[str] = ()
+) -> int:
+    """Print ``result`` as JSON or for humans; returns the exit code.
+
+    ``keep``: subjects the result names (config paths), left readable in its JSON.
+    """
     STATE.command = result.command
     if STATE.json:
-        print_json(result.envelope())
+        print_json(result.envelope(), keep=keep)
         return result.exit_code
     if result.warnings and not STATE.quiet:
         redact = _redactor()  # one for all: a render may warn about every server

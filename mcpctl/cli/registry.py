@@ -172,12 +172,8 @@ def parse_timeout(text: str | None, default: float, warnings: list[str]) -> floa
     Raises:
         UsageError: not a duration, or zero.
     """
-    if text is None:
-        return default
-    seconds, note = common.parse_duration(text, bare="s")
-    if note:
-        warnings.append(note)
-    return seconds
+    seconds = common.duration_option(text, warnings)
+    return default if seconds is None else seconds
 
 
 @app.command("discover")
@@ -355,7 +351,7 @@ def show(
     wanted = common.sources([registry] if registry else None)
     with progress("Refreshing the registries' cache"):
         report = refresh_cache(cache, wanted, offline=offline, timeout=seconds)
-    reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable)
+    reg, rec = find_record(cache, spec, registry, unavailable=report.unreachable, offline=offline)
     server = rec.server
     versions = [r.version for _, r in cache.versions(rec.name, [reg])]
     repo = server.get("repository")

@@ -16,7 +16,10 @@ from mcpctl.render.targets import TARGET_MODULES
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.render.asclient import ClientProblem
     from mcpctl.render.base import ClientTarget
+    from mcpctl.render.delivery import SecretsMode
     from mcpctl.render.install import Merged
 
 app = typer.Typer()
@@ -83,8 +86,16 @@ def render(
     template: Path | None = typer.Option(
         None, "--template", metavar="FILE", help="A base document the servers go under."
     ),
+    secrets_mode: str = typer.Option(
+        "auto",
+        "--secrets",
+        metavar="auto|launcher|env|inline",
+        help="How secrets reach the client: auto runs a stdio server whose secret only the "
+        "keyring holds through 'mcpctl run'; launcher does so for every stdio server; env "
+        "leaves placeholders to the client's environment; inline writes the values.",
+    ),
     inline_secrets: bool = typer.Option(
-        False, "--inline-secrets", help="Write resolved secrets where the target cannot expand."
+        False, "--inline-secrets", help="The same as --secrets inline."
     ),
     check: bool = typer.Option(
         False, "--check", help="Exit 1 with a diff when FILE differs from the rendering (CI)."
@@ -121,9 +132,15 @@ def render(
 ) -> int:
     """Render the enabled servers for a proxy, a client or a cluster.
 
-    Placeholders are carried over in the target's own syntax where it has one; where it has
-    none, secrets are not written unless --inline-secrets (the file is then written with
-    mode 0600). What a target cannot express is rendered as far as it goes, with a warning.
+    Placeholders are carried over in the target's own syntax where it has one. A client
+    resolves them from its own environment, not from the keyring: a stdio server whose
+    secret only the keyring holds is rendered as 'mcpctl run NAME --config FILE', which
+    resolves it and starts the server (--secrets launcher: every stdio server); a remote
+    server's keyring-held headers come from 'mcpctl secret headers NAME' where the client
+    runs a headers helper (Claude Code), from its own password prompt (VS Code), else a
+    warning names the variable. --secrets inline writes the values (mode 0600; refused for
+    --install into a git work tree). What a target cannot express is rendered as far as it
+    goes, with a warning.
 
     mcp-proxy listens on 127.0.0.1:9090 unless --listen (or a template) says otherwise; it
     warns when the proxy would listen beyond this machine without an auth token.
@@ -138,13 +155,18 @@ def render(
 
       mcpctl render cursor --install --scope project
 
+      mcpctl render claude-code --install --secrets launcher
+
       mcpctl render mcp-proxy --pinned mcp-lock.json -o config.json
 
       mcpctl render mcp-proxy --listen 127.0.0.1:8080 -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.render import render as render_target
+    from mcpctl.render.delivery import Launcher
 
+    how = secrets_choice(secrets_mode, inline_secrets)
+    inline_secrets = how == "inline"
     pins, pin_warnings = load_pins(pinned) if pinned is not None else (None, [])
     if install:
         if out is not None or template is not None:
@@ -152,7 +174,7 @@ def render(
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
-            target, only, scope, replace, inline_secrets, check, diff, pins, pin_warnings, listen
+            target, only, scope, replace, how, check, diff, pins, pin_warnings, listen
         )
     if replace:
         raise UsageError("--replace goes with --install")
@@ -163,13 +185,15 @@ def render(
     loaded = read_config()
     base = load_template(template) if template is not None else None
     rendered = render_target(
-        target, loaded.config.entries, only=only, template=base,
-        inline_secrets=inline_secrets, secrets=keyring_source(), pinned=pins, listen=listen,
+        target, loaded.config.entries, only=only, template=base, secrets_mode=how,
+        secrets=keyring_source(), pinned=pins, launcher=Launcher.for_config(loaded.path),
+        listen=listen,
     )  # fmt: skip
     warnings = loaded.warnings + pin_warnings + _for_people(rendered.warnings)
     if rendered.holds_secrets:
         warnings.append(f"{out} holds secrets in clear text: it is written with mode 0600")
-    data: dict[str, Any] = {"target": target, "file": str(out) if out else None}
+    data: dict[str, Any] = {"target": target, "file": str(out) if out else None,
+                            "secrets": how, "launched": rendered.launched}  # fmt: skip
     if out is None:
         data["text"] = rendered.text
         return output.emit(Result("render", data, warnings), lambda _: Lines([rendered.text]))
@@ -215,12 +239,28 @@ def load_pins(path: Path) -> tuple[dict[str, list[str]], list[str]]:
     return pinned_tools(found), []
 
 
+def secrets_choice(mode: str, inline_secrets: bool) -> SecretsMode:
+    """The ``--secrets`` mode (``--inline-secrets`` is ``inline``).
+
+    Raises:
+        UsageError: an unknown mode, or ``--inline-secrets`` with another mode.
+    """
+    from mcpctl.render.delivery import SECRETS_MODES
+
+    if mode not in SECRETS_MODES:
+        raise UsageError(f"--secrets must be one of {', '.join(SECRETS_MODES)}, not {mode!r}")
+    if inline_secrets and mode not in ("auto", "inline"):
+        raise UsageError(f"--inline-secrets is --secrets inline: it cannot go with {mode}")
+    chosen: SecretsMode = "inline" if inline_secrets else mode
+    return chosen
+
+
 def install_into_client(
     name: str,
     only: list[str],
     scope: str,
     replace: bool,
-    inline: bool,
+    mode: SecretsMode,
     check: bool,
     diff: bool,
     pins: dict[str, list[str]] | None = None,
@@ -232,6 +272,7 @@ def install_into_client(
     from mcpctl.cli.common import paths
     from mcpctl.config.store import FileStore
     from mcpctl.render import render as render_target
+    from mcpctl.render.delivery import Launcher, in_git_work_tree
     from mcpctl.render.importing import here
     from mcpctl.render.install import merge_install
     from mcpctl.render.targets import get_target
@@ -244,12 +285,23 @@ def install_into_client(
     if not places:
         raise UsageError(f"{name} has no {scope}-scope config file")
     path = places[0]
+    if mode == "inline" and not (check or diff) and in_git_work_tree(path):
+        raise UsageError(
+            f"--secrets inline would write secrets into {path}, which is in a git work tree",
+            hint="use --secrets launcher: the file then holds no secret",
+        )
     loaded = read_config()
     entries = loaded.config.entries
     rendered = render_target(
-        name, entries, only=only, inline_secrets=inline, secrets=keyring_source(), pinned=pins,
+        name,
+        entries,
+        only=only,
+        secrets_mode=mode,
+        secrets=keyring_source(),
+        pinned=pins,
+        launcher=Launcher.for_config(loaded.path),
         listen=listen,
-    )  # fmt: skip
+    )
     managed = set(only) or set(entries)
     merged: list[Merged] = []
 
@@ -262,7 +314,8 @@ def install_into_client(
         return result.text.encode("utf-8")
 
     warnings = loaded.warnings + (pin_warnings or []) + _for_people(rendered.warnings)
-    data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope}
+    data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope, "secrets": mode,
+                            "launched": rendered.launched}  # fmt: skip
     if check or diff:
         current = _current(path)
         change(current.encode("utf-8") if current is not None else None)
@@ -272,12 +325,15 @@ def install_into_client(
             output.info(f"{path} is up to date")
         code = 1 if check and merged[0].changed else 0
         return output.emit(Result("render", data, warnings, exit_code=code), lambda _: Lines(lines))
-    store = FileStore(path, backups=paths().backups_for(path))
+    store = FileStore(path, backups=paths().backups_for(path), locks=paths().locks_dir)
     store.replace(
         change, action=f"render {name} --install", mode=0o600 if rendered.holds_secrets else None
     )
     result = merged[-1]
     data.update(_changes(result))
+    problems = _client_problems(name, path, {n: entries[n] for n in managed if n in entries})
+    data["problems"] = [p.to_dict() for p in problems]
+    warnings += [f"{name} will not start {p.server} as mcpctl does: {p.message}" for p in problems]
     if result.changed:
         output.info(
             f"Installed into {path}: {_summary(result)}; undo with: mcpctl undo --file {path}"
@@ -285,6 +341,23 @@ def install_into_client(
     else:
         output.info(f"{path} is up to date")
     return output.emit(Result("render", data, warnings))
+
+
+def _client_problems(
+    target: str, path: Path, entries: dict[str, ServerEntry]
+) -> list[ClientProblem]:
+    """What the client will not be able to start in the file just installed (``health --as``'s
+    static check); nothing when the client's file cannot be read back."""
+    from mcpctl.auth.secrets import keyring_source
+    from mcpctl.errors import McpctlError
+    from mcpctl.render.asclient import as_client_targets, check_as_client
+
+    if target not in as_client_targets():
+        return []
+    try:
+        return check_as_client(target, path, entries, secrets=keyring_source())
+    except McpctlError:
+        return []
 
 
 def _for_people(warnings: list[str]) -> list[str]:

@@ -14,12 +14,12 @@ from mcpctl.cli.common import (
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
+    duration_option,
     era_options,
     paths,
     read_config,
     run_async,
 )
-from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
@@ -61,7 +61,8 @@ def report(
         None,
         "--timeout",
         metavar="DURATION",
-        help="Per-server timeout with --probe: 10s, 500ms, 2m (default: each entry's).",
+        help="Per-server timeout with --probe: 10s, 500ms, 2m; a bare number is seconds "
+        "(default: each entry's).",
     ),
     concurrency: int | None = typer.Option(
         None, "--concurrency", min=1, metavar="N", help="Servers probed at once with --probe."
@@ -99,7 +100,7 @@ def report(
     if fmt is Format.json:
         STATE.json = True
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     loaded = read_config()
     internal: dict[str, ServerEntry] = {}
     if internal_root is not None:

@@ -18,7 +18,7 @@ app = typer.Typer()
 GROUP_HELP = """Keep the values of ${VAR} placeholders in the OS keyring, not in files.
 
 A placeholder resolves from the environment first, then from the keyring, then from its
-default. Values are never printed.
+default. Values are never printed, except by 'secret headers', which a client runs.
 
 Examples:
 
@@ -155,3 +155,36 @@ def secret_rm(
                          hint="run 'mcpctl secret list' to see them")  # fmt: skip
     output.info(f"Deleted {name} from the keyring")
     return output.emit(Result("secret rm", {"name": name, "deleted": True}))
+
+
+@secret_app.command("headers")
+def secret_headers(
+    name: str = typer.Argument(..., help="The remote server whose headers to print."),
+) -> int:
+    """Print a remote server's HTTP headers, secrets resolved, as one JSON object.
+
+    For a client that runs a command for its headers (Claude Code's headersHelper, which
+    'mcpctl render claude-code' sets up): its headers and its bearer, header or basic auth,
+    resolved from the environment, then the keyring. This is the one command that prints
+    secrets, so it refuses to write to a terminal.
+
+    Examples:
+
+      mcpctl secret headers github | jq -r keys[]
+    """
+    import json
+
+    from mcpctl.auth.secrets import keyring_source
+    from mcpctl.render.delivery import resolved_headers
+
+    if sys.stdout.isatty():
+        raise UsageError(
+            "mcpctl secret headers prints secrets: it is meant for a client to run",
+            hint=f"pipe it if you mean it: mcpctl secret headers {name} | jq -r 'keys[]'",
+        )
+    loaded = read_config()
+    headers = resolved_headers(name, loaded.entry(name), secrets=keyring_source())
+    # Straight to stdout: the output layer would redact the very values asked for.
+    sys.stdout.write(json.dumps(headers) + "\n")
+    sys.stdout.flush()
+    return 0

@@ -12,12 +12,12 @@ from mcpctl.cli.authflags import auth_from_flags
 from mcpctl.cli.common import (
     Protocol,
     config_store,
+    duration_option,
     entry_summary,
-    parse_duration,
     parse_pairs,
 )
 from mcpctl.cli.output import STATE
-from mcpctl.config.model import ProtocolMode, ServerEntry, ToolFilter
+from mcpctl.config.model import MAX_TIMEOUT_MS, ProtocolMode, ServerEntry, ToolFilter
 from mcpctl.errors import UsageError
 from mcpctl.probe.transports import remote_transports
 from mcpctl.results import Result
@@ -27,6 +27,35 @@ app = typer.Typer()
 PINNED: dict[Protocol, ProtocolMode] = {Protocol.modern: "modern", Protocol.legacy: "legacy"}
 
 _AUTH_SCHEMES = ("bearer", "basic", "token", "bot")
+#: The shortest connect timeout ``add --timeout`` writes: no server starts and answers faster.
+MIN_ADD_TIMEOUT_MS = 100
+
+
+def entry_timeout_ms(text: str, warnings: list[str]) -> int:
+    """The milliseconds the file keeps for ``add --timeout TEXT`` (a bare number is seconds).
+
+    Raises:
+        UsageError: not a duration, under :data:`MIN_ADD_TIMEOUT_MS` or over an hour.
+    """
+    seconds = duration_option(text, warnings)
+    assert seconds is not None
+    millis = round(seconds * 1000)
+    if millis < MIN_ADD_TIMEOUT_MS:
+        raise UsageError(
+            f"--timeout {text!r} is under {MIN_ADD_TIMEOUT_MS} ms: no server starts and answers "
+            "that fast",
+            hint="a bare number is seconds (--timeout 30 is 30 s); with a unit: 500ms, 1.5s, 2m",
+        )
+    if millis > MAX_TIMEOUT_MS:
+        bare = text.strip().replace(".", "", 1).isdigit()
+        raise UsageError(
+            f"--timeout {text!r} is over {MAX_TIMEOUT_MS // 60_000} minutes, the longest an "
+            "entry may wait",
+            hint=f"a bare number is seconds: write {text.strip()}ms for milliseconds"
+            if bare
+            else "for example 30s, 2m",
+        )
+    return millis
 
 
 def _remote_transport(value: str | None) -> str | None:
@@ -95,6 +124,13 @@ def add(
     header: list[str] = typer.Option(
         [], "--header", "-H", metavar="'NAME: VALUE'", help="HTTP header (repeatable)."
     ),
+    allow_literal: list[str] = typer.Option(
+        [],
+        "--allow-literal",
+        metavar="KEY",
+        help="Keep the literal value of an --env or --header named like a secret (*TOKEN*, "
+        "*KEY, *PASSWORD*...): it is not one (repeatable; kept in the entry).",
+    ),
     bearer: str | None = typer.Option(
         None,
         "--bearer",
@@ -151,7 +187,8 @@ def add(
         None,
         "--timeout",
         metavar="DURATION",
-        help="Connect timeout: 30s, 500ms, 2m (a bare number is ms; default 30s).",
+        help="Connect timeout: 30s, 500ms, 1.5s, 2m; a bare number is seconds (100ms to 60m; "
+        "default 30s).",
     ),
     sensitive: bool = typer.Option(
         False, "--sensitive", help="Tool inputs must be screened by the host."
@@ -193,13 +230,22 @@ def add(
         None,
         "--registry-timeout",
         metavar="DURATION",
-        help="With --from-registry: how long the registries may take to refresh (15s).",
+        help="With --from-registry: how long the registries may take to refresh: 15s, 1m; a bare "
+        "number is seconds (default 15s).",
+    ),
+    offline: bool = typer.Option(
+        False,
+        "--offline",
+        help="With --from-registry: never touch the network, use the registries' cache only.",
     ),
 ) -> int:
     """Add a stdio server (after --) or a remote one (--url).
 
     Secrets are never written into the file: use ${VAR} placeholders (in single quotes,
-    so the shell leaves them alone), resolved at run time from the environment.
+    so the shell leaves them alone), resolved at run time from the environment or the
+    keyring. A literal value under a key named like a secret (*TOKEN*, *KEY, *SECRET*,
+    *PASSWORD*, *PASS, *PAT, *CREDENTIAL*, Authorization) is refused too; --allow-literal
+    KEY keeps one that is not a secret.
 
     Examples:
 
@@ -214,13 +260,12 @@ def add(
       mcpctl add docs --url http://127.0.0.1:8000/sse --transport sse --timeout 10s --json
 
       mcpctl add --from-registry io.github.modelcontextprotocol/time
+
+      mcpctl add --from-registry io.github.modelcontextprotocol/time --offline
     """
     warnings: list[str] = []
-    timeout_ms = None
-    if timeout is not None:
-        seconds, note = parse_duration(timeout, bare="ms")
-        timeout_ms = max(1, round(seconds * 1000))
-        warnings += [note] if note else []
+    timeout_ms = None if timeout is None else entry_timeout_ms(timeout, warnings)
+    refresh_seconds = duration_option(registry_timeout, warnings, flag="--registry-timeout")
     env_pairs = parse_pairs(env, "=", "--env", "KEY=VALUE")
     header_pairs = parse_pairs(header, ":", "--header", "'Name: value'")
     warnings += _empty_values(env_pairs, header_pairs, bearer)
@@ -234,16 +279,17 @@ def add(
             overrides["description"] = description
         if timeout_ms is not None:
             overrides["timeout"] = timeout_ms
-        refresh_seconds = None
-        if registry_timeout is not None:
-            refresh_seconds, note = parse_duration(
-                registry_timeout, bare="s", flag="--registry-timeout"
-            )
-            warnings += [note] if note else []
+        if allow_literal:
+            overrides["allow_literal"] = tuple(allow_literal)
         return add_from_registry(
             name, from_registry, registry, prefer, package_type, env_pairs, header_pairs,
             overrides=overrides, force=force, warnings=warnings, refresh_timeout=refresh_seconds,
+            offline=offline,
         )  # fmt: skip
+    if offline:
+        raise UsageError(
+            "--offline goes with --from-registry (only a registry is ever reached over the network)"
+        )
     if _name_after_dashdash(name):
         raise UsageError(
             "missing NAME: everything after '--' is the server's command",
@@ -296,6 +342,9 @@ def add(
         if allow_tool or deny_tool
         else None,
     )
+    from mcpctl.config.edits import with_allowed_literals
+
+    entry = with_allowed_literals(entry, allow_literal)  # before the warnings: they heed it
     store = config_store()
     from mcpctl.config.validate import entry_warnings
 

@@ -14,8 +14,8 @@ from mcpctl.cli.common import (
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
+    duration_option,
     era_options,
-    parse_duration,
     paths,
     read_config,
 )
@@ -77,15 +77,6 @@ TIMEOUT = typer.Option(
 CONCURRENCY = typer.Option(
     None, "--concurrency", min=1, metavar="N", help="Servers probed at once with --probe."
 )
-
-
-def _seconds(value: str | None, warnings: list[str]) -> float | None:
-    if value is None:
-        return None
-    seconds, note = parse_duration(value, bare="s")
-    if note:
-        warnings.append(note)
-    return seconds
 
 
 def take_now(
@@ -178,7 +169,7 @@ def save(
     from mcpctl.snapshot.files import save_snapshot
 
     warnings: list[str] = []
-    seconds = _seconds(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     target = out or snapshot_file or paths().snapshot
     snapshot, more, _ = take_now(probe, seconds, concurrency, internal_root, manifest_key, protocol)
     warnings += more
@@ -247,7 +238,7 @@ def diff(
     if fmt is DiffFormat.json:
         STATE.json = True
     warnings: list[str] = []
-    seconds = _seconds(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     source = against or snapshot_file or paths().snapshot
     old = load_snapshot(source)
     if old is None and against is not None:

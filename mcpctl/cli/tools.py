@@ -19,6 +19,7 @@ from mcpctl.cli.common import (
     ORCHESTRATOR_KEY,
     PROTOCOL,
     Protocol,
+    duration_option,
     era_options,
     parse_pairs,
     paths,
@@ -26,7 +27,6 @@ from mcpctl.cli.common import (
     targets,
 )
 from mcpctl.cli.completion import remember_probed
-from mcpctl.cli.health import seconds_option
 from mcpctl.cli.output import Lines, Table
 from mcpctl.cli.progress import Ticker, progress
 from mcpctl.errors import ToolError, UsageError
@@ -95,7 +95,7 @@ def tools(
     from mcpctl.probe.naming import build_catalog
 
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key)
     warnings += more
     mode, eras = era_options(protocol)
@@ -299,7 +299,7 @@ def call(
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
-    seconds = seconds_option(timeout, warnings)
+    seconds = duration_option(timeout, warnings)
     chosen, _ = targets([name], "all", None, ORCHESTRATOR_KEY)
     _, entry, _ = chosen[0]
 

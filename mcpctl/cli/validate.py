@@ -109,15 +109,21 @@ def validate(
     shown = _shown_path(report.path)
     exit_code = 0 if report.ok else 1
     errors: list[dict[str, object]] = [dict(p.to_error()) for p in report.errors]
+    # The paths are the problems' subjects: shown as they are, even when a server's name
+    # looks like a token (hf_hub.env.HF_TOKEN) or equals a secret's value.
+    paths = sorted({p.path for p in report.problems if p.path != "$"})
     if fmt is Format.sarif:
         from mcpctl.snapshot.sarif import artifact_uri, validation_sarif
 
         uri = artifact_uri(report.path)
-        output.print_json(validation_sarif(report.problems, uri, omitted=report.omitted))
+        output.print_json(
+            validation_sarif(report.problems, uri, omitted=report.omitted), keep=paths
+        )
         return exit_code
     if STATE.json or fmt is Format.json:
         STATE.json = True
-        return output.emit(Result("validate", report.to_dict(), errors=errors, exit_code=exit_code))
+        result = Result("validate", report.to_dict(), errors=errors, exit_code=exit_code)
+        return output.emit(result, keep=paths)
     lines: list[str] = []
     more = f"... and {_count(report.omitted, 'more problem')}"
     if fmt is Format.github:
@@ -145,7 +151,8 @@ def validate(
     # The messages show odd characters escaped already; a file name may still hold some.
     shown_lines = [escape_controls(line) for line in lines]
     return output.emit(
-        Result("validate", report.to_dict(), exit_code=exit_code), lambda _: Lines(shown_lines)
+        Result("validate", report.to_dict(), exit_code=exit_code),
+        lambda _: Lines(shown_lines, keep=paths),
     )
 
 

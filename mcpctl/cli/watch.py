@@ -29,8 +29,9 @@ KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL for an --exec child
 @app.command("watch")
 def watch(
     debounce: str = typer.Option(
-        "0.5", "--debounce", metavar="SECONDS",
-        help="Wait this long after a save for the rest of a burst of writes (200ms, 1s...).",
+        "0.5", "--debounce", metavar="DURATION",
+        help="Wait this long after a save for the rest of a burst of writes: 200ms, 1s; a bare "
+        "number is seconds.",
     ),
     target: str | None = typer.Option(
         None, "--render", metavar="TARGET", help="Re-render TARGET into -o FILE on each change."
@@ -44,7 +45,8 @@ def watch(
         "shell would, run without one).",
     ),
     exec_timeout: str = typer.Option(
-        "30s", "--exec-timeout", metavar="DURATION", help="Stop a --exec run that takes longer."
+        "30s", "--exec-timeout", metavar="DURATION",
+        help="Stop a --exec run that takes longer: 30s, 2m; a bare number is seconds.",
     ),
     servers: bool = typer.Option(
         False, "--servers",
@@ -56,7 +58,8 @@ def watch(
     ),
     poll: str = typer.Option(
         "60s", "--poll", metavar="DURATION",
-        help="With --servers, how often to list again a server that cannot say when it changes.",
+        help="With --servers, how often to list again a server that cannot say when it changes: "
+        "60s, 5m; a bare number is seconds.",
     ),
     protocol: Protocol | None = PROTOCOL,
 ) -> int:  # fmt: skip
@@ -88,20 +91,20 @@ def watch(
     """
     import shlex
 
+    every, note = parse_duration(poll, flag="--poll")
     if servers:
-        if target is not None or command is not None:
-            raise UsageError("--servers follows the servers; --render and --exec follow the file")
-        every, note = parse_duration(poll, bare="s", flag="--poll")
         if note:
             output.warn(note)
+        if target is not None or command is not None:
+            raise UsageError("--servers follows the servers; --render and --exec follow the file")
         from mcpctl.cli.watch_servers import follow_servers
 
         return follow_servers(names, every, protocol)
     if names:
         raise UsageError("--server NAME goes with --servers")
 
-    seconds, note = parse_duration(debounce, bare="s", flag="--debounce")
-    limit, limit_note = parse_duration(exec_timeout, bare="s", flag="--exec-timeout")
+    seconds, note = parse_duration(debounce, flag="--debounce")
+    limit, limit_note = parse_duration(exec_timeout, flag="--exec-timeout")
     if (target is None) != (out is None):
         raise UsageError("--render TARGET and -o FILE go together")
     argv: list[str] | None = None
@@ -228,11 +231,15 @@ class _Watcher:
         from mcpctl.config.store import atomic_write
         from mcpctl.render import render as render_target
         from mcpctl.render.base import grouped
+        from mcpctl.render.delivery import Launcher
 
         assert self.target is not None and self.out is not None
         event: dict[str, Any] = {"event": "render", "target": self.target, "file": str(self.out)}
         try:
-            rendered = render_target(self.target, config.entries, secrets=keyring_source())
+            rendered = render_target(
+                self.target, config.entries, secrets=keyring_source(),
+                launcher=Launcher.for_config(self.path),
+            )  # fmt: skip
             changed = _read(self.out) != rendered.text
             if changed:
                 mode = 0o600 if rendered.holds_secrets else None

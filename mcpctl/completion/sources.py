@@ -14,9 +14,10 @@ platformdirs cost more than a whole answer); tests hold the two together.
 from __future__ import annotations
 
 import os
-import re
-import sys
 from typing import Any
+
+from mcpctl.config.lexicon import NAME_RE, PLACEHOLDER_RE
+from mcpctl.quickpaths import config_path, user_dir
 
 __all__ = [
     "config_path",
@@ -29,57 +30,11 @@ __all__ = [
     "user_dir",
 ]
 
-CONFIG_FILENAME = "external-mcps.json"
 TOOLS_CACHE = "completion-tools.json"
 DEFAULT_REGISTRIES = ("official", "builtin")
-# The pattern of mcpctl.config.placeholders.PLACEHOLDER_RE (a test keeps them equal).
-PLACEHOLDER_RE = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}")
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_PACKAGES = 200
-_XDG = {
-    "config": ("XDG_CONFIG_HOME", "~/.config"),
-    "cache": ("XDG_CACHE_HOME", "~/.cache"),
-    "state": ("XDG_STATE_HOME", "~/.local/state"),
-}
 
 Pairs = list[tuple[str, str]]
-
-
-def user_dir(kind: str) -> str:
-    """mcpctl's user ``config``, ``cache`` or ``state`` dir, as :class:`mcpctl.paths.Paths`
-    finds it."""
-    home = os.environ.get("MCPCTL_HOME")
-    if home:
-        return os.path.join(os.path.expanduser(home), kind)
-    if sys.platform != "linux":
-        from mcpctl.paths import Paths
-
-        return str(getattr(Paths(), f"{kind}_dir"))
-    # platformdirs' XDG rules: the variable when it is an absolute path, else the default.
-    var, default = _XDG[kind]
-    base = os.environ.get(var, "")
-    return os.path.join(base if os.path.isabs(base) else os.path.expanduser(default), "mcpctl")
-
-
-def config_path(explicit: str | None = None) -> str:
-    """The config file: ``explicit`` (``--config``), ``$MCPCTL_CONFIG``, the nearest
-    ``external-mcps.json`` upwards, else the user config dir's."""
-    chosen = explicit if explicit is not None else os.environ.get("MCPCTL_CONFIG")
-    if chosen:
-        return os.path.abspath(os.path.expanduser(chosen))
-    try:
-        here = os.getcwd()
-    except OSError:
-        here = "/"
-    while True:
-        candidate = os.path.join(here, CONFIG_FILENAME)
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    return os.path.join(user_dir("config"), CONFIG_FILENAME)
 
 
 def read_json(path: str) -> Any:

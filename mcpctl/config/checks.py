@@ -215,6 +215,8 @@ def entry_from_data(
         kw["inherit_env"] = _inherit_env(chk, data["inherit_env"])
     if "headers" in data:
         kw["headers"] = chk.string_map(data["headers"], ("headers",), HEADER_NAME_RE, "header")
+    if "allow_literal" in data:
+        kw["allow_literal"] = _allow_literal(chk, data["allow_literal"])
     for key in ("sensitive", "enabled"):
         if key in data and chk.boolean(data[key], (key,)):
             kw[key] = data[key]
@@ -269,6 +271,16 @@ def _inherit_env(chk: _Checker, value: object) -> bool | tuple[str, ...]:
         if not INHERIT_NAME_RE.fullmatch(name):
             chk.fail(("inherit_env", i), f"{name!r} is not an environment variable name")
     return names or False  # an empty list inherits nothing more, as false does
+
+
+def _allow_literal(chk: _Checker, value: object) -> tuple[str, ...]:
+    names = chk.string_list(value, ("allow_literal",)) or ()
+    for i, name in enumerate(names):
+        if not ENV_NAME_RE.fullmatch(name):
+            chk.fail(
+                ("allow_literal", i), f"{name!r} is not an environment variable or header name"
+            )
+    return names
 
 
 def _tools(chk: _Checker, value: object) -> ToolFilter | None:

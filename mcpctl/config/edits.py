@@ -7,6 +7,7 @@ each is locked, atomic, undoable and refuses literal secrets.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -19,7 +20,7 @@ from mcpctl.errors import (
     ServerNotFoundError,
 )
 
-__all__ = ["AddOutcome", "ServerEdits"]
+__all__ = ["AddOutcome", "ServerEdits", "with_allowed_literals"]
 
 T = TypeVar("T")
 
@@ -30,6 +31,30 @@ class AddOutcome(NamedTuple):
     name: str
     replaced: bool
     created_file: bool
+
+
+def with_allowed_literals(entry: ServerEntry, keys: Iterable[str]) -> ServerEntry:
+    """``entry`` with ``keys`` added to its ``allow_literal`` (each must be one of its
+    ``env`` keys, or one of its ``headers`` in any case).
+
+    Raises:
+        InvalidEntryError: a key is in neither ``env`` nor ``headers``.
+    """
+    wanted = list(dict.fromkeys(keys))
+    if not wanted:
+        return entry
+    headers = {k.lower() for k in entry.headers}
+    for key in wanted:
+        if key not in entry.env and key.lower() not in headers:
+            have = [*entry.env, *entry.headers]
+            raise InvalidEntryError(
+                f"allow_literal names {key!r}, which is neither an env variable nor a header "
+                "of the entry",
+                hint=f"its keys: {', '.join(have)}" if have else "it has no env or headers",
+                subjects=(key,),
+            )
+    merged = tuple(dict.fromkeys([*entry.allow_literal, *wanted]))
+    return replace(entry, allow_literal=merged)
 
 
 class ServerEdits:
@@ -48,19 +73,31 @@ class ServerEdits:
         raise NotImplementedError
 
     def add(
-        self, name: str, entry: ServerEntry, *, force: bool = False, allow_secrets: bool = False
+        self,
+        name: str,
+        entry: ServerEntry,
+        *,
+        force: bool = False,
+        allow_secrets: bool = False,
+        allow_literal: Iterable[str] = (),
     ) -> AddOutcome:
         """Add (or with ``force`` replace) one server.
 
+        ``allow_literal`` names ``env`` or ``headers`` keys named like secrets whose literal
+        values are not secrets: they join the entry's ``allow_literal`` (kept in the file,
+        so later writes and ``validate`` accept them too).
+
         Raises:
-            InvalidEntryError: the name or the entry breaks the model.
+            InvalidEntryError: the name or the entry breaks the model, or ``allow_literal``
+                names a key the entry does not have.
             ServerExistsError: the name is taken and ``force`` is false.
             PlaintextSecretError: the entry holds a literal secret (``allow_secrets`` to
-                write it anyway).
+                write it anyway; ``allow_literal`` for a non-secret under a secret's name).
             and the errors of :meth:`update`.
         """
         if (why := check_name(name)) is not None:
             raise InvalidEntryError(why)
+        entry = with_allowed_literals(entry, allow_literal)
         data = entry.to_data()
         _, issues = entry_from_data(name, data)
         if issues:

@@ -15,12 +15,23 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NamedTuple
 
+from mcpctl.config.lexicon import (
+    ENV_NAME_RE,
+    HEADER_NAME_RE,
+    INHERIT_NAME_RE,
+    MAX_TIMEOUT_MS,
+    NAME_RE,
+)
 from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS, Transport
 
 __all__ = [
     "AUTH_TYPES",
     "DEFAULT_TIMEOUT_MS",
     "ENTRY_FIELDS",
+    "ENV_NAME_RE",
+    "HEADER_NAME_RE",
+    "INHERIT_NAME_RE",
+    "MAX_TIMEOUT_MS",
     "NAME_RE",
     "PROTOCOL_MODES",
     "TRANSPORTS",
@@ -43,16 +54,11 @@ ProtocolMode = Literal["auto", "modern", "legacy"]
 PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "modern", "legacy")
 AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "header", "basic", "oauth")
 DEFAULT_TIMEOUT_MS = 30_000
-MAX_TIMEOUT_MS = 3_600_000
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-ENV_NAME_RE = re.compile(r"[^=\x00]+")
-# What inherit_env may list: the names a shell can export.
-INHERIT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 ENTRY_FIELDS: tuple[str, ...] = (
-    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth",
-    "timeout", "protocol", "sensitive", "description", "enabled", "tools", "source",
+    "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
+    "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
+    "tools", "source",
 )  # fmt: skip
 AUTH_FIELDS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -223,6 +229,9 @@ class ServerEntry:
     url: str | None = None
     transport: Transport | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: env and header keys named like secrets that may hold a literal (not a secret after
+    #: all): the write guard and ``validate`` leave them alone.
+    allow_literal: tuple[str, ...] = ()
     auth: AuthConfig | None = None
     timeout: int | None = None
     protocol: ProtocolMode | None = None
@@ -276,6 +285,8 @@ class ServerEntry:
             data["transport"] = self.transport
         if self.headers:
             data["headers"] = dict(self.headers)
+        if self.allow_literal:
+            data["allow_literal"] = list(self.allow_literal)
         if self.auth is not None:
             data["auth"] = self.auth.to_data()
         if self.timeout is not None:

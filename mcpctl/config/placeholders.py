@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from mcpctl.config.lexicon import PLACEHOLDER_RE
 from mcpctl.errors import PlaceholderError, SkipServer
 
 if TYPE_CHECKING:
@@ -49,9 +50,6 @@ SecretSource = Callable[[str], "str | None"]
 
 REDACTED = "****"
 
-# A default holds no brace: a scan for the closing one then stops at the next "{", which keeps
-# matching linear on hostile input (thousands of unclosed "${A:-").
-PLACEHOLDER_RE = re.compile(r"\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}")
 # What people write when they mean a placeholder but that we do not expand.
 NEAR_MISS_RE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
 

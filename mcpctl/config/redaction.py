@@ -23,7 +23,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.config.placeholders import (
     MIN_SECRET_LEN,
@@ -40,11 +40,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENV_SECRET_NAME_RE",
+    "SECRET_KEY_RE",
     "SECRET_NAME_RE",
+    "LiteralSecret",
     "Redactor",
     "forget",
     "literal_secrets",
+    "literal_under_secret_name",
     "looks_like_secret",
+    "named_literal_hint",
     "placeholder_hint",
     "redact",
     "redact_entry_data",
@@ -71,6 +75,7 @@ _KNOWN_PREFIXES = (
     "npm_", "pypi-", "hf_", "dop_v1_", "shpat_", "lin_api_", "ntn_", "secret_",
     "AKIA", "ASIA", "AIza", "ya29.", "SG.", "key-", "figd_", "sntrys_", "pat-",
 )  # fmt: skip
+_SCHEMES = ("bearer", "basic", "token", "bot")
 _AUTH_SCHEME_RE = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(?P<cred>\S{8,})$", re.IGNORECASE)
 _JWT_RE = re.compile(r"^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*$")
 _VALUE_SPLIT_RE = re.compile(r"[\s=:,;&?]+")
@@ -146,11 +151,15 @@ SECRET_NAME_RE = re.compile(
 )
 
 
-def _redact_named(key: str, value: object) -> object:
-    """A variable or header whose *name* says it is secret is hidden when literal."""
+def _redact_named(key: str, value: object, allowed: bool) -> object:
+    """A variable or header whose *name* says it is secret is hidden when literal (unless
+    the entry's ``allow_literal`` says it is not a secret, for the names only the write
+    guard takes for secrets)."""
     if not isinstance(value, str):
         return value
     if SECRET_NAME_RE.search(key) and value and not find_placeholders(value):
+        return REDACTED
+    if not allowed and literal_under_secret_name(key, value):
         return REDACTED
     return redact_literal(value)
 
@@ -161,6 +170,7 @@ def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
     Placeholders are kept (they name the variable, not its value).
     """
     out: dict[str, object] = dict(data)
+    env_ok, header_ok = _allowed(data)
     for key in ("command", "cwd", "url"):
         value = out.get(key)
         if isinstance(value, str):
@@ -171,7 +181,11 @@ def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
     for section in ("env", "headers"):
         mapping = out.get(section)
         if isinstance(mapping, dict):
-            out[section] = {k: _redact_named(k, v) for k, v in mapping.items()}
+            ok = env_ok if section == "env" else header_ok
+            out[section] = {
+                k: _redact_named(k, v, (k if section == "env" else k.lower()) in ok)
+                for k, v in mapping.items()
+            }
     auth = out.get("auth")
     if isinstance(auth, dict):
         clean = dict(auth)
@@ -193,33 +207,88 @@ def _auth_literal(value: str) -> bool:
     return bool(value) and not (find_placeholders(value) and not looks_like_secret(value))
 
 
-def literal_secrets(data: Mapping[str, object]) -> list[tuple[tuple[str | int, ...], str]]:
-    """Where an entry's JSON object holds a literal secret: (path in the entry, its key).
+# The env and header keys whose values are secret by name, whatever they look like:
+# *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, *KEY, *PASS, *PAT (GITHUB_PAT),
+# Authorization and Proxy-Authorization. "KEY", "PASS" and "PAT" only at the end:
+# KEYBOARD_LAYOUT and PATH are not secrets.
+SECRET_KEY_RE = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(?:KEY|PASS|PAT)$|^(?:PROXY-)?AUTHORIZATION$",
+    re.IGNORECASE,
+)
+# Values that are settings, not secrets, whatever the key: a switch or a small number
+# (TOKENIZERS_PARALLELISM=false, MAX_TOKENS=4096).
+_SETTING_RE = re.compile(r"true|false|yes|no|on|off|[0-9]{1,6}", re.IGNORECASE)
 
-    Looked at: ``env``, ``headers``, ``args`` and ``url`` values that look like a credential,
+
+def literal_under_secret_name(key: str, value: str) -> bool:
+    """Whether ``value`` is a literal held by a key named like a secret (``BRAVE_API_KEY``).
+
+    Not literal: a value with a ``${VAR}`` placeholder anywhere (``Bearer ${TOKEN}``), an
+    empty one or a bare auth scheme (``Bearer``: a placeholder the shell expanded to
+    nothing, warned about by ``add``), or a setting (``true``, ``false``, ``yes``, ``no``,
+    ``on``, ``off``, a whole number of up to six digits).
+    """
+    if not SECRET_KEY_RE.search(key):
+        return False
+    bare = value.strip()
+    if not bare or bare.lower() in _SCHEMES or _SETTING_RE.fullmatch(bare):
+        return False  # nothing, an auth scheme with nothing after it, or a setting
+    return not find_placeholders(value)
+
+
+class LiteralSecret(NamedTuple):
+    """A literal secret in an entry: where (path in the entry), the key it sits under
+    (``""`` for args and the URL), and whether only the key's name says it is secret."""
+
+    path: tuple[str | int, ...]
+    key: str
+    by_name: bool = False
+
+
+def _allowed(data: Mapping[str, object]) -> tuple[set[str], set[str]]:
+    """The keys ``allow_literal`` lets hold literals: env names as written, header names
+    in lower case (HTTP ignores their case)."""
+    listed = data.get("allow_literal")
+    names = {n for n in listed if isinstance(n, str)} if isinstance(listed, list | tuple) else set()
+    return names, {n.lower() for n in names}
+
+
+def literal_secrets(data: Mapping[str, object]) -> list[LiteralSecret]:
+    """Where an entry's JSON object holds a literal secret.
+
+    Looked at: ``env``, ``headers``, ``args`` and ``url`` values that look like a credential;
+    ``env`` and ``headers`` literals under a key named like a secret
+    (:func:`literal_under_secret_name`) unless the entry's ``allow_literal`` lists the key;
     and every ``auth`` credential that is not a ``${VAR}`` placeholder.
     """
-    found: list[tuple[tuple[str | int, ...], str]] = []
+    found: list[LiteralSecret] = []
+    env_ok, header_ok = _allowed(data)
     for section in ("env", "headers"):
         mapping = data.get(section)
         if isinstance(mapping, Mapping):
             for key, value in mapping.items():
-                if isinstance(value, str) and looks_like_secret(value):
-                    found.append(((section, key), str(key)))
+                if not isinstance(value, str):
+                    continue
+                if looks_like_secret(value):
+                    found.append(LiteralSecret((section, key), str(key)))
+                elif literal_under_secret_name(str(key), value) and not (
+                    key in env_ok if section == "env" else str(key).lower() in header_ok
+                ):
+                    found.append(LiteralSecret((section, key), str(key), by_name=True))
     args = data.get("args")
     if isinstance(args, list):
         for i, arg in enumerate(args):
             if isinstance(arg, str) and looks_like_secret(arg):
-                found.append((("args", i), ""))
+                found.append(LiteralSecret(("args", i), ""))
     url = data.get("url")
     if isinstance(url, str) and looks_like_secret(url):
-        found.append((("url",), ""))
+        found.append(LiteralSecret(("url",), ""))
     auth = data.get("auth")
     if isinstance(auth, Mapping):
         for key in ("token", "value", "password", "client_secret"):
             value = auth.get(key)
             if isinstance(value, str) and _auth_literal(value):
-                found.append((("auth", key), key))
+                found.append(LiteralSecret(("auth", key), key))
     return found
 
 
@@ -227,6 +296,35 @@ def variable_name(server: str, key: str) -> str:
     """A ``${VAR}`` name for a secret at ``key`` of ``server`` (``X-Api-Key`` -> ``X_API_KEY``)."""
     raw = key.upper().replace("-", "_") if key else f"{server.upper().replace('-', '_')}_TOKEN"
     return "".join(c if c.isalnum() or c == "_" else "_" for c in raw).strip("_") or "SECRET"
+
+
+def named_literal_hint(
+    server: str, section: str, key: str, value: str = "", *, in_file: bool = False
+) -> str:
+    """How to fix a literal under a key named like a secret: a placeholder with the value in
+    the keyring, or -- when it is no secret -- ``--allow-literal`` (``allow_literal``).
+
+    Said with ``add``'s flags, or with ``in_file`` as an edit of the file (for ``validate``).
+    Of ``value`` only an auth scheme in front (``Bearer``) is shown.
+    """
+    var = variable_name(server, key)
+    if key.lower() in ("authorization", "proxy-authorization"):
+        var = variable_name(server, "")
+    words = value.split(None, 1)
+    scheme = words[0] if len(words) == 2 and words[0].lower() in _SCHEMES else ""
+    written = f"{scheme} ${{{var}}}" if scheme else f"${{{var}}}"
+    if in_file:
+        return (
+            f'write "{written}" in {section}.{key} and keep the value in the keyring: '
+            f"mcpctl secret set {var}; if it is not a secret, add "
+            f'"allow_literal": ["{key}"] to the entry'
+        )
+    flag = f"-H '{key}: {written}'" if section == "headers" else f"-e {key}='{written}'"
+    return (
+        f"keep the value in the keyring with 'mcpctl secret set {var}' and write the "
+        f"placeholder instead ({flag}); if it is not a secret, --allow-literal {key} "
+        f'(or "allow_literal": ["{key}"] in the entry) lets it stay'
+    )
 
 
 def placeholder_hint(server: str, where: str, key: str = "") -> str:
@@ -316,8 +414,24 @@ class Redactor:
             forms.add(json.dumps(value, ensure_ascii=False)[1:-1])  # as it stands in JSON
         self.values = sorted((v for v in forms if len(v) >= MIN_SECRET_LEN), key=len, reverse=True)
 
-    def __call__(self, text: str) -> str:
-        """``text`` with secrets replaced."""
+    def __call__(self, text: str, keep: Iterable[str] = ()) -> str:
+        """``text`` with secrets replaced.
+
+        ``keep`` are the subjects of the text (a config path, a key name: never a value),
+        shown as they are even when they look like a token (``hf_hub.env.HF_TOKEN``) or hold
+        a secret value (a server named like a secret's value): the text around them is
+        redacted piece by piece. A subject equal to a known secret value is not kept.
+        """
+        known = set(self.values)
+        kept = sorted({k for k in keep if k and k in text and k not in known}, key=len,
+                      reverse=True)  # fmt: skip
+        if not kept:
+            return self._redact(text)
+        pieces = re.split("(" + "|".join(re.escape(k) for k in kept) + ")", text)
+        # re.split with one group: the kept subjects at the odd indexes.
+        return "".join(p if i % 2 else self._redact(p) for i, p in enumerate(pieces))
+
+    def _redact(self, text: str) -> str:
         for value in self.values:
             if value in text:
                 text = text.replace(value, REDACTED)
@@ -345,6 +459,7 @@ def redactor(*, extra: Iterable[str] = (), environ: Mapping[str, str] | None = N
     return Redactor({*resolved_values(), *registered, *named, *extra})
 
 
-def redact(text: str, *, extra: Iterable[str] = ()) -> str:
-    """``text`` with every secret known to this process (and ``extra`` values) replaced."""
-    return redactor(extra=extra)(text)
+def redact(text: str, *, extra: Iterable[str] = (), keep: Iterable[str] = ()) -> str:
+    """``text`` with every secret known to this process (and ``extra`` values) replaced;
+    ``keep`` subjects stay readable (see :meth:`Redactor.__call__`)."""
+    return redactor(extra=extra)(text, keep)

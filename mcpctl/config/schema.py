@@ -177,6 +177,12 @@ class ServerEntryModel(_NoNulls):
         description="stdio if command is set, streamable-http if url is set.",
     )
     headers: HeaderMap = Field(default_factory=dict, description="HTTP headers (remote only).")
+    allow_literal: list[Annotated[StrictStr, Field(pattern=f"^{ENV_NAME_RE.pattern}$")]] = Field(
+        default_factory=list,
+        description="Keys of env and headers named like secrets (API_KEY, GITHUB_PAT, "
+        "Authorization...) whose literal values are not secrets: written and validated as "
+        "they are.",
+    )
     auth: Auth = Field(default_factory=_absent, description="How to authenticate a remote server.")
     timeout: Annotated[StrictInt, Field(gt=0, le=MAX_TIMEOUT_MS)] = Field(
         DEFAULT_TIMEOUT_MS, description="Connect + handshake timeout, in milliseconds."

@@ -2,8 +2,11 @@
 
 Every change to a config file goes through :meth:`ConfigStore.update`:
 
-1. take an exclusive lock (``filelock``) on ``.<file>.lock`` beside the file, so
-   concurrent ``mcpctl`` processes (and the daemon) queue instead of losing writes;
+1. take an exclusive lock (``filelock``) on ``<state dir>/locks/<digest>.lock``, the digest
+   being of the file's resolved path, so concurrent ``mcpctl`` processes (and the daemon)
+   queue instead of losing writes. The lock is never beside the file: nothing is left in
+   the user's work tree, and a lock on the file itself would not survive the atomic
+   replace (step 5);
 2. re-read the file under the lock and refuse to touch it if it is not valid JSON
    or has duplicate keys (rewriting would silently drop data);
 3. apply the change to the raw JSON object -- entries mcpctl did not touch, key order
@@ -39,7 +42,7 @@ from mcpctl.errors import (
     StorageError,
     UndoConflictError,
 )
-from mcpctl.paths import Paths
+from mcpctl.paths import Paths, lock_key
 
 __all__ = [
     "AddOutcome",
@@ -55,6 +58,26 @@ __all__ = [
 T = TypeVar("T")
 KEEP_BACKUPS = 20
 DEFAULT_LOCK_TIMEOUT = 15.0
+
+
+_KINDS = {
+    stat.S_IFDIR: "directory",
+    stat.S_IFIFO: "FIFO",
+    stat.S_IFLNK: "symbolic link",
+    stat.S_IFSOCK: "socket",
+    stat.S_IFCHR: "device",
+    stat.S_IFBLK: "device",
+}
+
+
+def _drop_old_lock(target: Path) -> None:
+    """Remove the empty ``.<file>.lock`` older versions left beside the file (in the user's
+    work tree, where it showed in ``git status``); anything else of that name is kept."""
+    old = target.parent / f".{target.name}.lock"
+    with contextlib.suppress(OSError):
+        st = old.lstat()
+        if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+            old.unlink()
 
 
 def io_error(exc: OSError, path: Path, action: str) -> Exception:
@@ -175,6 +198,8 @@ class FileStore:
         path: the file (it may not exist yet; the first write creates it).
         backups: the folder for this file's backups; ``None`` disables backups and undo.
         lock_timeout: seconds to wait for another writer (``MCPCTL_LOCK_TIMEOUT``).
+        locks: the folder of the lock files (default: ``locks/`` in the state dir, which
+            ``MCPCTL_HOME`` moves); writers of one file must share it to take turns.
     """
 
     #: The command that undoes a change of this file, for hints.
@@ -187,8 +212,10 @@ class FileStore:
         backups: Path | None = None,
         lock_timeout: float | None = None,
         keep_backups: int = KEEP_BACKUPS,
+        locks: Path | None = None,
     ) -> None:
         self.path = Path(path)
+        self.locks = locks
         self.backups = backups
         self.keep_backups = keep_backups
         self._backups = (
@@ -229,13 +256,42 @@ class FileStore:
                 hint="mcpctl replaces the file atomically, so its directory must be writable",
             )
 
+    def lock_path(self) -> Path:
+        """The lock file writers of this file take turns on (in the state dir's ``locks/``,
+        named by a digest of the file's resolved path)."""
+        if self.locks is not None:
+            return self.locks / f"{lock_key(self.path)}.lock"
+        return Paths.from_env().lock_for(self.path)
+
+    def _lock_file(self) -> Path:
+        """:meth:`lock_path`, its folder created owner-only, refused when it is not a file."""
+        path = self.lock_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise io_error(exc, path.parent, "create the lock folder") from None
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            return path
+        except OSError as exc:
+            raise io_error(exc, path, "lock") from None
+        if not stat.S_ISREG(st.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+            raise StorageError(
+                f"cannot lock {self.path}: its lock {path} is a {kind}",
+                hint=f"remove {path}; mcpctl creates it again as a plain file",
+            )
+        return path
+
     @contextlib.contextmanager
     def _locked(self, target: Path) -> Iterator[None]:
         """Hold the file's exclusive lock (after checking it can be written at all)."""
         self._check_writable(target)
         from filelock import FileLock, Timeout  # ~40 ms of imports: only on the write paths
 
-        lock = FileLock(target.parent / f".{target.name}.lock", timeout=self.lock_timeout)
+        path = self._lock_file()
+        lock = FileLock(path, timeout=self.lock_timeout, mode=0o600)
         try:
             lock.acquire()
         except Timeout:
@@ -244,8 +300,9 @@ class FileStore:
                 hint="retry, or raise MCPCTL_LOCK_TIMEOUT",
             ) from None
         except OSError as exc:
-            raise io_error(exc, target, "lock") from None
+            raise io_error(exc, path, "lock") from None
         try:
+            _drop_old_lock(target)
             yield
         finally:
             lock.release()
@@ -363,7 +420,7 @@ class ConfigStore(FileStore, ServerEdits):
     def from_paths(cls, paths: Paths) -> ConfigStore:
         """The store of the config file ``paths`` resolves to, with its backups."""
         config = paths.config
-        return cls(config, backups=paths.backups_for(config))
+        return cls(config, backups=paths.backups_for(config), locks=paths.locks_dir)
 
     # --- reading ------------------------------------------------------------------
 

@@ -46,7 +46,12 @@ from mcpctl.config.model import (
     format_path,
 )
 from mcpctl.config.placeholders import find_placeholders, near_misses
-from mcpctl.config.redaction import ENV_SECRET_NAME_RE, literal_secrets, placeholder_hint
+from mcpctl.config.redaction import (
+    ENV_SECRET_NAME_RE,
+    literal_secrets,
+    named_literal_hint,
+    placeholder_hint,
+)
 from mcpctl.config.report import MAX_PROBLEMS, ProblemCollector, ValidationReport
 
 if TYPE_CHECKING:
@@ -172,13 +177,23 @@ class _Checks:
 
     def entry(self, name: str, entry: dict[str, Any]) -> None:
         col = self.col
-        for rel, key in literal_secrets(entry):
-            path = (name, *rel)
+        for found in literal_secrets(entry):
+            path = (name, *found.path)
+            if found.by_name:
+                section, key = found.path
+                value = entry[str(section)][key]
+                col.add(
+                    "error", "named_literal_secret", path,
+                    f"{format_path(path)} holds a literal value; a key named like a secret "
+                    "must hold a ${VAR} placeholder",
+                    hint=named_literal_hint(name, str(section), found.key, value, in_file=True),
+                )  # fmt: skip
+                continue
             col.add(
                 "error", "plaintext_secret", path,
                 f"{format_path(path)} looks like a literal secret; config files get "
                 "committed and shared",
-                hint=placeholder_hint(name, format_path(rel), key),
+                hint=placeholder_hint(name, format_path(found.path), found.key),
             )  # fmt: skip
         for rel, value in _with_dollar(entry):
             col.add_each(

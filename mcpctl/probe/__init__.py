@@ -24,9 +24,12 @@ Names are loaded on first use: importing this package does not import the MCP SD
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # importing typing would cost the quick paths (launcher, completion)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from mcpctl.probe.catalog import Catalog, catalog, catalog_all
     from mcpctl.probe.connect import Connection, connect, open_session
     from mcpctl.probe.eras import Era, EraMemory

@@ -9,10 +9,11 @@ environment (:func:`child_env`) and explain a failed start the same way
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+from mcpctl.probe.serverenv import DEFAULT_INHERITED_ENV, server_env
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -24,16 +25,6 @@ __all__ = [
     "command_not_found",
     "spawn_error",
 ]
-
-# What a server inherits from mcpctl's environment unless its entry asks for more: the MCP
-# SDK's list (mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS), enough for launchers such as npx
-# and uvx to find their caches. The SDK is not imported here: servers start before it is.
-DEFAULT_INHERITED_ENV: tuple[str, ...] = (
-    ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
-     "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE")
-    if sys.platform == "win32"
-    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
-)  # fmt: skip
 
 
 class ProbeError(NamedTuple):
@@ -78,21 +69,7 @@ def spawn_error(exc: OSError, entry: ServerEntry) -> ProbeError:
 
 
 def child_env(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The server's environment: a few variables of ours, with the entry's (resolved) on top.
-
-    Of mcpctl's environment (``environ``, default ``os.environ``) the server gets only
-    :data:`DEFAULT_INHERITED_ENV` (skipping exported shell functions), plus what the entry's
-    ``inherit_env`` asks for: the names it lists, or everything when it is ``true``. A
-    secret mcpctl happens to have reaches a server only when its entry names it.
-    """
-    source = os.environ if environ is None else environ
-    if entry.inherit_env is True:
-        return {**source, **entry.env}
-    env = {
-        name: source[name]
-        for name in DEFAULT_INHERITED_ENV
-        if name in source and not source[name].startswith("()")
-    }
-    if isinstance(entry.inherit_env, tuple):
-        env.update((name, source[name]) for name in entry.inherit_env if name in source)
-    return {**env, **entry.env}
+    """The server's environment: a few variables of ours, with the entry's (resolved) on top
+    (:func:`~mcpctl.probe.serverenv.server_env`: only what the entry's ``inherit_env`` names
+    reaches the server besides :data:`DEFAULT_INHERITED_ENV`)."""
+    return server_env(entry.env, entry.inherit_env, environ)

@@ -89,6 +89,7 @@ def era_key(entry: ServerEntry) -> str:
     (placeholders unresolved), so a changed command, URL or transport is probed afresh."""
     data = entry.to_data()
     data.pop("enabled", None)
+    data.pop("allow_literal", None)  # says what may be written, not how to connect
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 

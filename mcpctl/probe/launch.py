@@ -12,19 +12,24 @@ client's config file.
 Before the exec, nothing is written on stdout (it is the client's MCP channel): errors go to
 stderr only, redacted. The program's fast path (:func:`main`, called from
 :mod:`mcpctl.__main__`) imports neither typer, rich, pydantic, anyio nor the MCP SDK, so the
-server starts within a few interpreter start-ups of the client's request.
+server starts within a few interpreter start-ups of the client's request: a plain entry is
+read and resolved by :func:`mcpctl.config.quickentry.plain_entry`, and anything else (or any
+failure) goes through the config model, which explains it.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NoReturn
 
+TYPE_CHECKING = False  # typing itself is not worth its import on the way to exec
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import NoReturn
+
     from mcpctl.config.model import ServerEntry
     from mcpctl.config.placeholders import SecretSource
+    from mcpctl.config.quickentry import PlainEntry
     from mcpctl.errors import McpctlError
 
 __all__ = ["exec_server", "fast_args", "main"]
@@ -110,21 +115,72 @@ def exec_server(
         CommandNotFoundError: the server's command is not installed.
         ProbeFailed: the command cannot be started (not executable, cwd missing...).
     """
+    env = os.environ if environ is None else environ
+    secrets = secrets if secrets is not None else _keyring()
+    plain = _plain(name, config, env, secrets)
+    if plain is not None:
+        from contextlib import suppress
+
+        from mcpctl.probe.serverenv import server_env
+
+        # On failure the full path below fails the same way, and explains it.
+        with suppress(OSError):
+            _exec(plain.argv, server_env(plain.env, plain.inherit_env, env), plain.cwd)
+    _exec_checked(name, config, env, secrets)
+
+
+def _keyring() -> SecretSource:
+    """The OS keyring as a secret source, opened on its first look-up; each name is looked up
+    once, though both paths may ask."""
+    opened: list[SecretSource] = []
+    seen: dict[str, str | None] = {}
+
+    def lookup(name: str) -> str | None:
+        if name not in seen:
+            if not opened:
+                from mcpctl.auth.secrets import keyring_source
+
+                opened.append(keyring_source())
+            seen[name] = opened[0](name)
+        return seen[name]
+
+    return lookup
+
+
+def _plain(
+    name: str, config: str | None, env: Mapping[str, str], secrets: SecretSource
+) -> PlainEntry | None:
+    from mcpctl.config.quickentry import plain_entry
+    from mcpctl.quickpaths import config_path
+
+    chosen = config if config is not None else os.environ.get("MCPCTL_CONFIG")
+    if not chosen:  # the full path reports a missing file; this one only reads named ones
+        return None
+    return plain_entry(name, config_path(chosen), env, secrets)
+
+
+def _exec_checked(
+    name: str, config: str | None, env: Mapping[str, str], secrets: SecretSource
+) -> NoReturn:
+    """The full path: the config model, its errors, the entry resolved and started."""
     from mcpctl.config.placeholders import resolve_entry
     from mcpctl.errors import McpctlError
     from mcpctl.probe.childenv import child_env
 
-    env = os.environ if environ is None else environ
     _LOADED.clear()
     try:
         entry = _entry(name, config, env)
-        if secrets is None:
-            from mcpctl.auth.secrets import keyring_source
-
-            secrets = keyring_source()
         resolved = resolve_entry(name, entry, policy="error", environ=env, secrets=secrets)
         assert resolved is not None  # the "error" policy raises instead
-        _exec(name, resolved.entry, child_env(resolved.entry, env))
+        run = resolved.entry
+        assert run.command is not None
+        try:
+            _exec([run.command, *run.args], child_env(run, env), run.cwd)
+        except OSError as exc:
+            from mcpctl.probe.childenv import spawn_error
+            from mcpctl.probe.failures import as_exception
+
+            raise as_exception(name, spawn_error(exc, run)) from None
     except McpctlError:
         from mcpctl.config.redaction import register_config
 
@@ -132,33 +188,29 @@ def exec_server(
         raise
 
 
-def _exec(name: str, entry: ServerEntry, env: dict[str, str]) -> NoReturn:
+def _exec(argv: list[str], env: dict[str, str], cwd: str | None) -> NoReturn:
+    """``execvpe`` with Python's ignored signals restored; raises ``OSError`` with this
+    process's working directory and signals as they were."""
     import signal
-    from pathlib import Path
 
-    assert entry.command is not None
-    argv = [entry.command, *entry.args]
-    here = Path.cwd() if entry.cwd else None
+    here = os.getcwd() if cwd else None  # noqa: PTH109 -- pathlib is not worth its import
     restored: dict[int, object] = {}
     try:
-        if entry.cwd:
-            os.chdir(entry.cwd)
+        if cwd:
+            os.chdir(cwd)
         for sig_name in _RESTORED_SIGNALS:
             sig = getattr(signal, sig_name, None)
             if sig is not None:
                 restored[sig] = signal.signal(sig, signal.SIG_DFL)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        os.execvpe(entry.command, argv, env)  # noqa: S606 -- no shell: the entry's argv as is
-    except OSError as exc:
+        os.execvpe(argv[0], argv, env)  # noqa: S606 -- no shell: the entry's argv as is
+    except OSError:
         for sig, handler in restored.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]
         if here is not None:
             os.chdir(here)
-        from mcpctl.probe.childenv import spawn_error
-        from mcpctl.probe.failures import as_exception
-
-        raise as_exception(name, spawn_error(exc, entry)) from None
+        raise
 
 
 def _say(error: McpctlError) -> None:

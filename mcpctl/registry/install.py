@@ -109,7 +109,9 @@ def plan_add(
         MissingInputError: values are missing and there is no ``ask``.
     """
     report = refresh(cache, sources, offline=offline, timeout=refresh_timeout)
-    reg, record = find_record(cache, spec, registry, unavailable=report.unreachable)
+    reg, record = find_record(
+        cache, spec, registry, unavailable=report.unreachable, offline=offline
+    )
     env, headers = dict(env or {}), dict(headers or {})
 
     def convert() -> Conversion:
@@ -135,7 +137,13 @@ def plan_add(
             target = headers if missing.flag.startswith("--header") else env
             target[missing.name] = ask(missing)
         conversion = convert()
-    entry = replace(conversion.entry, **dict(overrides or {}))
+    fields = dict(overrides or {})
+    allowed = fields.pop("allow_literal", ())
+    entry = replace(conversion.entry, **fields)
+    if allowed and not unchanged:
+        from mcpctl.config.edits import with_allowed_literals
+
+        entry = with_allowed_literals(entry, allowed)
     if existing is not None and name in (None, existing):
         chosen = existing  # left as it is, or replaced with force
     else:

@@ -132,11 +132,13 @@ def find_record(
     registry: str | None = None,
     *,
     unavailable: Sequence[str] = (),
+    offline: bool = False,
 ) -> tuple[str, Record]:
     """(registry, record) for ``NAME[@VERSION]`` from the cache (latest when no version).
 
     ``unavailable`` names registries that could not be read just now: when the server is
-    not found, the error says it may be in one of them.
+    not found, the error says it may be in one of them. ``offline`` says the cache was not
+    refreshed on purpose: the error says only the cache was searched.
 
     Raises:
         UsageError: no such server or version in the cache.
@@ -151,6 +153,22 @@ def find_record(
             hint = (
                 f"it may be in {listed}, which could not be read; check the network, then "
                 f"'mcpctl registry sync {unavailable[0]}'"
+            )
+        if offline:
+            if unavailable:
+                have = "has" if len(unavailable) == 1 else "have"
+                hint = (
+                    f"{listed} {have} never been synced: 'mcpctl registry sync {unavailable[0]}' "
+                    "when online"
+                )
+            else:
+                hint = (f"did you mean {guesses[0]!r}? " if guesses else "") + (
+                    "the cache may be out of date: 'mcpctl registry sync' when online, or leave "
+                    "out --offline"
+                )
+            raise UsageError(
+                f"no server {name!r} in the registries' cache (offline: the network was not used)",
+                hint=hint,
             )
         raise UsageError(f"no server {name!r} in the registries", hint=hint)
     if version and version != "latest":

@@ -89,6 +89,7 @@ def upgrade_entry(entry: ServerEntry, update: Update) -> Conversion:
         enabled=entry.enabled,
         tools=entry.tools,
         cwd=entry.cwd if not entry.is_remote else None,
+        allow_literal=entry.allow_literal,
     )
     return conversion
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
     from mcpctl.config.placeholders import SecretSource
     from mcpctl.render.base import Parsed, Rendered
+    from mcpctl.render.delivery import Launcher, SecretsMode
 
 __all__ = ["parse", "render", "target_names"]
 
@@ -29,6 +30,8 @@ def render(
     secrets: SecretSource | None = None,
     environ: Mapping[str, str] | None = None,
     pinned: Mapping[str, Sequence[str]] | None = None,
+    secrets_mode: SecretsMode | None = None,
+    launcher: Launcher | None = None,
     listen: str | None = None,
 ) -> Rendered:
     """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
@@ -37,6 +40,12 @@ def render(
     ``listen`` (``HOST:PORT``, ``[::1]:PORT``) is where the proxy listens, for the targets
     whose file says it (``mcp-proxy``); such a target warns when what it renders listens
     beyond this machine with no auth token.
+
+    ``secrets_mode`` says how secrets reach the client (:mod:`mcpctl.render.delivery`):
+    ``auto`` (the default; ``inline`` when ``inline_secrets``) runs a stdio server whose
+    placeholders only the keyring can fill through ``launcher`` (``mcpctl run NAME``),
+    ``launcher`` runs every stdio server so, ``env`` leaves placeholders to the client and
+    ``inline`` writes the values. A cluster target keeps its own secret objects.
 
     ``pinned`` (server -> tool names, as a lock file recorded them) makes each listed
     server's tool filter an allow list of exactly those tools that its own filter lets
@@ -48,8 +57,11 @@ def render(
             ``listen`` that is not ``HOST:PORT`` or that the target has no place for.
         PlaceholderError: ``inline_secrets`` and a variable has no value.
     """
+    import os
+
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
+    from mcpctl.render.delivery import Launcher, deliver
     from mcpctl.render.listen import listen_for
     from mcpctl.render.targets import get_target
 
@@ -68,9 +80,22 @@ def render(
     notes: list[str] = []
     if pinned is not None:
         chosen, notes = _pin(chosen, pinned)
-    request = RenderRequest(chosen, template, inline_secrets, secrets, environ, address)
+    mode = secrets_mode or ("inline" if inline_secrets else "auto")
+    request = RenderRequest(chosen, template, mode == "inline", secrets, environ, listen=address)
+    launched: list[str] = []
+    if chosen_target.family != "cluster" and mode != "inline":
+        how = launcher or Launcher()
+        label = str(getattr(chosen_target, "label", target))
+        env = os.environ if environ is None else environ
+        delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets, label=label)
+        request.entries, launched = delivery.entries, delivery.launched
+        request.keyring_vars = delivery.keyring_vars
+        notes += delivery.notes
+        if mode != "env":
+            request.headers_command = how.headers_command
     rendered = chosen_target.render(request)
     rendered.warnings[:0] = notes
+    rendered.launched = launched
     return rendered
 
 

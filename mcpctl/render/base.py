@@ -64,6 +64,11 @@ class RenderRequest:
         inline_secrets: write resolved values where the target has no expansion.
         secrets: where resolved values come from besides the environment (the keyring).
         environ: the environment to resolve from (default: the process's).
+        keyring_vars: the variables whose value only the keyring holds (a client cannot
+            resolve them from its environment).
+        headers_command: for a remote server whose headers need such a variable, the command
+            that prints them (``mcpctl secret headers NAME``), for clients that run one;
+            ``None`` under ``--secrets env``.
         listen: where the proxy listens (``--listen``), for the targets whose file says it.
     """
 
@@ -72,16 +77,20 @@ class RenderRequest:
     inline_secrets: bool = False
     secrets: SecretSource | None = None
     environ: Mapping[str, str] | None = None
+    keyring_vars: frozenset[str] = frozenset()
+    headers_command: Callable[[str], str] | None = None
     listen: ListenAddress | None = None
 
 
 @dataclass
 class Rendered:
-    """A rendered document, what it could not express, and whether it holds secrets."""
+    """A rendered document, what it could not express, whether it holds secrets, and the
+    servers it starts through ``mcpctl run``."""
 
     text: str
     warnings: list[str] = field(default_factory=list)
     holds_secrets: bool = False
+    launched: list[str] = field(default_factory=list)
 
 
 @dataclass

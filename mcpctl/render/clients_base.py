@@ -25,6 +25,7 @@ from mcpctl.render.base import (
     Rendered,
     RenderRequest,
     Scope,
+    names_used,
     warn,
 )
 from mcpctl.render.clients import (
@@ -50,10 +51,17 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 class ClientBase:
-    """What every client target shares: rendering loop, parse loop, names, auth, template."""
+    """What every client target shares: rendering loop, parse loop, names, auth, template.
+
+    ``headers_helper`` is the key of a command that prints a remote server's headers (Claude
+    Code's ``headersHelper``); ``prompts_secrets`` says the client asks for secret values
+    itself (VS Code's inputs).
+    """
 
     family: Family = "client"
     file_format: Literal["json", "toml", "yaml"] = "json"
+    headers_helper: str | None = None
+    prompts_secrets: bool = False
 
     def __init__(
         self,
@@ -133,6 +141,29 @@ class ClientBase:
     def auth_headers(self, name: str, entry: ServerEntry, ctx: RenderContext) -> dict[str, str]:
         """The headers that carry ``entry.auth`` (placeholders still ``${VAR}``)."""
         return auth_headers(name, entry, ctx)
+
+    def keyring_headers(
+        self, name: str, headers: dict[str, str], out: dict[str, Any], ctx: RenderContext
+    ) -> dict[str, str]:
+        """``headers`` without those a headers helper now gives (set in ``out``); a warning
+        for each header that needs a variable only the keyring holds, where the client can
+        neither run a helper nor prompt for it."""
+        request = ctx.request
+        needing = {
+            key: [var for var in names_used([value]) if var in request.keyring_vars]
+            for key, value in headers.items()
+        }
+        needing = {key: names for key, names in needing.items() if names}
+        if not needing or self.prompts_secrets:
+            return headers
+        if self.headers_helper is not None and request.headers_command is not None:
+            out[self.headers_helper] = request.headers_command(name)
+            return {k: v for k, v in headers.items() if k not in needing}
+        for key, names in needing.items():
+            ctx.warn(name, f"headers.{key}", f"needs {', '.join(names)}, which only the keyring "
+                     f"holds: {self.label} reads it from its own environment; set it there, "
+                     "or write the value with --secrets inline")  # fmt: skip
+        return headers
 
     def unsupported(self, name: str, entry: ServerEntry, ctx: RenderContext, keep: str) -> None:
         """Warn for the fields this client has no setting for (``keep``: names it does have)."""
@@ -245,6 +276,7 @@ class McpServersClient(ClientBase):
         deny_key: str | None = None,
         all_tools: str | None = None,
         exact_tools: bool = False,
+        headers_helper: str | None = None,
     ) -> None:
         super().__init__(name, label, description, section=section, syntax=syntax,
                          where=where, keyed_lists=keyed_lists)  # fmt: skip
@@ -257,6 +289,7 @@ class McpServersClient(ClientBase):
         self.deny_key = deny_key
         self.all_tools = all_tools  # the allow-list entry that means "every tool"
         self.exact_tools = exact_tools
+        self.headers_helper = headers_helper
 
     def keeps(self) -> str:
         """The optional fields this client has a setting for."""
@@ -281,6 +314,7 @@ class McpServersClient(ClientBase):
             key = self.url_keys[1] if transport == "sse" else self.url_keys[0]
             out[key] = ctx.text(name, "url", entry.url or "")
             headers = {**entry.headers, **self.auth_headers(name, entry, ctx)}
+            headers = self.keyring_headers(name, headers, out, ctx)
             if headers:
                 out["headers"] = {k: ctx.text(name, f"headers.{k}", v) for k, v in headers.items()}
         else:

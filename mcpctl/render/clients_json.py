@@ -115,6 +115,7 @@ _ALL: list[McpServersClient] = [
         types=_TYPED,
         sse="type",
         where=scoped(_home(".claude.json"), _cwd(".mcp.json")),
+        headers_helper="headersHelper",
     ),
     McpServersClient(
         "cursor",

@@ -195,7 +195,10 @@ def _vscode_back(match: re.Match[str]) -> str:
 
 
 class VsCode(McpServersClient):
-    """VS Code's ``mcp.json``: ``servers`` plus an ``inputs`` item per secret placeholder."""
+    """VS Code's ``mcp.json``: ``servers`` plus an ``inputs`` item per secret placeholder
+    (a variable named like a secret, or one only the keyring holds)."""
+
+    prompts_secrets = True
 
     def render(self, request: RenderRequest) -> Rendered:
         """``servers`` and ``inputs`` (a password prompt per secret variable used).
@@ -208,7 +211,7 @@ class VsCode(McpServersClient):
         current = [""]
 
         def spell(var: str, _default: str | None) -> str:
-            if _is_secret(var):
+            if _is_secret(var) or var in request.keyring_vars:
                 inputs.setdefault(var, current[0])
                 return "${input:" + var + "}"
             return "${env:" + var + "}"

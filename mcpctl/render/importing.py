@@ -162,13 +162,17 @@ def plan_import(
     on_conflict: OnConflict = "skip",
     only: Iterable[str] = (),
     taken_secrets: Callable[[str], str | None] = lambda _: None,
+    allow_literal: Iterable[str] = (),
 ) -> list[ImportItem]:
     """What importing ``entries`` into a config holding ``existing`` does.
 
-    Literal secrets in an entry are replaced by ``${VAR}`` placeholders; the item carries
-    the values (to be stored in the keyring before the entry is written). ``taken_secrets``
-    gives the value a variable already has (in the keyring), so that a different secret
-    gets a different name.
+    Literal secrets in an entry -- values that look like credentials, and literals under
+    ``env`` or ``headers`` keys named like secrets -- are replaced by ``${VAR}``
+    placeholders; the item carries the values (to be stored in the keyring before the entry
+    is written). ``taken_secrets`` gives the value a variable already has (in the keyring),
+    so that a different secret gets a different name. ``allow_literal`` names keys whose
+    literal values are no secrets: an entry that has one keeps its value, and the key in its
+    ``allow_literal``.
 
     Raises:
         ServerNotFoundError: a name in ``only`` is not among ``entries``.
@@ -180,12 +184,13 @@ def plan_import(
     if missing:
         raise ServerNotFoundError.for_names(missing, entries)
     names = set(existing)
+    allowed = list(dict.fromkeys(allow_literal))
     claimed: dict[str, str] = {}  # variable -> value, over this whole import
     items: list[ImportItem] = []
     for name, entry in entries.items():
         if wanted and name not in wanted:
             continue
-        clean, secrets = _lift_secrets(name, entry, claimed, taken_secrets)
+        clean, secrets = _lift_secrets(name, _allow(entry, allowed), claimed, taken_secrets)
         item = ImportItem(name, "add", clean, name, secrets)
         if name in existing:
             if existing[name] == clean:
@@ -201,6 +206,15 @@ def plan_import(
         names.add(item.as_name or name)
         items.append(item)
     return items
+
+
+def _allow(entry: ServerEntry, keys: list[str]) -> ServerEntry:
+    """``entry`` with those of ``keys`` it has in ``env`` or ``headers`` allowed literals."""
+    from mcpctl.config.edits import with_allowed_literals
+
+    headers = {k.lower() for k in entry.headers}
+    present = [k for k in keys if k in entry.env or k.lower() in headers]
+    return with_allowed_literals(entry, present)
 
 
 def _free_name(name: str, taken: set[str]) -> str:
@@ -226,7 +240,7 @@ def _lift_secrets(
     if not found:
         return entry, {}
     secrets: dict[str, str] = {}
-    for path, key in found:
+    for path, key, _ in found:
         value = _get(data, path)
         base = variable_name(server, key if path[0] != "url" else f"{server}_url")
         var = _variable_for(base, value, claimed, taken)

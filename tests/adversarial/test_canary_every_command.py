@@ -92,6 +92,12 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
         "secret set": [(["secret", "set", "NEW_SECRET"], STDIN_CANARY)],
         "secret list": [(["secret", "list"], None)],
         "secret rm": [(["secret", "rm", "CANARY_KEYRING"], None)],
+        # It prints the headers it is asked for by design (tests/render/test_delivery.py):
+        # here, only the refusals, which must not.
+        "secret headers": [
+            (["secret", "headers", "leaky"], None),
+            (["secret", "headers", "nope"], None),
+        ],
         "auth login": [(["auth", "login", "signed", "--no-browser", "--timeout", "1s"], None)],
         "auth logout": [(["auth", "logout", "signed"], None)],
         "auth status": [(["auth", "status"], None)],

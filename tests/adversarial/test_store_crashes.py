@@ -45,7 +45,9 @@ def test_fifty_concurrent_adds_all_land(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert sorted(data) == sorted(f"s{i}" for i in range(50))
     assert all(data[f"s{i}"] == {"command": "echo", "args": [str(i)]} for i in range(50))
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    # They took turns on one lock, in the state dir: nothing is left beside the file.
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert len(list((tmp_path / "home" / "state" / "locks").iterdir())) == 1
 
 
 def _writer(path: str, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]

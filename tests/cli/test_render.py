@@ -207,6 +207,25 @@ def test_import_scan_dry_run_and_import(
     assert json.loads(config_path.read_text()) == {"time": {"command": "other"}}
 
 
+def test_import_lifts_literals_under_secret_names_unless_allowed(
+    cli: Cli, config_path: Path, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    source = tmp_path / "mcp.json"
+    source.write_text(json.dumps({"mcpServers": {
+        "brave": {"command": "npx", "env": {"BRAVE_API_KEY": "mypassword123", "MY_PAT": "none"}},
+    }}))  # fmt: skip
+    config_path.write_text("{}\n")
+    r = cli("import", "cursor", str(source), "--allow-literal", "MY_PAT", "--allow-literal", "NOPE")
+    assert r.exit_code == 0, r.stderr
+    assert "mypassword123" not in r.stdout + r.stderr
+    assert "--allow-literal NOPE: no server" in r.stderr
+    entry = json.loads(config_path.read_text())["brave"]
+    assert entry["env"] == {"BRAVE_API_KEY": "${BRAVE_API_KEY}", "MY_PAT": "none"}
+    assert entry["allow_literal"] == ["MY_PAT"]
+    assert memory_keyring.items[("mcpctl", "secret:BRAVE_API_KEY")] == "mypassword123"
+    assert cli("validate").exit_code == 0
+
+
 def test_import_errors(cli: Cli, config_path: Path, tmp_path: Path) -> None:
     r = cli("import", "cursor", str(tmp_path / "missing.json"))
     assert r.exit_code != 0 and "missing.json" in r.stderr

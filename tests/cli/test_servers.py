@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, write_config
+from tests.conftest import SERVERS, Cli, write_config
 
 ORCHESTRATOR_FILE = {
     "posthog": {
@@ -33,7 +37,7 @@ def test_add_stdio_creates_file_with_the_original_fields(cli: Cli, config_path: 
         "--description",
         "Clock",
         "--timeout",
-        "5000",
+        "5s",
         "--",
         "uvx",
         "mcp-server-time",
@@ -370,9 +374,10 @@ def test_read_only_file_or_directory_exits_3_and_changes_nothing(
 @pytest.mark.parametrize(
     ("value", "written", "warned"),
     [("30s", 30000, False), ("500ms", 500, False), ("2m", 120000, False), ("1.5s", 1500, False),
-     ("5000", 5000, False), ("30", 30, True)],
+     ("1m", 60000, False), ("30", 30000, False), ("0.5", 500, False), ("100ms", 100, False),
+     ("60m", 3600000, False), ("700", 700000, True)],
 )  # fmt: skip
-def test_add_timeout_takes_a_unit_and_warns_when_implausible(
+def test_add_timeout_bare_number_is_seconds_and_the_file_keeps_ms(
     cli: Cli, config_path: Path, value: str, written: int, warned: bool
 ) -> None:
     config_path.write_text("{}\n")
@@ -382,15 +387,36 @@ def test_add_timeout_takes_a_unit_and_warns_when_implausible(
     notes = [w for w in r.json["warnings"] if "--timeout" in w]
     assert bool(notes) is warned
     if warned:
-        assert "30 ms" in notes[0] and "30s" in notes[0]
+        assert "read as 700 s" in notes[0] and "700ms" in notes[0]
 
 
-@pytest.mark.parametrize("value", ["abc", "0", "0s", "-5", "10 parsecs"])
-def test_add_bad_timeout_is_exit_2(cli: Cli, config_path: Path, value: str) -> None:
+def test_add_timeout_means_what_health_timeout_means(cli: Cli, config_path: Path) -> None:
+    # The same bare number, the same duration: add writes 1 s; health waits 1 s for it, as
+    # health --timeout 1 does.
+    config_path.write_text("{}\n")
+    hang = [sys.executable, str(SERVERS / "misbehave.py"), "hang"]
+    assert cli("add", "hang", "--timeout", "1", "--", *hang).exit_code == 0
+    assert read(config_path)["hang"]["timeout"] == 1000
+    for extra in ([], ["--timeout", "1"]):
+        r = cli("health", *extra, "--json")
+        assert r.json["data"]["mcps"][0]["error"]["message"] == "no answer within 1 s", r.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [("abc", "is not a duration"), ("0", "more than zero"), ("0s", "more than zero"),
+     ("-5", "more than zero"), ("-1", "more than zero"), ("10 parsecs", "is not a duration"),
+     ("99ms", "under 100 ms"), ("0.05", "under 100 ms"), ("1ms", "under 100 ms"),
+     ("61m", "over 60 minutes"), ("5h", "over 60 minutes"), ("30000", "30000ms")],
+)  # fmt: skip
+def test_add_bad_timeout_is_exit_2(cli: Cli, config_path: Path, value: str, needle: str) -> None:
     config_path.write_text("{}\n")
     r = cli("add", "t", "--timeout", value, "--", "echo")
-    assert r.exit_code == 2 and "--timeout" in r.stderr
+    assert r.exit_code == 2 and f"--timeout {value!r}" in r.stderr, r.stderr
+    assert needle in r.stderr and "Traceback" not in r.stderr
     assert config_path.read_text() == "{}\n"
+    r = cli("add", "t", "--timeout", value, "--json", "--", "echo")
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "usage_error"
 
 
 def test_add_empty_value_from_a_shell_expansion_warns(cli: Cli, config_path: Path) -> None:
@@ -570,3 +596,124 @@ def test_add_auth_mistakes(cli: Cli, config_path: Path, args: list[str], needle:
     r = cli("add", "r", *args)
     assert r.exit_code == 2 and needle in r.stderr, r.stderr
     assert config_path.read_text() == "{}\n"
+
+
+def test_writes_leave_nothing_beside_the_config(
+    cli: Cli, config_path: Path, isolated: Path
+) -> None:
+    # The lock is in the state dir: a project's work tree holds the config and nothing else.
+    git = shutil.which("git")
+    if git is not None:
+        subprocess.run([git, "init", "-q", str(isolated)], check=True, timeout=60)
+    config_path.write_text("{}\n")
+    assert cli("add", "a", "--", "echo").exit_code == 0
+    assert cli("add", "b", "--url", "https://example.com/mcp").exit_code == 0
+    assert cli("disable", "b").exit_code == 0
+    assert cli("remove", "a").exit_code == 0
+    assert cli("undo").exit_code == 0
+    assert sorted(p.name for p in isolated.iterdir() if p.name != ".git") == ["external-mcps.json"]
+    if git is not None:
+        status = subprocess.run(
+            [git, "status", "--porcelain", "--untracked-files=all"],
+            cwd=isolated, capture_output=True, text=True, check=True, timeout=60,
+        )  # fmt: skip
+        assert status.stdout == "?? external-mcps.json\n"
+    locks = Path(os.environ["MCPCTL_HOME"]) / "state" / "locks"
+    assert [p.suffix for p in locks.iterdir()] == [".lock"]
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "value"),
+    [
+        (["-e", "BRAVE_API_KEY=mypassword123", "--", "npx", "x"], "brave.env.BRAVE_API_KEY",
+         "mypassword123"),
+        (["--url", "https://x.example/mcp", "-H", "Authorization: Bearer abc"],
+         "brave.headers.Authorization", "abc"),
+        (["--url", "https://x.example/mcp", "-H", "X-Api-Key: hunter2"], "brave.headers.X-Api-Key",
+         "hunter2"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_add_refuses_a_literal_under_a_secret_name(
+    cli: Cli, config_path: Path, args: list[str], path: str, value: str, json_flag: list[str]
+) -> None:
+    config_path.write_text("{}\n")
+    r = cli(*json_flag, "add", "brave", *args)
+    assert r.exit_code == 2
+    out = r.stdout + r.stderr
+    assert f"{path} holds a literal value; a key named like a secret must hold a ${{VAR}}" in out
+    assert "mcpctl secret set" in out and "--allow-literal" in out
+    assert value not in out
+    if json_flag:
+        assert r.json["errors"][0]["code"] == "plaintext_secret"
+    assert config_path.read_text() == "{}\n"
+
+
+def test_add_writes_placeholders_under_secret_names(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "s", "-e", "BRAVE_API_KEY=${BRAVE_API_KEY}", "-e", "B_TOKEN=${B:-x}",
+            "-e", "TOKENIZERS_PARALLELISM=false", "--", "npx", "x")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    r = cli("add", "r", "--url", "https://x.example/mcp", "-H", "Authorization: Bearer ${TOKEN}")
+    assert r.exit_code == 0, r.stderr
+    assert read(config_path)["r"]["headers"] == {"Authorization": "Bearer ${TOKEN}"}
+
+
+def test_allow_literal_keeps_a_non_secret_and_persists(cli: Cli, config_path: Path) -> None:
+    config_path.write_text("{}\n")
+    r = cli("add", "s", "-e", "GITHUB_PAT=not-a-secret", "--allow-literal", "GITHUB_PAT",
+            "--", "npx", "x")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert "warning" not in r.stderr  # the allowance is heeded by add's own checks too
+    entry = read(config_path)["s"]
+    assert entry["env"] == {"GITHUB_PAT": "not-a-secret"} and entry["allow_literal"] == [
+        "GITHUB_PAT"
+    ]
+    assert cli("validate").exit_code == 0
+    assert cli("disable", "s").exit_code == 0
+    assert cli("get", "s", "--json").json["data"]["server"]["env"] == {"GITHUB_PAT": "not-a-secret"}
+    r = cli("add", "t", "-e", "GITHUB_PAT=x", "--allow-literal", "OTHER", "--", "npx", "x")
+    assert r.exit_code == 2 and "'OTHER'" in r.stderr
+
+
+def test_validate_reports_literals_under_secret_names_and_loading_still_works(
+    cli: Cli, config_path: Path
+) -> None:
+    write_config(config_path, {
+        "brave": {"command": "npx", "env": {"BRAVE_API_KEY": "mypassword123"}},
+        "ok": {"command": "npx", "env": {"MY_PAT": "plain"}, "allow_literal": ["MY_PAT"]},
+    })  # fmt: skip
+    r = cli("validate")
+    assert r.exit_code == 1
+    assert "brave.env.BRAVE_API_KEY holds a literal value" in r.stdout
+    assert "[named_literal_secret]" in r.stdout and "mypassword123" not in r.stdout + r.stderr
+    [problem] = cli("validate", "--json").json["data"]["problems"]
+    assert (problem["code"], problem["path"]) == ("named_literal_secret", "brave.env.BRAVE_API_KEY")
+    assert '"allow_literal": ["BRAVE_API_KEY"]' in problem["hint"]
+    listed = cli("list", "--json")
+    assert listed.exit_code == 0
+    assert [s["name"] for s in listed.json["data"]["servers"]] == ["brave", "ok"]
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_the_error_never_masks_its_own_subject(
+    cli: Cli, config_path: Path, json_flag: list[str]
+) -> None:
+    config_path.write_text("{}\n")
+    # A server name that looks like a token (hf_...) made the whole path ****.
+    token = "hf_abcdefghijklmnop1234567890"
+    r = cli(*json_flag, "add", "hf_hub", "-e", f"HF_TOKEN={token}", "--", "npx", "x")
+    assert r.exit_code == 2
+    assert "hf_hub.env.HF_TOKEN looks like a literal secret" in r.stdout + r.stderr
+    assert token not in r.stdout + r.stderr
+    # A secret variable whose value is the server's name made the name ****.
+    r = cli(*json_flag, "add", "myserver", "-e", "API_KEY=somevalue1", "--", "npx", "x",
+            env={"MY_TOKEN": "myserver", "OTHER_TOKEN": "somevalue1"})  # fmt: skip
+    assert r.exit_code == 2
+    assert "myserver.env.API_KEY holds a literal value" in r.stdout + r.stderr
+    assert "somevalue1" not in r.stdout + r.stderr
+    # validate, in every format.
+    write_config(config_path, {"hf_hub": {"command": "npx", "env": {"HF_TOKEN": token}}})
+    for fmt in ("text", "json", "sarif", "github"):
+        r = cli("validate", "--format", fmt)
+        assert "hf_hub.env.HF_TOKEN" in r.stdout and token not in r.stdout, fmt

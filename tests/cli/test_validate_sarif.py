@@ -97,3 +97,17 @@ def test_sarif_and_json_together_is_a_usage_error(cli: Cli, config_path: Path) -
     r = cli("validate", "--format", "sarif", "--json")
     assert r.exit_code == 2
     assert r.json["errors"][0]["message"] == "--json and --format sarif are two formats: choose one"
+
+
+def test_a_literal_under_a_secret_name_is_its_own_rule(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {
+        "hf_hub": {"command": "sh", "env": {"BRAVE_API_KEY": "mypassword123"}},
+        "ok": {"command": "sh", "env": {"MY_PAT": "plain"}, "allow_literal": ["MY_PAT"]},
+    })  # fmt: skip
+    r = cli("validate", "--format", "sarif")
+    assert r.exit_code == 1 and "mypassword123" not in r.stdout
+    [result] = check_sarif(json.loads(r.stdout))["results"]
+    assert (result["ruleId"], result["level"]) == ("named_literal_secret", "error")
+    assert result["message"]["text"].startswith(
+        "hf_hub.env.BRAVE_API_KEY: hf_hub.env.BRAVE_API_KEY"
+    )

@@ -47,8 +47,12 @@ def loaded(args: list[str], cwd: Path) -> tuple[str, set[str]]:
     return r.stdout, set(modules)
 
 
+# The config's names and placeholder pattern: plain re, made for the quick paths.
+LIGHT = {"mcpctl.config", "mcpctl.config.lexicon"}
+
+
 def heavy(modules: set[str]) -> set[str]:
-    return {m for m in modules if m in NEVER or m.split(".")[0] in NEVER or
+    return {m for m in modules - LIGHT if m in NEVER or m.split(".")[0] in NEVER or
             any(m.startswith(n + ".") for n in NEVER)}  # fmt: skip
 
 

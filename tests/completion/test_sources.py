@@ -10,14 +10,9 @@ import pytest
 
 from mcpctl.completion import sources
 from mcpctl.completion.toolcache import MAX_CONFIGS, remember_tools
-from mcpctl.config.placeholders import PLACEHOLDER_RE
 from mcpctl.paths import Paths
 from mcpctl.registry.sources import load_sources
 from tests.conftest import write_config
-
-
-def test_the_placeholder_pattern_is_the_librarys() -> None:
-    assert sources.PLACEHOLDER_RE.pattern == PLACEHOLDER_RE.pattern
 
 
 @pytest.mark.parametrize("kind", ["config", "cache", "state"])

@@ -51,6 +51,7 @@ entries = st.fixed_dictionaries(
         "url": st.one_of(scalars, st.sampled_from(["https://a.example/mcp", "http://localhost:3000/sse"])),
         "transport": st.one_of(scalars, st.sampled_from(["stdio", "sse", "streamable-http"])),
         "headers": string_maps,
+        "allow_literal": st.one_of(scalars, string_lists, st.lists(st.sampled_from(["A", "X-Key", "A=B", ""]), max_size=3)),
         "auth": auths,
         "timeout": st.one_of(st.integers(-2, 4_000_000), scalars),
         "protocol": st.one_of(scalars, st.sampled_from(["auto", "modern", "legacy", "Modern"])),
@@ -71,6 +72,9 @@ valid_stdio = st.fixed_dictionaries(
         "args": st.lists(good_strings, max_size=3),
         "env": st.dictionaries(st.sampled_from(["A", "B_1", "PATH"]), good_strings, max_size=2),
         "cwd": good_strings,
+        "allow_literal": st.lists(
+            st.sampled_from(["A", "B_1"]), min_size=1, max_size=2, unique=True
+        ),
         "inherit_env": st.one_of(
             st.booleans(),
             st.lists(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import threading
 import time
 from pathlib import Path
 
@@ -19,7 +21,9 @@ from mcpctl.errors import (
     LockTimeoutError,
     ReadOnlyError,
     ServerExistsError,
+    StorageError,
 )
+from mcpctl.paths import lock_key
 
 
 def test_add_remove_enable_round_trip(tmp_path: Path) -> None:
@@ -67,11 +71,109 @@ def test_lock_timeout(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text("{}")
     store = ConfigStore(path, lock_timeout=0.2)
-    with FileLock(tmp_path / ".c.json.lock"):
+    with FileLock(store.lock_path()):
         start = time.monotonic()
         with pytest.raises(LockTimeoutError):
             store.add("a", ServerEntry(command="x"))
         assert time.monotonic() - start < 5
+    # The same file named another way (a symlink, a relative path) takes the same lock.
+    (tmp_path / "link.json").symlink_to(path)
+    with FileLock(store.lock_path()), pytest.raises(LockTimeoutError):
+        ConfigStore(tmp_path / "link.json", lock_timeout=0.2).add("a", ServerEntry(command="x"))
+    assert json.loads(path.read_text()) == {}
+
+
+def test_the_lock_is_in_the_state_dir_not_beside_the_file(tmp_path: Path, isolated: Path) -> None:
+    # A library caller (no locks= given): the lock follows MCPCTL_HOME, set by the fixture.
+    folder = tmp_path / "project"
+    folder.mkdir()
+    path = folder / "external-mcps.json"
+    store = ConfigStore(path, backups=tmp_path / "backups")
+    store.add("a", ServerEntry(command="x"))
+    store.add("b", ServerEntry(command="y"))
+    store.remove(["a"])
+    store.undo()
+    assert sorted(p.name for p in folder.iterdir()) == ["external-mcps.json"]
+    lock = store.lock_path()
+    assert lock.parent == Path(os.environ["MCPCTL_HOME"]) / "state" / "locks"
+    assert lock.name == f"{lock_key(path)}.lock" and lock.is_file()
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+    assert stat.S_IMODE(lock.parent.stat().st_mode) == 0o700
+    assert ConfigStore(folder / ".." / "project" / "external-mcps.json").lock_path() == lock
+    assert ConfigStore(tmp_path / "other.json").lock_path() != lock
+    given = ConfigStore(path, locks=tmp_path / "my-locks")
+    assert given.lock_path() == tmp_path / "my-locks" / lock.name
+
+
+def test_writers_take_turns(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    store = ConfigStore(path, lock_timeout=120)
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            store.add("a", ServerEntry(command="x"))
+        except BaseException as exc:
+            failures.append(exc)
+
+    holder = FileLock(store.lock_path())
+    holder.acquire()
+    writer = threading.Thread(target=write)
+    writer.start()
+    writer.join(0.5)
+    assert writer.is_alive() and path.read_text() == "{}"  # it waits for the holder
+    holder.release()
+    writer.join(120)
+    assert not writer.is_alive() and not failures
+    assert json.loads(path.read_text()) == {"a": {"command": "x"}}
+
+
+@pytest.mark.parametrize("kind", ["directory", "FIFO", "symbolic link"])
+def test_a_hostile_lock_path_is_a_clear_error(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    store = ConfigStore(path, lock_timeout=60)
+    lock = store.lock_path()
+    lock.parent.mkdir(parents=True)
+    if kind == "directory":
+        lock.mkdir()
+    elif kind == "FIFO":
+        os.mkfifo(lock)
+    else:
+        (tmp_path / "elsewhere").write_text("keep me")
+        lock.symlink_to(tmp_path / "elsewhere")
+    start = time.monotonic()
+    with pytest.raises(StorageError) as caught:
+        store.add("a", ServerEntry(command="x"))
+    assert time.monotonic() - start < 30  # refused at once, not after the lock timeout
+    assert caught.value.message == f"cannot lock {path}: its lock {lock} is a {kind}"
+    assert caught.value.hint is not None and str(lock) in caught.value.hint
+    assert path.read_text() == "{}"
+    if kind == "symbolic link":
+        assert (tmp_path / "elsewhere").read_text() == "keep me"
+
+
+def test_a_lock_folder_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    (tmp_path / "locks").write_text("")
+    with pytest.raises(StorageError, match="cannot create the lock folder"):
+        ConfigStore(path, locks=tmp_path / "locks").add("a", ServerEntry(command="x"))
+    assert path.read_text() == "{}"
+
+
+def test_the_lock_older_versions_left_beside_the_file_is_removed(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    old = tmp_path / ".c.json.lock"
+    old.write_text("")
+    ConfigStore(path).add("a", ServerEntry(command="x"))
+    assert not old.exists()
+    old.write_text("not ours: it has content")
+    ConfigStore(path).add("b", ServerEntry(command="x"))
+    assert old.read_text() == "not ours: it has content"
 
 
 def test_atomic_write_failure_leaves_the_file(

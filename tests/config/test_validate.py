@@ -217,8 +217,9 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     assert schema["$schema"].startswith("https://json-schema.org/")
     entry = schema["$defs"]["ServerEntry"]
     assert set(entry["properties"]) == {
-        "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers", "auth", "timeout",
-        "protocol", "sensitive", "description", "enabled", "tools", "source",
+        "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
+        "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
+        "tools", "source",
     }  # fmt: skip
     assert entry["additionalProperties"] is False
     assert cli("schema", "--json").json["data"] == schema
@@ -241,3 +242,40 @@ def test_internal_name_conflict_is_reported(cli: Cli, config_path: Path, tmp_pat
     write_config(config_path, {"guardian": {"command": "sh"}})
     r = cli("validate", "--internal-root", str(tmp_path / "mcps"))
     assert r.exit_code == 1 and "internal MCP" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value"),
+    [("env", "BRAVE_API_KEY", "mypassword123"), ("env", "DB_PASS", "hunter2"),
+     ("headers", "Authorization", "Bearer abc"), ("headers", "X-Api-Key", "abc")],
+)  # fmt: skip
+def test_literals_under_secret_names_are_flagged(section: str, key: str, value: str) -> None:
+    entry = {"command": "sh", "env": {key: value}} if section == "env" else {
+        "url": "https://h.example", "headers": {key: value}}  # fmt: skip
+    report = validate_text(json.dumps({"x": entry}), path=Path("f"))
+    [problem] = report.problems
+    assert (problem.severity, problem.code, problem.path) == (
+        "error",
+        "named_literal_secret",
+        f"x.{section}.{key}",
+    )
+    assert problem.line == 1 and value not in problem.message + str(problem.hint)
+    assert f'"allow_literal": ["{key}"]' in str(problem.hint)
+    allowed = {**entry, "allow_literal": [key]}
+    assert validate_text(json.dumps({"x": allowed}), path=Path("f")).problems == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["${BRAVE_API_KEY}", "Bearer ${TOKEN}", "${BRAVE_API_KEY:-default}", "", "true", "4096"],
+)
+def test_placeholders_under_secret_names_are_fine(value: str) -> None:
+    entry = {"command": "sh", "env": {"BRAVE_API_KEY": value}}
+    assert validate_text(json.dumps({"x": entry}), path=Path("f")).problems == []
+
+
+def test_allow_literal_must_be_a_list_of_names() -> None:
+    report = validate_text(
+        json.dumps({"x": {"command": "sh", "allow_literal": ["A=B"]}}), path=Path("f")
+    )
+    assert [p.path for p in report.errors] == ["x.allow_literal[0]"]

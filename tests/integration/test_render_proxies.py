@@ -166,3 +166,49 @@ def test_fastmcp_proxy_serves_the_rendered_config_with_its_filters(
     echoed = mcpctl(via, "call", "fm", "everything_echo", "--arg", "message=hello through fastmcp")
     assert echoed["ok"], echoed
     assert "hello through fastmcp" in echoed["data"]["text"]
+
+
+def test_a_proxy_starts_a_keyring_fed_server_through_the_launcher(
+    tmp_path: Path, started: Callable[..., Any]
+) -> None:
+    """--secrets launcher: the proxy spawns `mcpctl run time`, which takes the time zone from
+    the keyring; the proxy's own environment has no such variable."""
+    import sys
+
+    from tests.auth.filekeyring import BACKEND, FILE_VAR
+
+    program = proxy_program("mcp-proxy-py", "mcp-proxy")
+    config = write_config(tmp_path / "external-mcps.json", {"time": {
+        "command": published_time_server(), "args": ["--local-timezone", "${PROXY_TZ}"]}})  # fmt: skip
+    keyring = tmp_path / "keyring.json"
+    keyring.write_text(json.dumps({"mcpctl\x00secret:PROXY_TZ": "Asia/Tokyo"}))
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": BACKEND, FILE_VAR: str(keyring),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}  # fmt: skip
+    env.pop("PROXY_TZ", None)
+    named = tmp_path / "named-servers.json"
+    done = subprocess.run(
+        [*MCPCTL, "--config", str(config), "render", "mcp-proxy-py", "-o", str(named),
+         "--secrets", "launcher", "--json"], capture_output=True, text=True, env=env, timeout=45,
+    )  # fmt: skip
+    assert json.loads(done.stdout)["data"]["launched"] == ["time"], done.stderr
+    doc = json.loads(named.read_text())["mcpServers"]["time"]
+    assert doc["command"] == "mcpctl" and "Asia/Tokyo" not in named.read_text()
+
+    port = free_port()
+    proc = started("mcp-proxy", [str(program), "--named-server-config", str(named),
+                                 "--pass-environment", "--port", str(port),
+                                 "--host", "127.0.0.1"], env)  # fmt: skip
+    try:
+        wait_for_port(port, proc, timeout=30)
+    except RuntimeError as exc:
+        pytest.fail(f"{exc}\n{tail(tmp_path / 'mcp-proxy.log')}")
+    via = write_config(tmp_path / "via-proxy.json",
+                       {"time": {"url": f"http://127.0.0.1:{port}/servers/time/mcp"}})  # fmt: skip
+    called = mcpctl(via, "call", "time", "get_current_time", "--arg", "timezone=UTC")
+    assert called["ok"], (called, tail(tmp_path / "mcp-proxy.log"))
+    # Converting "now" from the server's local zone says which zone the launcher gave it.
+    listed = mcpctl(via, "tools", "time")
+    assert listed["ok"], listed
+    text = json.dumps(listed["data"]["tools"])
+    assert "Asia/Tokyo" in text, text

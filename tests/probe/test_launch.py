@@ -218,6 +218,22 @@ def test_the_fast_path_imports_nothing_heavy(world: dict[str, Any]) -> None:
     assert "mcpctl.probe.launch" in imported  # the fast path ran
     heavy = {"typer", "rich", "pydantic", "anyio", "mcp", "keyring", "click"}
     assert not {name.split(".")[0] for name in imported} & heavy
+    # A plain entry is read without the config model: not even typing, dataclasses or pathlib.
+    assert "mcpctl.config.quickentry" in imported
+    assert not imported & {"typing", "dataclasses", "pathlib", "mcpctl.config.model"}
+
+
+def test_an_entry_beyond_the_quick_path_still_runs(world: dict[str, Any]) -> None:
+    data = json.loads(world["cfg"].read_text())
+    data["s"]["tools"] = {"deny": ["x"]}  # a field only the config model reads
+    write_config(world["cfg"], data)
+    r = subprocess.run(
+        [PY, "-X", "importtime", "-m", "mcpctl", "--config", str(world["cfg"]), "run", "s"],
+        capture_output=True, text=True, env={**world["env"], "TOKEN": "tok"}, timeout=TIMEOUT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "mcpctl.config.model" in r.stderr  # the full path started it
+    assert written(world["out"])["tok"] == "tok"
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from mcpctl.paths import Paths
 from mcpctl.registry import DiscoveryCache
 from tests.conftest import Cli, write_config
 from tests.registry.conftest import Publish
-from tests.registry.server import make_record
+from tests.registry.server import Registry, make_record, running
 
 DEAD = "http://127.0.0.1:9"  # nothing listens there: fails at once
 
@@ -304,3 +304,108 @@ def test_cli_add_again_says_which_flags_were_not_applied(cli: Cli, config_path: 
     assert r.exit_code == 0 and r.json["data"]["changed"] is False
     assert any("--env, --disabled not applied" in w for w in r.json["warnings"]), r.json
     assert config_path.read_bytes() == before
+
+
+def clock_record() -> dict[str, Any]:
+    pkg = {"registryType": "pypi", "identifier": "clock-mcp", "version": "2.0.0",
+           "transport": {"type": "stdio"}}  # fmt: skip
+    return make_record("io.team/clock", "2.0.0", title="Clock", packages=[pkg])
+
+
+def make_stale() -> None:
+    """As if every registry was synced long ago (a command without --offline refreshes)."""
+    cache = DiscoveryCache.open(Paths.from_env(None).discovery_cache)
+    cache.conn.execute("UPDATE registries SET synced_at = 0")
+    cache.close()
+
+
+def fake_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    """PATH is one folder holding executables named ``names`` (nothing else is found)."""
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        program = folder / name
+        program.write_text("#!/bin/sh\nexit 0\n")
+        program.chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder))
+
+
+def test_add_from_registry_offline_uses_the_cache_and_never_the_network(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offline_only(cli)
+    write_config(config_path, {})
+    fake_runtime(tmp_path, monkeypatch, "uvx")
+    reg = Registry([clock_record()])
+    with running(reg) as url:
+        assert cli("registry", "add", "team", url).exit_code == 0
+        assert cli("registry", "sync", "team").exit_code == 0
+        make_stale()  # without --offline, the next add would ask the registry first
+        asked = len(reg.requests)
+        r = cli("add", "--from-registry", "io.team/clock", "--offline", "--timeout", "2", "--json")
+        assert r.exit_code == 0, r.stdout
+        assert len(reg.requests) == asked  # not one request
+    assert r.json["warnings"] == [] and r.json["data"]["registry"] == "team"
+    entry = json.loads(config_path.read_text())["clock"]
+    assert entry["command"] == "uvx" and entry["args"] == ["clock-mcp==2.0.0"]
+    assert entry["timeout"] == 2000  # --timeout 2 is 2 s here too; the file keeps ms
+    assert entry["source"] == {"registry": "team", "name": "io.team/clock", "version": "2.0.0"}
+    # The registry's port is closed now: --offline still adds from the cache, silently...
+    r = cli("add", "clock-2", "--from-registry", "io.team/clock", "--offline", "--json")
+    assert r.exit_code == 0 and r.json["warnings"] == [], r.stdout
+    assert "clock-2" in json.loads(config_path.read_text())
+    # ...where the same add without --offline tries the network (and says it failed).
+    r = cli("add", "clock-3", "--from-registry", "io.team/clock", "--json")
+    assert r.exit_code == 0, r.stdout
+    assert any("registry 'team'" in w and "using cached data" in w for w in r.json["warnings"])
+
+
+def test_add_from_registry_offline_cache_miss_is_a_clear_error(cli: Cli, config_path: Path) -> None:
+    offline_only(cli)
+    write_config(config_path, {})
+    reg = Registry([clock_record()])
+    with running(reg) as url:
+        assert cli("registry", "add", "team", url).exit_code == 0
+        assert cli("registry", "sync", "team").exit_code == 0
+        asked = len(reg.requests)
+        r = cli("add", "--from-registry", "io.team/calendar", "--offline", "--json")
+        assert len(reg.requests) == asked
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "usage_error"
+    error = r.json["errors"][0]
+    assert error["message"] == (
+        "no server 'io.team/calendar' in the registries' cache (offline: the network was not used)"
+    )
+    assert "mcpctl registry sync" in error["hint"] and "--offline" in error["hint"]
+    # A registry never synced: the hint names it.
+    cli("registry", "add", "dead", DEAD)
+    r = cli("add", "--from-registry", "io.dead/thing", "--registry", "dead", "--offline")
+    assert r.exit_code == 2, r.stderr
+    assert "error: no server 'io.dead/thing' in the registries' cache" in r.stderr
+    assert "hint: 'dead' has never been synced: 'mcpctl registry sync dead'" in r.stderr
+    assert json.loads(config_path.read_text()) == {}
+    assert cli("show", "io.team/calendar", "--offline").stderr.startswith(
+        "error: no server 'io.team/calendar' in the registries' cache (offline"
+    )
+
+
+def test_add_from_registry_warns_when_the_runtime_is_not_on_path(
+    cli: Cli, config_path: Path, catalog: Publish, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli("registry", "add", "team", str(catalog(clock_record(), team_tool("1.0.0"))))
+    offline_only(cli)
+    assert cli("registry", "sync", "team").exit_code == 0
+    write_config(config_path, {})
+    fake_runtime(tmp_path, monkeypatch, "npx")  # npx is here, uvx is not
+    r = cli("add", "--from-registry", "io.team/clock", "--offline")
+    assert r.exit_code == 0, r.stderr
+    assert "warning: command 'uvx' is not installed here (not found on PATH" in r.stderr
+    assert "clock" in json.loads(config_path.read_text())  # a warning, not a refusal
+    r = cli("add", "--from-registry", "io.team/tool", "--offline", "--json")
+    assert r.exit_code == 0 and r.json["warnings"] == [], r.stdout
+
+
+def test_offline_goes_with_from_registry(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {})
+    r = cli("add", "t", "--offline", "--", "echo")
+    assert r.exit_code == 2 and "--offline goes with --from-registry" in r.stderr
+    assert json.loads(config_path.read_text()) == {}

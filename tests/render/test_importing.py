@@ -104,3 +104,21 @@ def test_apply_without_a_keyring_skips_entries_with_secrets(tmp_path: Path) -> N
     assert list(json.loads((tmp_path / "c.json").read_text())) == ["time"]
     items = apply_import(store, plan_import(entries, {}), keep_secret=None, source="t")
     assert items[0].action == "skip" and "literal secret" in (items[0].reason or "")
+
+
+def test_literals_under_secret_names_are_lifted_like_tokens_unless_allowed() -> None:
+    entry = ServerEntry(command="npx", env={"BRAVE_API_KEY": "mypassword123", "MODE": "fast",
+                                            "MY_PAT": "not-a-secret"})  # fmt: skip
+    remote = ServerEntry(url="https://api.example.com/mcp", headers={"Authorization": "Bearer abc"})
+    brave, api = plan_import({"brave": entry, "api": remote}, {})
+    assert brave.entry is not None and api.entry is not None
+    assert brave.entry.env == {"BRAVE_API_KEY": "${BRAVE_API_KEY}", "MODE": "fast",
+                               "MY_PAT": "${MY_PAT}"}  # fmt: skip
+    assert brave.secrets == {"BRAVE_API_KEY": "mypassword123", "MY_PAT": "not-a-secret"}
+    # The whole value moves, as a token-shaped one does.
+    assert api.entry.headers == {"Authorization": "${AUTHORIZATION}"}
+    assert api.secrets == {"AUTHORIZATION": "Bearer abc"}
+    [kept] = plan_import({"brave": entry}, {}, allow_literal=["MY_PAT", "NOT_THERE"])
+    assert kept.entry is not None
+    assert kept.entry.env["MY_PAT"] == "not-a-secret" and kept.entry.allow_literal == ("MY_PAT",)
+    assert kept.secrets == {"BRAVE_API_KEY": "mypassword123"}

@@ -1,0 +1,161 @@
+"""``mcpctl health --as CLIENT [FILE]``: probe a client's servers as that client starts them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpctl.cli import output
+from mcpctl.cli.output import STATE, Table
+from mcpctl.errors import ProbeFailed, UsageError
+from mcpctl.results import Result
+from mcpctl.text import plural
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ProtocolMode
+    from mcpctl.probe.asclient import AsClientHealth, AsClientRow
+    from mcpctl.probe.eras import EraMemory
+
+__all__ = ["health_as"]
+
+
+def health_as(
+    target: str,
+    args: list[str],
+    *,
+    scope: str,
+    timeout: float | None,
+    concurrency: int | None,
+    speaking: tuple[ProtocolMode | None, EraMemory],
+    internal_root: Path | None,
+    manifest_key: str,
+    warnings: list[str],
+) -> int:
+    """Probe ``target``'s file (``args``: at most one FILE) beside plain ``health``.
+
+    Raises:
+        UsageError: not a client with a reader, more than one FILE, no such file.
+    """
+    from mcpctl.auth.secrets import keyring_source
+    from mcpctl.cli.common import run_async, targets
+    from mcpctl.cli.progress import progress
+    from mcpctl.probe.asclient import health_as_client
+    from mcpctl.render.asclient import client_target, read_client
+
+    client_target(target)
+    if len(args) > 1:
+        raise UsageError(
+            f"--as takes one FILE (the {target} config), not {len(args)} arguments",
+            hint=f"mcpctl health --as {target} FILE",
+        )
+    file = Path(args[0]) if args else None
+    if file is not None and not file.exists():
+        raise UsageError(
+            f"there is no file {file}",
+            hint="with --as, the argument is the client's config file; every server in it "
+            "is probed",
+        )
+    if file is not None and not file.is_file():  # a FIFO or a device would never end
+        raise UsageError(f"{file} is not a regular file: give the client's config file")
+    view = read_client(target, file)
+    chosen, more = targets([], scope, internal_root, manifest_key)  # type: ignore[arg-type]
+    warnings += more + [f"{view.file}: {w}" for w in view.warnings]
+    # Plain health's probes come on top of the client's ones: no total to count down to.
+    with progress(f"Probing {plural(len(view.entries), 'server')} as {target}") as tick:
+        report: AsClientHealth = run_async(
+            lambda: health_as_client(
+                view, chosen, secrets=keyring_source(), concurrency=concurrency,
+                timeout=timeout, protocol=speaking[0], eras=speaking[1],
+                on_result=lambda _: tick.advance(),
+            ),
+            what="", spinner=False,
+        )  # fmt: skip
+    for row in report.rows:
+        for r in (row.result, row.mcpctl_result):
+            if r is not None:
+                warnings += [
+                    f"{r.name}: {w}" for w in r.warnings if f"{r.name}: {w}" not in warnings
+                ]
+    errors = [
+        ProbeFailed(r.name, r.error.code, r.error.message, hint=r.error.hint).to_dict()
+        for r in (row.result for row in report.rows)
+        if r is not None and r.error is not None
+    ]
+    exit_code = 0 if report.healthy else 1
+    data = _data(report)
+    result = Result("health", data, warnings, errors, exit_code)
+    if STATE.json:
+        return output.emit(result)
+    output.emit(Result("health", data, warnings), lambda _: _table(report))
+    _notes(report)
+    return exit_code
+
+
+def _data(report: AsClientHealth) -> dict[str, Any]:
+    probed = [row for row in report.rows if row.result is not None]
+    healthy = sum(row.verdict == "healthy" for row in probed)
+    mcps = []
+    for row in report.rows:
+        item: dict[str, Any] = (
+            row.result.to_dict()
+            if row.result is not None
+            else {"name": row.name, "available": False, "healthy": False, "error": None}
+        )
+        item["as"] = row.as_dict(report.target, report.file)
+        ours = row.mcpctl_result
+        item["as"]["mcpctl_error"] = ours.error.to_dict() if ours and ours.error else None
+        mcps.append(item)
+    return {
+        "as": {"target": report.target, "file": str(report.file)},
+        "summary": {
+            "total": len(probed), "healthy": healthy, "unhealthy": len(probed) - healthy,
+            "differ": sum(row.differs for row in report.rows),
+        },
+        "mcps": mcps,
+    }  # fmt: skip
+
+
+def _table(report: AsClientHealth) -> Table:
+    from mcpctl.cli.health import protocol_cell
+
+    wide = STATE.verbose > 0
+    rows = []
+    for row in report.rows:
+        r = row.result
+        cells = [row.name, r.type if r else "-", r.transport if r else "-", row.verdict,
+                 str(r.tool_count) if r and r.tool_count is not None else "-",
+                 f"{r.latency_ms.get('total', 0):.0f} ms" if r else "-",
+                 _mcpctl_cell(row),
+                 f"{r.error.code}: {r.error.message}" if r and r.error else ""]  # fmt: skip
+        if wide:
+            cells.insert(3, protocol_cell(r.era) if r else "-")
+        rows.append(cells)
+    columns = ["NAME", "TYPE", "TRANSPORT", "STATUS", "TOOLS", "LATENCY", "MCPCTL", "ERROR"]
+    if wide:
+        columns.insert(3, "PROTOCOL")
+    return Table(columns, rows, f"no servers in {report.file}")
+
+
+def _mcpctl_cell(row: AsClientRow) -> str:
+    """Plain ``health``'s verdict, marked when it differs from the client's."""
+    if row.mcpctl is None:
+        return "-"
+    return f"{row.mcpctl} (differs)" if row.differs else row.mcpctl
+
+
+def _notes(report: AsClientHealth) -> None:
+    for row in report.rows:
+        if row.reason:
+            output.warn(f"{row.name}: {row.reason}")
+        r = row.result
+        if r is not None and r.error is not None and r.error.hint and not row.differs:
+            output.warn(f"{r.name}: {r.error.hint}")
+        for line in r.stderr[-5:] if r is not None else ():
+            output.warn(f"{r.name} stderr: {line}")  # type: ignore[union-attr]
+    probed = [row for row in report.rows if row.result is not None]
+    healthy = sum(row.verdict == "healthy" for row in probed)
+    differ = sum(row.differs for row in report.rows)
+    output.info(
+        f"{plural(len(probed), 'server')} as {report.target}: {healthy} healthy, "
+        f"{len(probed) - healthy} unhealthy; {differ} differ from mcpctl health"
+    )

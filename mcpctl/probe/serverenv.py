@@ -1,0 +1,51 @@
+"""The environment a stdio server starts with, in plain Python.
+
+Shared by the probes (through :func:`mcpctl.probe.childenv.child_env`) and the launcher's
+quick path, which must not pay for typing or pathlib on its way to the server's ``exec``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["DEFAULT_INHERITED_ENV", "server_env"]
+
+# What a server inherits from mcpctl's environment unless its entry asks for more: the MCP
+# SDK's list (mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS), enough for launchers such as npx
+# and uvx to find their caches. The SDK is not imported here: servers start before it is.
+DEFAULT_INHERITED_ENV: tuple[str, ...] = (
+    ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+     "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE")
+    if sys.platform == "win32"
+    else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+)  # fmt: skip
+
+
+def server_env(
+    own: Mapping[str, str],
+    inherit_env: bool | tuple[str, ...],
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """A server's environment: a few variables of ``environ`` with its ``own`` (resolved) on top.
+
+    Of ``environ`` (default ``os.environ``) the server gets only :data:`DEFAULT_INHERITED_ENV`
+    (skipping exported shell functions), plus what ``inherit_env`` asks for: the names it
+    lists, or everything when it is ``True``. A secret mcpctl happens to have reaches a server
+    only when its entry names it.
+    """
+    source = os.environ if environ is None else environ
+    if inherit_env is True:
+        return {**source, **own}
+    env = {
+        name: source[name]
+        for name in DEFAULT_INHERITED_ENV
+        if name in source and not source[name].startswith("()")
+    }
+    if isinstance(inherit_env, tuple):
+        env.update((name, source[name]) for name in inherit_env if name in source)
+    return {**env, **own}

@@ -1,0 +1,477 @@
+"""A client's config file as that client runs it: which servers it can start, and why not.
+
+:func:`read_client` reads a client's file with the target's import reader (the one ``mcpctl
+import`` uses) into :class:`ClientEntry` items that keep what the client does with each
+placeholder: one written in the client's own syntax (Cursor's ``${env:VAR}``, Claude Code's
+``${VAR:-default}``, VS Code's ``${env:VAR}`` and ``${input:ID}``...) is expanded by the
+client, from its environment only -- never from mcpctl's keyring; one the client does not
+expand (any ``${VAR}`` in a Claude Desktop, Codex or Zed file, a ``${VAR}`` in Cursor's) reaches
+the server as written. An entry that starts ``mcpctl run NAME`` (the launcher) resolves its
+own secrets when it starts, so it needs nothing from the client but to be found.
+
+:func:`check_as_client` is the static verdict (no server is started): the placeholders the
+client cannot resolve and the commands it cannot find, for ``render --install`` to report.
+:mod:`mcpctl.probe.asclient` probes the entries and compares with plain ``health``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource
+from mcpctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.render.base import ClientTarget, Places
+
+__all__ = [
+    "ClientEntry",
+    "ClientProblem",
+    "ClientView",
+    "ProblemKind",
+    "as_client_targets",
+    "check_as_client",
+    "check_entry",
+    "client_target",
+    "is_launcher",
+    "read_client",
+]
+
+ProblemKind = Literal["keyring", "unset", "input", "literal", "command"]
+
+# A placeholder the client passes on as written is replaced, for the probe, by one of these
+# names, which resolve to the original text (never from the environment: no one exports them).
+LITERAL_PREFIX = "MCPCTL_AS_CLIENT_LITERAL_"
+_ESCAPE = "\ue000"  # marks a "${" the client does not expand, while its file is read
+_ESCAPED_RE = re.compile(
+    "\\$" + _ESCAPE + r"\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}"
+)
+_VSCODE_OWN = re.compile(r"\$\{(?:env|input):")
+_VSCODE_INPUT = re.compile(r"\$\{input:(?P<id>[^}]+)\}")
+_JSON_KEY = re.compile(r'"(?P<name>[A-Z_][A-Z0-9_]*)"\s*:')
+
+
+@dataclass(frozen=True)
+class ClientEntry:
+    """One server of a client's file, as the client starts it.
+
+    Attributes:
+        entry: the server; its ``${VAR}`` placeholders are the ones the client expands (from
+            its environment), and each one it passes on as written is a placeholder named
+            ``MCPCTL_AS_CLIENT_LITERAL_<n>`` whose value is the text (see :attr:`literals`).
+        literals: those names -> the text the server gets.
+        inputs: the variables the client asks a person for (VS Code's ``${input:ID}``).
+        launcher: the entry runs ``mcpctl run NAME``: it resolves its own secrets.
+        headers_helper: the shell command the client runs for the server's headers (Claude
+            Code's ``headersHelper``), whose output joins ``entry.headers``.
+    """
+
+    name: str
+    entry: ServerEntry
+    literals: Mapping[str, str] = field(default_factory=dict)
+    inputs: frozenset[str] = frozenset()
+    launcher: bool = False
+    headers_helper: str | None = None
+
+    def source(self) -> SecretSource:
+        """What the client resolves besides its environment: only the literal texts."""
+        return self.literals.get
+
+    def probe_entry(self) -> ServerEntry:
+        """The entry to probe: a launcher gets the whole environment (as a client gives it),
+        so that it finds the keyring and mcpctl's config the way it would there."""
+        return replace(self.entry, inherit_env=True) if self.launcher else self.entry
+
+
+@dataclass
+class ClientView:
+    """A client's file read as the client runs it."""
+
+    target: str
+    file: Path
+    entries: dict[str, ClientEntry] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    literals: dict[str, str] = field(default_factory=dict)  # of every entry (names unique)
+
+    def source(self) -> SecretSource:
+        """What the client resolves besides its environment: only the literal texts."""
+        return self.literals.get
+
+
+@dataclass(frozen=True)
+class ClientProblem:
+    """Why a client cannot start a server as mcpctl would.
+
+    ``kind``: ``keyring`` (the variable is only in mcpctl's keyring), ``unset`` (it is set
+    nowhere), ``input`` (the client asks a person for it, and it is not in the environment),
+    ``literal`` (the client passes the placeholder on as written), ``command`` (the command is
+    not found). ``message`` says it for a person, naming the fix.
+    """
+
+    server: str
+    kind: ProblemKind
+    message: str
+    variable: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON view."""
+        return {"server": self.server, "kind": self.kind, "variable": self.variable,
+                "message": self.message}  # fmt: skip
+
+
+def as_client_targets() -> list[str]:
+    """The targets ``health --as`` and :func:`check_as_client` accept: clients with a reader."""
+    from mcpctl.render.importing import client_targets
+
+    return [t.name for t in client_targets()]
+
+
+def client_target(name: str) -> ClientTarget:
+    """The client target ``name``.
+
+    Raises:
+        UsageError: no such target, or it is not a client with a config file of its own.
+    """
+    from mcpctl.errors import closest
+    from mcpctl.render.importing import client_targets
+
+    clients = {t.name: t for t in client_targets()}
+    if name in clients:
+        return clients[name]
+    names = ", ".join(clients)
+    guess = closest(name, clients)
+    what = "a client with a config file mcpctl can read" if _is_target(name) else "a client"
+    hint = f"did you mean {guess!r}? " if guess else ""
+    raise UsageError(f"{name!r} is not {what}", hint=f"{hint}clients: {names}")
+
+
+def _is_target(name: str) -> bool:
+    from mcpctl.render.targets import TARGET_MODULES
+
+    return name in TARGET_MODULES
+
+
+def read_client(target: str, file: Path | None = None, places: Places | None = None) -> ClientView:
+    """``target``'s file (default: the one ``mcpctl import`` reads) as the client runs it.
+
+    Raises:
+        UsageError: not a client, no file found, or the file is not the client's format.
+        StorageError: the file cannot be read.
+    """
+    from mcpctl.render.importing import _read, here, read_source
+
+    client = client_target(target)
+    if file is None:
+        file, _ = read_source(target, None, places or here())
+    text = _read(file)
+    try:
+        parsed = client.parse(_escape(client, text))
+    except UsageError as exc:
+        raise UsageError(f"{file}: {exc.message}", hint=exc.hint) from None
+    inputs = _inputs(client, text)
+    helpers = _headers_helpers(client, text)
+    helper_key = getattr(client, "headers_helper", None)
+    view = ClientView(target, file, warnings=[
+        w.replace(_ESCAPE, "") for w in parsed.warnings
+        if not (helper_key and f": {helper_key} is not imported" in w)])  # fmt: skip
+    for name, entry in parsed.entries.items():
+        clean = _map_strings(entry, lambda s: _unescape(s, view.literals))
+        used = {ph for s in _strings(clean) for ph in _names(s)}
+        own = {k: v for k, v in view.literals.items() if k in used}
+        view.entries[name] = ClientEntry(
+            name, clean, own, frozenset(used & inputs), launcher=is_launcher(clean),
+            headers_helper=helpers.get(name) if clean.is_remote else None,
+        )  # fmt: skip
+    return view
+
+
+def _headers_helpers(client: ClientTarget, text: str) -> dict[str, str]:
+    """Server name -> the headers helper command the client's file gives it."""
+    key = getattr(client, "headers_helper", None)
+    if key is None:
+        return {}
+    try:
+        servers = client.servers_of(client.load(text))  # type: ignore[attr-defined]
+    except UsageError:
+        return {}
+    return {
+        str(name): raw[key]
+        for name, raw in servers.items()
+        if isinstance(raw, dict) and isinstance(raw.get(key), str) and raw[key].strip()
+    }
+
+
+def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
+    """``item`` with the headers its helper printed, each a literal (so that its value is
+    redacted like a resolved secret wherever it could show).
+
+    Raises:
+        UsageError: the helper failed, ran over 10 s, or printed no JSON object of strings.
+    """
+    import json
+    import subprocess
+
+    assert item.headers_helper is not None
+    env = {**os.environ, "CLAUDE_CODE_MCP_SERVER_NAME": item.name,
+           "CLAUDE_CODE_MCP_SERVER_URL": item.entry.url or ""}  # fmt: skip
+    why = f"{item.name}: its headers helper"
+    try:
+        done = subprocess.run(  # noqa: S602 -- the client runs it through a shell too
+            item.headers_helper, shell=True, env=env, capture_output=True, timeout=10,
+            stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"{why} ran over 10 s") from None
+    except OSError as exc:
+        raise UsageError(f"{why} cannot be run: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        raise UsageError(f"{why} failed (exit {done.returncode})")
+    try:
+        headers = json.loads(done.stdout)
+    except ValueError:
+        headers = None
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise UsageError(f"{why} did not print a JSON object of strings")
+    own = dict(item.literals)
+    spelled: dict[str, str] = {}
+    for key, value in headers.items():
+        name = f"{LITERAL_PREFIX}{len(literals)}"
+        literals[name] = own[name] = value
+        spelled[str(key)] = "${" + name + "}"
+    entry = replace(item.entry, headers={**item.entry.headers, **spelled})
+    return replace(item, entry=entry, literals=own)
+
+
+def is_launcher(entry: ServerEntry) -> bool:
+    """Whether ``entry`` starts ``mcpctl run NAME`` (what renders with a launcher write)."""
+    from mcpctl.probe.launch import fast_args
+
+    command = entry.command or ""
+    if entry.is_remote or Path(command).name not in ("mcpctl", "mcpctl.exe"):
+        return False
+    return fast_args(list(entry.args)) is not None
+
+
+def check_entry(
+    item: ClientEntry,
+    target: str,
+    *,
+    environ: Mapping[str, str] | None = None,
+    secrets: SecretSource | None = None,
+) -> list[ClientProblem]:
+    """Why ``target`` cannot start ``item`` as mcpctl would, found without starting it.
+
+    ``secrets`` (mcpctl's keyring) only tells a variable that is there from one set nowhere;
+    the client never reads it. ``environ`` defaults to the process environment.
+    """
+    from mcpctl.config.placeholders import resolve_entry
+    from mcpctl.probe.failures import precheck
+
+    env = os.environ if environ is None else environ
+    problems: list[ClientProblem] = []
+    name = item.name
+    seen: set[str] = set()
+    for text in _strings(item.entry):
+        for m in PLACEHOLDER_RE.finditer(text):
+            var = m["name"]
+            if var in seen:
+                continue
+            seen.add(var)
+            literal = item.literals.get(var)
+            if literal is not None:
+                shown = _names(literal)[0] if _names(literal) else literal
+                where = _known(shown, env, secrets)
+                fix = "; render with --secrets launcher" if where is not None else ""
+                problems.append(ClientProblem(
+                    name, "literal",
+                    f"{shown} is passed to the server as written: {target} does not expand "
+                    f"that placeholder{fix}", shown,
+                ))  # fmt: skip
+            elif m["default"] is None and var not in env:
+                problems.append(_unresolved(name, var, target, var in item.inputs, secrets))
+    resolved = resolve_entry(name, item.entry, policy="empty", environ=env, secrets=item.source())
+    if resolved is not None:
+        early = precheck(resolved.entry)
+        if early is not None and early.code in ("command_not_found", "spawn_failed"):
+            problems.append(ClientProblem(name, "command", f"{early.message}: {target} cannot "
+                                          "start it"))  # fmt: skip
+    if item.headers_helper is not None:
+        problems += _helper_found(item, target, env)
+    return problems
+
+
+def _helper_found(item: ClientEntry, target: str, env: Mapping[str, str]) -> list[ClientProblem]:
+    """A problem when the headers helper's program is not where the client's shell looks."""
+    import shlex
+    import shutil
+
+    try:
+        program = shlex.split(item.headers_helper or "")[0]
+    except (ValueError, IndexError):
+        return []
+    if "/" in program:
+        found = Path(program).expanduser().exists()
+    else:
+        found = shutil.which(program, path=env.get("PATH")) is not None
+    if found:
+        return []
+    return [ClientProblem(item.name, "command", f"the headers helper's command {program!r} is "
+                          f"not found on PATH: {target} cannot get its headers")]  # fmt: skip
+
+
+def check_as_client(
+    target: str,
+    file: Path | None = None,
+    config: Mapping[str, ServerEntry] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    secrets: SecretSource | None = None,
+    places: Places | None = None,
+) -> list[ClientProblem]:
+    """The servers of ``target``'s ``file`` that the client will not be able to start as
+    mcpctl would, with the reasons; static: no server is started, nothing is written.
+
+    ``file`` defaults to the client's file that ``mcpctl import`` reads. With ``config``
+    (mcpctl's entries), only the servers of that name are checked (the ones an install
+    manages). ``secrets`` (``keyring_source()``) tells a variable kept in mcpctl's keyring --
+    which the client does not read -- from one set nowhere. Disabled servers are skipped.
+
+    Raises:
+        UsageError: ``target`` is not a client with a reader, no file, or not its format.
+        StorageError: the file cannot be read.
+    """
+    view = read_client(target, file, places)
+    problems: list[ClientProblem] = []
+    for name, item in view.entries.items():
+        if not item.entry.enabled or (config is not None and name not in config):
+            continue
+        problems += check_entry(item, target, environ=environ, secrets=secrets)
+    return problems
+
+
+def _unresolved(
+    server: str, var: str, target: str, prompted: bool, secrets: SecretSource | None
+) -> ClientProblem:
+    in_keyring = secrets is not None and secrets(var) is not None
+    if prompted:
+        tail = (
+            "; render with --secrets launcher"
+            if in_keyring
+            else f"; export {var} to probe it with a value"
+        )
+        what = f"{var} is asked for by {target} when the server starts (an input)"
+        return ClientProblem(server, "input", f"{what}, not taken from the keyring{tail}", var)
+    if in_keyring:
+        return ClientProblem(server, "keyring", f"{var} comes from the keyring, which {target} "
+                             "does not read; render with --secrets launcher", var)  # fmt: skip
+    return ClientProblem(server, "unset", f"{var} is not set", var)
+
+
+def _known(var: str, env: Mapping[str, str], secrets: SecretSource | None) -> str | None:
+    if var in env:
+        return "environment"
+    if secrets is not None and secrets(var) is not None:
+        return "keyring"
+    return None
+
+
+# --- reading placeholders as the client does ------------------------------------------------
+
+
+def _own_spans(client: ClientTarget, text: str) -> set[int]:
+    """Where in ``text`` a ``${`` starts a placeholder the client expands itself."""
+    from mcpctl.render.clients import Syntax
+    from mcpctl.render.clients_special import ClaudeDesktop, VsCode
+
+    if isinstance(client, VsCode):
+        return {m.start() for m in _VSCODE_OWN.finditer(text)}
+    if isinstance(client, ClaudeDesktop):
+        # mcp-remote (the bridge to a remote server) expands ${VAR} in its arguments from
+        # the variables of the entry's env: those are the client's own.
+        keys = {m["name"] for m in _JSON_KEY.finditer(text)}
+        return {m.start() for m in PLACEHOLDER_RE.finditer(text) if m["name"] in keys
+                and m["default"] is None and "--header" in text}  # fmt: skip
+    syntax = getattr(client, "syntax", None)
+    if not isinstance(syntax, Syntax) or syntax.spell is None:
+        return set()
+    pattern = syntax.back or PLACEHOLDER_RE
+    return {m.start() for m in pattern.finditer(text)}
+
+
+def _escape(client: ClientTarget, text: str) -> str:
+    """``text`` with each ``${`` the client does not expand marked, so the reader keeps it."""
+    own = _own_spans(client, text)
+    out: list[str] = []
+    last = 0
+    for m in re.finditer(r"\$\{", text):
+        if m.start() in own:
+            continue
+        out.append(text[last : m.start()] + "$" + _ESCAPE + "{")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _unescape(value: str, literals: dict[str, str]) -> str:
+    """A read value with each marked placeholder made a literal one (see :data:`LITERAL_PREFIX`)."""
+    if _ESCAPE not in value:
+        return value
+
+    def literal(m: re.Match[str]) -> str:
+        text = m.group(0).replace(_ESCAPE, "")
+        for key, have in literals.items():
+            if have == text:
+                return "${" + key + "}"
+        key = f"{LITERAL_PREFIX}{len(literals)}"
+        literals[key] = text
+        return "${" + key + "}"
+
+    return _ESCAPED_RE.sub(literal, value).replace(_ESCAPE, "")
+
+
+def _inputs(client: ClientTarget, text: str) -> set[str]:
+    """The variables of VS Code's ``${input:ID}`` prompts, as its reader names them."""
+    from mcpctl.render.clients_special import VsCode
+
+    if not isinstance(client, VsCode):
+        return set()
+    found: set[str] = set()
+    for m in _VSCODE_INPUT.finditer(text):
+        read = client.read(m.group(0))
+        found.update(_names(read) if isinstance(read, str) else ())
+    return found
+
+
+def _names(text: str) -> list[str]:
+    return [m["name"] for m in PLACEHOLDER_RE.finditer(text)]
+
+
+def _strings(entry: ServerEntry) -> list[str]:
+    """Every string of ``entry`` a placeholder is expanded in."""
+    texts = [entry.command or "", *entry.args, *entry.env.values(), entry.cwd or "",
+             entry.url or "", *entry.headers.values()]  # fmt: skip
+    auth = entry.auth
+    if auth is not None:
+        creds = (auth.token, auth.value, auth.username, auth.password, auth.client_id,
+                 auth.client_secret)  # fmt: skip
+        texts += [c for c in creds if c]
+    return texts
+
+
+def _map_strings(entry: ServerEntry, fn: Callable[[str], str]) -> ServerEntry:
+    return replace(
+        entry,
+        command=fn(entry.command) if entry.command is not None else None,
+        args=tuple(fn(a) for a in entry.args),
+        env={k: fn(v) for k, v in entry.env.items()},
+        cwd=fn(entry.cwd) if entry.cwd is not None else None,
+        url=fn(entry.url) if entry.url is not None else None,
+        headers={k: fn(v) for k, v in entry.headers.items()},
+        auth=entry.auth.map_values(fn) if entry.auth is not None else None,
+    )

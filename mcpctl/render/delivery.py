@@ -1,0 +1,213 @@
+"""How a rendered file gets its secrets without holding them: the three secret modes.
+
+A client resolves a placeholder from its own environment; mcpctl resolves it from the
+environment, then from the OS keyring. A secret kept only in the keyring is therefore lost
+on the way to a client unless the rendered file asks mcpctl for it:
+
+* ``launcher`` -- a stdio server runs as ``mcpctl run NAME --config FILE``, which resolves
+  the entry (environment, then keyring) and execs the server in place; a remote server's
+  keyring-held headers come from ``mcpctl secret headers NAME`` where the client can run a
+  command for them (Claude Code's ``headersHelper``), from the client's own secret prompt
+  where it has one (VS Code's password inputs), and otherwise a warning names the variable
+  the client must find in its environment;
+* ``env`` -- placeholders are left for the client to resolve (a warning names each variable
+  that only the keyring has);
+* ``inline`` -- the values are written into the file (opt-in only).
+
+``auto`` (the default) is ``launcher`` for the entries that need it -- a placeholder whose
+value only the keyring holds -- and ``env`` for the others.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from mcpctl.config.lexicon import PLACEHOLDER_RE
+from mcpctl.config.model import ServerEntry
+from mcpctl.config.placeholders import SecretSource
+
+__all__ = [
+    "SECRETS_MODES",
+    "Delivery",
+    "Launcher",
+    "SecretsMode",
+    "deliver",
+    "entry_texts",
+    "in_git_work_tree",
+    "resolved_headers",
+]
+
+SecretsMode = Literal["auto", "launcher", "env", "inline"]
+SECRETS_MODES: tuple[SecretsMode, ...] = ("auto", "launcher", "env", "inline")
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How a rendered file starts mcpctl: ``program`` (found on the client's PATH unless a
+    path) and the config it names (``config``: as written, ``~`` for the home directory;
+    ``None`` names none)."""
+
+    program: str = "mcpctl"
+    config: str | None = None
+
+    @classmethod
+    def for_config(cls, path: Path, home: Path | None = None) -> Launcher:
+        """The launcher naming config file ``path``: ``~/...`` under the home directory, so
+        the rendered file is the same on every machine laid out alike.
+
+        The config is always named: started in a project's folder, ``mcpctl run NAME``
+        would otherwise read that project's ``external-mcps.json``, and a repository could
+        stand in a server of its own, fed with your keyring's secrets.
+        """
+        absolute = path.expanduser().absolute()
+        base = Path.home() if home is None else home
+        try:
+            rel = absolute.relative_to(base)
+        except ValueError:
+            return cls(config=str(absolute))
+        return cls(config="~/" + rel.as_posix() if rel.parts else str(absolute))
+
+    def run_args(self, name: str) -> tuple[str, ...]:
+        """The arguments of ``mcpctl run NAME``."""
+        return ("run", name, *(("--config", self.config) if self.config else ()))
+
+    def headers_command(self, name: str) -> str:
+        """The shell command that prints server ``name``'s headers (a headers helper)."""
+        config = ("--config", self.config) if self.config else ()
+        # "~" must reach mcpctl as is (it expands it itself), and everything else quoted.
+        words = [self.program, "secret", "headers", name, *config]
+        return " ".join(w if w.startswith("~/") and shlex.quote(w[2:]) == w[2:] else
+                        shlex.quote(w) for w in words)  # fmt: skip
+
+
+@dataclass
+class Delivery:
+    """What :func:`deliver` decided for one rendering.
+
+    Attributes:
+        entries: the entries to render: launched stdio servers replaced by the launcher.
+        launched: the servers that run through the launcher.
+        keyring_vars: the variables whose value only the keyring holds.
+        notes: warnings for people (``server: field why``).
+    """
+
+    entries: dict[str, ServerEntry]
+    launched: list[str] = field(default_factory=list)
+    keyring_vars: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+
+
+def entry_texts(entry: ServerEntry) -> list[str]:
+    """Every string of ``entry`` a placeholder may sit in."""
+    texts = [entry.command or "", *entry.args, *entry.env.values(), entry.cwd or ""]
+    texts += [entry.url or "", *entry.headers.values()]
+    auth = entry.auth
+    if auth is not None:
+        texts += [v for v in (auth.token, auth.value, auth.username, auth.password) if v]
+    return texts
+
+
+def _names(texts: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for text in texts:
+        for match in PLACEHOLDER_RE.finditer(text):
+            seen.setdefault(match["name"], None)
+    return list(seen)
+
+
+def _launch_entry(name: str, entry: ServerEntry, launcher: Launcher) -> ServerEntry:
+    """The stdio entry that runs ``mcpctl run NAME``: the launcher applies the rest."""
+    return ServerEntry(
+        command=launcher.program,
+        args=launcher.run_args(name),
+        timeout=entry.timeout,
+        protocol=entry.protocol,
+        sensitive=entry.sensitive,
+        description=entry.description,
+        enabled=entry.enabled,
+        tools=entry.tools,
+        source=entry.source,
+    )
+
+
+def deliver(
+    entries: Mapping[str, ServerEntry],
+    mode: SecretsMode,
+    *,
+    launcher: Launcher,
+    environ: Mapping[str, str],
+    secrets: SecretSource | None,
+    label: str,
+) -> Delivery:
+    """Decide how each entry gets its secrets when rendered for the client ``label``.
+
+    A variable is "in the keyring only" when ``environ`` lacks it and ``secrets`` has it.
+    """
+    keyring: set[str] = set()
+    for var in _names(t for e in entries.values() for t in entry_texts(e)):
+        if var not in environ and secrets is not None and secrets(var) is not None:
+            keyring.add(var)
+    out = Delivery(dict(entries), keyring_vars=frozenset(keyring))
+    for name, entry in entries.items():
+        used = [v for v in _names(entry_texts(entry)) if v in keyring]
+        if entry.is_remote or mode in ("inline",):
+            continue
+        if mode == "launcher" or (mode == "auto" and used):
+            out.entries[name] = _launch_entry(name, entry, launcher)
+            out.launched.append(name)
+        elif used:
+            out.notes.append(
+                f"{name}: {', '.join(used)} only in the keyring: {label} reads placeholders "
+                f"from its own environment, where they are not set (--secrets launcher "
+                f"runs the server through mcpctl)"
+            )
+    return out
+
+
+def resolved_headers(
+    name: str,
+    entry: ServerEntry,
+    *,
+    environ: Mapping[str, str] | None = None,
+    secrets: SecretSource | None = None,
+) -> dict[str, str]:
+    """The HTTP headers of remote server ``name`` with their placeholders resolved: its
+    ``headers`` and the one its bearer, header or basic ``auth`` makes.
+
+    An OAuth entry's token is not among them (the client signs in itself).
+
+    Raises:
+        UsageError: ``name`` is a stdio server.
+        PlaceholderError: a variable has no value anywhere.
+    """
+    import base64
+
+    from mcpctl.config.placeholders import resolve_entry
+    from mcpctl.errors import UsageError
+
+    if not entry.is_remote:
+        raise UsageError(f"{name} is a stdio server: it has no HTTP headers",
+                         hint=f"a client starts it with: mcpctl run {name}")  # fmt: skip
+    resolved = resolve_entry(name, entry, policy="error", environ=environ, secrets=secrets)
+    assert resolved is not None  # the "error" policy raises instead
+    run = resolved.entry
+    headers = dict(run.headers)
+    auth = run.auth
+    if auth is not None and auth.type == "bearer" and auth.token is not None:
+        headers["Authorization"] = f"Bearer {auth.token}"
+    elif auth is not None and auth.type == "header" and auth.value is not None:
+        headers[auth.name or "Authorization"] = auth.value
+    elif auth is not None and auth.type == "basic":
+        pair = f"{auth.username or ''}:{auth.password or ''}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+    return headers
+
+
+def in_git_work_tree(path: Path) -> bool:
+    """``path`` is inside a git work tree (a ``.git`` folder or file in it or a parent)."""
+    here = path.expanduser().absolute().parent
+    return any((folder / ".git").exists() for folder in (here, *here.parents))

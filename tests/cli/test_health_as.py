@@ -1,0 +1,314 @@
+"""health --as CLIENT [FILE]: the servers of a client's file, probed as that client starts them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpctl.auth.secrets import SecretStore
+from mcpctl.render.asclient import as_client_targets
+from tests.conftest import ROOT, SERVERS, Cli, MemoryKeyring, write_config
+
+PY = sys.executable
+BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
+KEY = "BRAVE_API_KEY"
+# The clients that pass a ${VAR} on as written (their renderer says so).
+LITERAL = {"claude-desktop", "zed", "cline", "lm-studio", "codex", "goose"}
+
+
+@pytest.fixture
+def brave(
+    config_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """mcpctl's config: one server whose key is in the keyring only."""
+    monkeypatch.delenv(KEY, raising=False)
+    SecretStore().set(KEY, "brave-secret-value")
+    return write_config(config_path, {"brave": {**BASIC, "env": {"TOKEN": f"${{{KEY}}}"}}})
+
+
+def rendered(cli: Cli, target: str, tmp_path: Path, secrets: str = "env") -> Path:
+    """The file ``render`` writes; ``--secrets env`` leaves keyring-held values to the
+    client's environment, the case ``health --as`` has to catch."""
+    out = tmp_path / f"rendered-{target}"
+    r = cli("render", target, "-o", str(out), "--secrets", secrets)
+    assert r.exit_code == 0, r.stderr
+    return out
+
+
+def as_rows(data: dict[str, object]) -> dict[str, dict[str, object]]:
+    return {m["name"]: m for m in data["mcps"]}  # type: ignore[attr-defined,index]
+
+
+def test_every_client_with_a_reader_is_covered() -> None:
+    assert len(as_client_targets()) >= 18
+    assert "mcp-proxy" not in as_client_targets() and "toolhive" not in as_client_targets()
+
+
+@pytest.mark.parametrize("target", as_client_targets())
+def test_a_keyring_secret_as_each_client(
+    cli: Cli, brave: Path, tmp_path: Path, target: str
+) -> None:
+    out = rendered(cli, target, tmp_path)
+    r = cli("health", "--as", target, str(out), "--json")
+    row = as_rows(r.json["data"])["brave"]
+    info = row["as"]
+    assert info["target"] == target and info["file"] == str(out)
+    assert info["mcpctl"] == "healthy"
+    if target in LITERAL:
+        # The client starts the server with the text "${BRAVE_API_KEY}": it answers, but
+        # not with the key, which the note says.
+        assert r.exit_code == 0, r.stdout
+        assert info["verdict"] == "healthy" and info["differs"] is False
+        assert info["reason"] == (
+            f"{KEY} is passed to the server as written: {target} does not expand that "
+            "placeholder; render with --secrets launcher"
+        )
+        return
+    assert r.exit_code == 1
+    assert info["verdict"] == "unavailable" and info["differs"] is True
+    if target == "vscode":
+        why = f"{KEY} is asked for by vscode when the server starts (an input), not taken from "
+        why += "the keyring; render with --secrets launcher"
+    else:
+        why = f"{KEY} comes from the keyring, which {target} does not read; render with "
+        why += "--secrets launcher"
+    assert info["reason"] == f"healthy for mcpctl, fails for {target}: {why}"
+    assert row["error"]["code"] == "missing_variable"
+    assert r.json["data"]["summary"] == {"total": 1, "healthy": 0, "unhealthy": 1, "differ": 1}
+    assert "brave-secret-value" not in r.stdout + r.stderr
+
+
+def test_the_human_table_and_the_reason(cli: Cli, brave: Path, tmp_path: Path) -> None:
+    out = rendered(cli, "cursor", tmp_path)
+    r = cli("health", "--as", "cursor", str(out))
+    assert r.exit_code == 1
+    assert r.stdout.startswith("brave\texternal\tstdio\tunavailable\t-\t")
+    assert "\thealthy (differs)\tmissing_variable: variable BRAVE_API_KEY is not set" in r.stdout
+    assert (
+        "brave: healthy for mcpctl, fails for cursor: BRAVE_API_KEY comes from the keyring, "
+        "which cursor does not read; render with --secrets launcher"
+    ) in r.stderr
+    assert "1 server as cursor: 0 healthy, 1 unhealthy; 1 differ from mcpctl health" in r.stderr
+
+
+def test_exported_variable_makes_the_client_healthy(
+    cli: Cli, brave: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = rendered(cli, "cursor", tmp_path)
+    monkeypatch.setenv(KEY, "from-the-environment")
+    r = cli("health", "--as", "cursor", str(out), "--json")
+    assert r.exit_code == 0
+    info = as_rows(r.json["data"])["brave"]["as"]
+    assert (info["verdict"], info["mcpctl"], info["differs"], info["reason"]) == (
+        "healthy", "healthy", False, None,
+    )  # fmt: skip
+
+
+def test_a_variable_set_nowhere(cli: Cli, config_path: Path, tmp_path: Path,
+                                memory_keyring: MemoryKeyring) -> None:  # fmt: skip
+    write_config(config_path, {"s": {**BASIC, "env": {"T": "${AS_TEST_NOWHERE}"}}})
+    out = rendered(cli, "claude-code", tmp_path)
+    r = cli("health", "--as", "claude-code", str(out), "--json")
+    info = as_rows(r.json["data"])["s"]["as"]
+    # Both fail alike: no difference to explain, but what the client misses is listed.
+    assert (info["verdict"], info["mcpctl"], info["differs"]) == ("unavailable",) * 2 + (False,)
+    assert [p["message"] for p in info["problems"]] == ["AS_TEST_NOWHERE is not set"]
+
+
+def test_servers_in_one_file_only(
+    cli: Cli, config_path: Path, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    write_config(config_path, {"both": BASIC, "ours-only": BASIC})
+    client = write_config(tmp_path / "mcp.json", {"mcpServers": {
+        "both": BASIC, "theirs-only": BASIC, "off": {**BASIC, "disabled": True},
+    }})  # fmt: skip
+    r = cli("health", "--as", "cline", str(client), "--json")
+    assert r.exit_code == 0
+    rows = as_rows(r.json["data"])
+    assert list(rows) == ["both", "theirs-only", "off", "ours-only"]
+    assert rows["both"]["as"]["differs"] is False and rows["both"]["healthy"]
+    assert rows["theirs-only"]["as"] | {"problems": []} == {
+        "target": "cline", "file": str(client), "verdict": "healthy", "mcpctl": None,
+        "differs": False, "reason": None, "problems": [], "mcpctl_error": None,
+    }  # fmt: skip
+    assert rows["off"]["as"]["verdict"] == "disabled" and rows["off"]["as"]["mcpctl"] is None
+    assert rows["ours-only"]["as"]["verdict"] == "absent"
+    assert rows["ours-only"]["as"]["differs"] is True
+    assert rows["ours-only"]["as"]["reason"] == "not in cline's config"
+    assert r.json["data"]["summary"]["total"] == 2  # what the client starts
+
+
+def test_the_client_passes_unexpanded_text_as_written(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring: MemoryKeyring
+) -> None:
+    monkeypatch.setenv("AS_TEST_SET", "value-from-env")
+    seen = tmp_path / "environ.json"
+    server = [str(SERVERS / "misbehave.py"), "environ", str(seen)]
+    env = {"RAW": "${AS_TEST_SET}", "OWN": "${env:AS_TEST_SET}"}
+    client = write_config(tmp_path / "mcp.json", {"mcpServers": {
+        "s": {"command": PY, "args": server, "env": env}}})  # fmt: skip
+    r = cli("health", "--as", "cursor", str(client), "--json")
+    assert r.exit_code == 0, r.stdout
+    got = json.loads(seen.read_text())
+    assert got["OWN"] == "value-from-env"  # Cursor's own syntax: expanded
+    assert got["RAW"] == "${AS_TEST_SET}"  # a bare ${VAR}: Cursor passes it on as written
+
+
+def test_a_launcher_entry_resolves_its_own_secret(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import keyring
+
+    from tests.auth.filekeyring import BACKEND, FILE_VAR, FileKeyring
+
+    mcpctl = Path(PY).parent / "mcpctl"
+    if not mcpctl.exists():
+        pytest.skip(f"no mcpctl program beside {PY}")
+    # A keyring every process of the test shares: the launcher is a process of its own.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", BACKEND)
+    monkeypatch.setenv(FILE_VAR, str(tmp_path / "keyring.json"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv(KEY, raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FileKeyring())
+    try:
+        SecretStore().set(KEY, "brave-secret-value")
+        write_config(config_path, {"brave": {**BASIC, "env": {"TOKEN": f"${{{KEY}}}"}}})
+        run = ["run", "brave", "--config", str(config_path)]
+        client = write_config(tmp_path / "mcp.json", {"mcpServers": {
+            "brave": {"command": str(mcpctl), "args": run},
+            "by-name": {"command": "mcpctl", "args": run},
+        }})  # fmt: skip
+        r = cli("health", "--as", "cursor", str(client), "--json",
+                env={"PATH": str(tmp_path / "empty")})  # fmt: skip
+    finally:
+        keyring.set_keyring(previous)
+    rows = as_rows(r.json["data"])
+    assert rows["brave"]["healthy"], rows["brave"]
+    assert rows["brave"]["as"]["differs"] is False and rows["brave"]["as"]["mcpctl"] == "healthy"
+    # "mcpctl" is not on the PATH the client has: it cannot start the launcher.
+    assert rows["by-name"]["error"]["code"] == "command_not_found"
+    assert rows["by-name"]["as"]["reason"] == (
+        "command 'mcpctl' not found on PATH: cursor cannot start it"
+    )
+    assert r.exit_code == 1
+
+
+def test_the_default_file_is_the_clients_own(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    write_config(config_path, {"basic": BASIC})
+    r = cli("health", "--as", "cursor")
+    assert r.exit_code == 2
+    assert f"no cursor config found (looked in {Path.cwd() / '.cursor' / 'mcp.json'}" in r.stderr
+    cursor = home / ".cursor" / "mcp.json"
+    cursor.parent.mkdir(parents=True)
+    write_config(cursor, {"mcpServers": {"basic": BASIC}})
+    r = cli("health", "--as", "cursor", "--json")
+    assert r.exit_code == 0, r.stdout
+    assert r.json["data"]["as"] == {"target": "cursor", "file": str(cursor)}
+    # An XDG one: Claude Desktop on Linux.
+    desktop = home / "xdg" / "Claude" / "claude_desktop_config.json"
+    desktop.parent.mkdir(parents=True)
+    write_config(desktop, {"mcpServers": {"basic": BASIC}})
+    r = cli("health", "--as", "claude-desktop", "--json")
+    assert r.json["data"]["as"]["file"] == str(desktop)
+    assert as_rows(r.json["data"])["basic"]["as"]["verdict"] == "healthy"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--as", "mcp-proxy"], "'mcp-proxy' is not a client with a config file mcpctl can read"),
+        (["--as", "curser"], "'curser' is not a client"),
+        (["--as", "cursor", "a.json", "b.json"], "--as takes one FILE (the cursor config), not 2"),
+        (["--as", "cursor", "no-such.json"], "there is no file no-such.json"),
+        (["--as", "cursor", "--watch"], "--as probes once: drop --watch"),
+        (["--as", "cursor", "/dev/zero"], "/dev/zero is not a regular file"),
+        (["--as", "cursor", "."], ". is not a regular file"),
+    ],
+)
+def test_usage_errors(cli: Cli, config_path: Path, args: list[str], message: str) -> None:
+    write_config(config_path, {"basic": BASIC})
+    r = cli("health", *args)
+    assert r.exit_code == 2
+    assert message in r.stderr
+
+
+def test_a_non_client_lists_the_clients_that_work(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"basic": BASIC})
+    r = cli("health", "--as", "mcp-proxy", "--json")
+    assert r.exit_code == 2
+    hint = r.json["errors"][0]["hint"]
+    assert hint.startswith("clients: claude-desktop, claude-code, vscode, cursor")
+
+
+def test_a_file_that_is_not_the_clients(cli: Cli, config_path: Path, tmp_path: Path) -> None:
+    write_config(config_path, {"basic": BASIC})
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2")
+    r = cli("health", "--as", "cursor", str(bad))
+    assert r.exit_code == 2
+    assert f"{bad}: this is not a Cursor file" in r.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_real_secret_service_as_cursor(secret_service: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+    import uuid
+
+    from tests.conftest import MCPCTL
+
+    mcpctl = Path(PY).parent / "mcpctl"
+    if not mcpctl.exists():
+        pytest.skip(f"no mcpctl program beside {PY}")
+    canary = f"canary{uuid.uuid4().hex}"
+    env = {**secret_service, "MCPCTL_HOME": str(tmp_path / "home")}
+    env.pop(KEY, None)
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*MCPCTL, *args], input=stdin, env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+
+    config = write_config(tmp_path / "external-mcps.json", {
+        "brave": {**BASIC, "env": {"TOKEN": f"${{{KEY}}}"}}})  # fmt: skip
+    assert run("secret", "set", KEY, stdin=canary).returncode == 0
+    out = tmp_path / "cursor.json"
+    assert run("render", "cursor", "-o", str(out), "--secrets", "env").returncode == 0
+    doc = json.loads(out.read_text())
+    doc["mcpServers"]["launched"] = {
+        "command": str(mcpctl), "args": ["run", "brave", "--config", str(config)]}  # fmt: skip
+    write_config(out, doc)
+    r = run("health", "--as", "cursor", str(out), "--json")
+    assert r.returncode == 1, r.stderr
+    rows = as_rows(json.loads(r.stdout)["data"])
+    assert rows["brave"]["as"]["reason"] == (
+        "healthy for mcpctl, fails for cursor: BRAVE_API_KEY comes from the keyring, which "
+        "cursor does not read; render with --secrets launcher"
+    )
+    # The launcher reads the Secret Service itself when the client starts it.
+    assert rows["launched"]["healthy"] and rows["launched"]["as"]["verdict"] == "healthy"
+    assert canary not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("target", as_client_targets())
+def test_the_default_rendering_leaves_the_client_nothing_it_cannot_resolve(
+    cli: Cli, brave: Path, tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.auth.secrets import keyring_source
+    from mcpctl.render.asclient import check_as_client
+
+    monkeypatch.setenv("PATH", f"{Path(PY).parent}:/usr/bin:/bin")  # where mcpctl is installed
+    out = rendered(cli, target, tmp_path, "env")
+    env_mode = check_as_client(target, out, secrets=keyring_source())
+    assert [p.kind for p in env_mode] == ["input" if target == "vscode" else
+                                          "literal" if target in LITERAL else "keyring"]  # fmt: skip
+    out = rendered(cli, target, tmp_path, "auto")
+    assert check_as_client(target, out, secrets=keyring_source()) == []

@@ -1,0 +1,179 @@
+"""Secrets that reach every client: render's --secrets modes and mcpctl secret headers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.render import render
+from mcpctl.render.delivery import Launcher, resolved_headers
+from tests.conftest import Cli, MemoryKeyring, write_config
+
+KEPT = "kept-in-keyring-value-123"
+CONFIG = {
+    "kept": {"command": "srv", "args": ["--token", "${KEPT}"], "env": {"X": "1"}, "cwd": "/tmp"},
+    "exported": {"command": "srv", "env": {"TOK": "${EXPORTED}"}},
+    "plain": {"command": "plain-srv", "timeout": 5000},
+    "remote": {"url": "https://mcp.example.com/mcp",
+               "headers": {"X-Team": "core", "X-Key": "${KEPT}"}},
+}  # fmt: skip
+
+
+@pytest.fixture
+def configured(
+    config_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    memory_keyring.set_password("mcpctl", "secret:KEPT", KEPT)
+    monkeypatch.setenv("EXPORTED", "from-the-environment")
+    monkeypatch.delenv("KEPT", raising=False)
+    return write_config(config_path, CONFIG)
+
+
+def servers(cli: Cli, target: str, *args: str) -> tuple[dict[str, Any], str]:
+    r = cli("render", target, *args)
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    return doc.get("mcpServers", doc.get("servers", {})), r.stderr
+
+
+def test_auto_runs_only_keyring_fed_stdio_servers_through_the_launcher(
+    cli: Cli, configured: Path
+) -> None:
+    found, _ = servers(cli, "claude-code")
+    assert found["kept"] == {"type": "stdio", "command": "mcpctl",
+                             "args": ["run", "kept", "--config", str(configured)]}  # fmt: skip
+    assert found["exported"]["env"] == {"TOK": "${EXPORTED}"}  # the client has it
+    assert found["plain"]["command"] == "plain-srv"
+    r = cli("render", "claude-code", "--json")
+    assert r.json["data"]["secrets"] == "auto" and r.json["data"]["launched"] == ["kept"]
+    assert KEPT not in r.stdout + r.stderr
+
+
+def test_launcher_mode_runs_every_stdio_server_through_mcpctl(cli: Cli, configured: Path) -> None:
+    found, _ = servers(cli, "cursor", "--secrets", "launcher")
+    for name in ("kept", "exported", "plain"):
+        assert found[name]["command"] == "mcpctl"
+        assert found[name]["args"][:2] == ["run", name]
+        assert "env" not in found[name]
+    assert found["remote"]["url"] == "https://mcp.example.com/mcp"
+
+
+def test_env_mode_leaves_placeholders_and_names_the_keyring_only_variable(
+    cli: Cli, configured: Path
+) -> None:
+    found, stderr = servers(cli, "cursor", "--secrets", "env")
+    assert found["kept"]["args"] == ["--token", "${env:KEPT}"]
+    assert "kept: KEPT only in the keyring" in stderr and "--secrets launcher" in stderr
+    assert "remote: headers.X-Key needs KEPT" in stderr
+
+
+def test_inline_writes_values_and_is_the_old_flag(
+    cli: Cli, configured: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.json"
+    for flags in (["--secrets", "inline"], ["--inline-secrets"]):
+        r = cli("render", "claude-desktop", "-o", str(out), *flags)
+        assert r.exit_code == 0, r.stderr
+        assert KEPT in out.read_text() and out.stat().st_mode & 0o777 == 0o600
+        assert KEPT not in r.stdout + r.stderr
+    r = cli("render", "cursor", "--secrets", "launcher", "--inline-secrets")
+    assert r.exit_code == 2 and "--inline-secrets is --secrets inline" in r.stderr
+    r = cli("render", "cursor", "--secrets", "sideways")
+    assert r.exit_code == 2 and "auto, launcher, env, inline" in r.stderr
+
+
+def test_inline_install_into_a_git_work_tree_is_refused(
+    cli: Cli, configured: Path, isolated: Path
+) -> None:
+    (isolated / ".git").mkdir()
+    r = cli("render", "claude-code", "--install", "--scope", "project", "--secrets", "inline")
+    assert r.exit_code == 2 and "git work tree" in r.stderr and "--secrets launcher" in r.stderr
+    assert not (isolated / ".mcp.json").exists()
+    r = cli("render", "claude-code", "--install", "--scope", "project")
+    assert r.exit_code == 0, r.stderr
+    text = (isolated / ".mcp.json").read_text()
+    assert KEPT not in text and '"mcpctl"' in text
+
+
+def test_remote_headers_from_the_keyring_per_client(cli: Cli, configured: Path) -> None:
+    found, _ = servers(cli, "claude-code")
+    remote = found["remote"]
+    assert remote["headers"] == {"X-Team": "core"}  # the keyring-held one comes from the helper
+    assert remote["headersHelper"] == f"mcpctl secret headers remote --config {configured}"
+    found, stderr = servers(cli, "vscode")
+    assert found["remote"]["headers"]["X-Key"] == "${input:KEPT}"
+    doc = json.loads(cli("render", "vscode").stdout)
+    assert {"type": "promptString", "id": "KEPT", "description": "KEPT for remote",
+            "password": True} in doc["inputs"]  # fmt: skip
+    assert "headers.X-Key" not in stderr
+    _, stderr = servers(cli, "windsurf")
+    assert "remote: headers.X-Key needs KEPT, which only the keyring holds" in stderr
+
+
+def test_secret_headers_prints_the_resolved_headers_unredacted(cli: Cli, configured: Path) -> None:
+    r = cli("secret", "headers", "remote")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout) == {"X-Team": "core", "X-Key": KEPT}
+    r = cli("secret", "headers", "kept")
+    assert r.exit_code == 2 and "stdio server" in r.stderr and "mcpctl run kept" in r.stderr
+    r = cli("secret", "headers", "nope")
+    assert r.exit_code != 0 and r.stdout == ""
+
+
+def test_resolved_headers_fold_in_auth() -> None:
+    entry = ServerEntry(url="https://x.example/mcp", headers={"A": "${A}"},
+                        auth=__import__("mcpctl.config.model").config.model.AuthConfig(
+                            "basic", username="u", password="${P}"))  # fmt: skip
+    got = resolved_headers("r", entry, environ={"A": "a", "P": "p"})
+    assert got == {"A": "a", "Authorization": "Basic dTpw"}
+
+
+def test_the_launcher_names_its_config_home_relative(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    inside = Launcher.for_config(home / ".config" / "mcpctl" / "external-mcps.json", home)
+    assert inside.run_args("s") == ("run", "s", "--config", "~/.config/mcpctl/external-mcps.json")
+    assert inside.headers_command("s") == (
+        "mcpctl secret headers s --config ~/.config/mcpctl/external-mcps.json"
+    )
+    outside = Launcher.for_config(tmp_path / "a b" / "x.json", home)
+    assert outside.config == str(tmp_path / "a b" / "x.json")
+    assert outside.headers_command("s").endswith(f"--config '{tmp_path}/a b/x.json'")
+
+
+def test_library_callers_without_a_keyring_get_the_file_as_before() -> None:
+    entries = {"s": ServerEntry(command="srv", env={"T": "${T}"})}
+    rendered = render("claude-code", entries, environ={})
+    assert json.loads(rendered.text)["mcpServers"]["s"]["env"] == {"T": "${T}"}
+    rendered = render("claude-code", entries, environ={}, secrets={"T": "v"}.get)
+    assert json.loads(rendered.text)["mcpServers"]["s"]["args"] == ["run", "s"]
+    assert rendered.launched == ["s"]
+    rendered = render("toolhive", entries, environ={}, secrets={"T": "v"}.get)
+    assert rendered.launched == []  # a cluster keeps its own secret objects
+
+
+def test_install_warns_for_each_server_the_client_will_not_start(
+    cli: Cli, configured: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "env", "--json")
+    assert r.exit_code == 0, r.stderr
+    problems = [p for p in r.json["data"]["problems"] if p["kind"] != "command"]  # no "srv" here
+    assert [(p["server"], p["kind"], p["variable"]) for p in problems] == [
+        ("kept", "keyring", "KEPT"),
+        ("remote", "keyring", "KEPT"),
+    ]
+    assert any("cursor will not start kept as mcpctl does" in w for w in r.json["warnings"])
+    r = cli("render", "cursor", "--install", "--scope", "project", "--json")
+    assert r.exit_code == 0, r.stderr
+    found = [(p["server"], p["kind"]) for p in r.json["data"]["problems"]]
+    # kept runs through mcpctl run now; Cursor has no way to the remote header's keyring value.
+    assert found == [("exported", "command"), ("plain", "command"), ("remote", "keyring")]
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # a client that cannot find mcpctl
+    r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "launcher")
+    assert "cursor will not start kept as mcpctl does: command 'mcpctl' not found" in r.stderr
