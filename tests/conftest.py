@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextmanager
+def reserved_port() -> Iterator[int]:
+    """A loopback port that no other socket on the machine gets while the block runs.
+
+    :func:`free_port` hands its port back at once: until the server a test starts binds it,
+    any process may take it (every outgoing connection picks an ephemeral port). Here a
+    socket stays bound to it (not listening) with ``SO_REUSEADDR``: the kernel then gives it
+    to no ``bind(0)`` and no outgoing connection, while a server that sets ``SO_REUSEADDR``
+    too (anyio's listeners, uvicorn) binds and listens on it.
+    """
+    import socket
+
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
 
 
 def wait_for_port(port: int, proc: Any, timeout: float = 30.0) -> None:

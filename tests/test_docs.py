@@ -98,7 +98,8 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 @pytest.mark.parametrize(
     "page", ["README.md", "docs/getting-started.md", "docs/ci.md", "docs/commands.md",
-             "docs/config.md"],
+             "docs/config.md", "docs/health.md", "docs/snapshots.md", "docs/daemon.md",
+             "docs/library.md", "docs/render-proxies.md", "CHANGELOG.md"],
 )  # fmt: skip
 def test_relative_links_resolve(page: str) -> None:
     file = ROOT / page
@@ -122,3 +123,26 @@ def test_the_generated_reference_is_linked(page: str, links: list[str]) -> None:
     text = (ROOT / page).read_text(encoding="utf-8")
     for link in links:
         assert f"]({link}" in text, f"{page} does not link to {link}"
+
+
+SECTION = "the-orchestrator-convention"
+
+
+def test_the_orchestrator_convention_is_described_once_and_linked_wherever_it_is_named() -> None:
+    from mcpctl.cli.common import MANIFEST_HELP, ORCHESTRATOR_KEY
+    from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
+
+    config = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    assert config.count("\n## The orchestrator convention\n") == 1
+    pages = [*PAGES, ROOT / "CHANGELOG.md"]
+    for page in pages:
+        if page.name == "commands.md" and page.parent.name == "reference":
+            continue  # generated from the help, checked below
+        text = page.read_text(encoding="utf-8")
+        if page == ROOT / "docs" / "config.md":
+            text = text.split("\n## The orchestrator convention\n")[0]
+        named = re.search(r"annabelle|orchestrator's", text, re.IGNORECASE)
+        if named:
+            assert f"#{SECTION})" in text, f"{page.name} names the orchestrator without a link"
+    assert ORCHESTRATOR_KEY == DEFAULT_MANIFEST_KEY
+    assert "docs/config.md" in MANIFEST_HELP

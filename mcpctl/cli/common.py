@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INTERNAL_ROOT",
+    "MANIFEST_HELP",
     "MANIFEST_KEY",
+    "ORCHESTRATOR_KEY",
     "PROTOCOL",
     "Protocol",
     "cache",
@@ -47,16 +49,19 @@ __all__ = [
     "targets",
 ]
 
+#: The package.json key of an internal server's manifest, as the orchestrator convention has
+#: it (docs/config.md#the-orchestrator-convention); mcpctl.config.siblings.DEFAULT_MANIFEST_KEY.
+ORCHESTRATOR_KEY = "annabelle"
+MANIFEST_HELP = "package.json key of the manifest (the orchestrator convention: docs/config.md)."
 INTERNAL_ROOT = typer.Option(
     None,
     "--internal-root",
     envvar="MCPCTL_INTERNAL_ROOT",
     metavar="DIR",
-    help="Also use internal MCPs: sub-folders of DIR whose package.json has a manifest.",
+    help="Also use internal MCPs (an orchestrator's own servers): sub-folders of DIR whose "
+    "package.json has a manifest.",
 )
-MANIFEST_KEY = typer.Option(
-    "annabelle", "--manifest-key", metavar="KEY", help="package.json key of the manifest."
-)
+MANIFEST_KEY = typer.Option(ORCHESTRATOR_KEY, "--manifest-key", metavar="KEY", help=MANIFEST_HELP)
 
 
 class Protocol(StrEnum):

@@ -120,6 +120,13 @@ def render(
         metavar="FILE",
         help="A lock file (snapshot save --probe): expose only the tools it pinned.",
     ),
+    listen: str | None = typer.Option(
+        None,
+        "--listen",
+        metavar="HOST:PORT",
+        help="Where the proxy listens, for mcp-proxy (default 127.0.0.1:9090); "
+        "[::1]:PORT for IPv6, :PORT for every interface.",
+    ),
 ) -> int:
     """Render the enabled servers for a proxy, a client or a cluster.
 
@@ -132,6 +139,9 @@ def render(
     warning names the variable. --secrets inline writes the values (mode 0600; refused for
     --install into a git work tree). What a target cannot express is rendered as far as it
     goes, with a warning.
+
+    mcp-proxy listens on 127.0.0.1:9090 unless --listen (or a template) says otherwise; it
+    warns when the proxy would listen beyond this machine without an auth token.
 
     Examples:
 
@@ -146,6 +156,8 @@ def render(
       mcpctl render claude-code --install --secrets launcher
 
       mcpctl render mcp-proxy --pinned mcp-lock.json -o config.json
+
+      mcpctl render mcp-proxy --listen 127.0.0.1:8080 -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.render import render as render_target
@@ -160,7 +172,7 @@ def render(
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
-            target, only, scope, replace, how, check, diff, pins, pin_warnings
+            target, only, scope, replace, how, check, diff, pins, pin_warnings, listen
         )
     if replace:
         raise UsageError("--replace goes with --install")
@@ -173,6 +185,7 @@ def render(
     rendered = render_target(
         target, loaded.config.entries, only=only, template=base, secrets_mode=how,
         secrets=keyring_source(), pinned=pins, launcher=Launcher.for_config(loaded.path),
+        listen=listen,
     )  # fmt: skip
     warnings = loaded.warnings + pin_warnings + _for_people(rendered.warnings)
     if rendered.holds_secrets:
@@ -250,6 +263,7 @@ def install_into_client(
     diff: bool,
     pins: dict[str, list[str]] | None = None,
     pin_warnings: list[str] | None = None,
+    listen: str | None = None,
 ) -> int:
     """``render NAME --install``: merge the servers into the client's own config file."""
     from mcpctl.auth.secrets import keyring_source
@@ -285,6 +299,7 @@ def install_into_client(
         secrets=keyring_source(),
         pinned=pins,
         launcher=Launcher.for_config(loaded.path),
+        listen=listen,
     )
     managed = set(only) or set(entries)
     merged: list[Merged] = []

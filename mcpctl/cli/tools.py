@@ -16,6 +16,7 @@ from mcpctl.cli import output
 from mcpctl.cli.common import (
     INTERNAL_ROOT,
     MANIFEST_KEY,
+    ORCHESTRATOR_KEY,
     PROTOCOL,
     Protocol,
     duration_option,
@@ -259,13 +260,21 @@ def call(
         "--no-wait",
         help="Print the task a server starts (its id and status) instead of waiting.",
     ),
+    structured: bool = typer.Option(
+        False,
+        "--structured",
+        help="Print the result's structured content as JSON instead of its text "
+        "(exit 2 when it has none).",
+    ),
     protocol: Protocol | None = PROTOCOL,
 ) -> int:
-    """Call a tool and print its result (text as text, structured content as JSON).
+    """Call a tool and print its result: its text, as a host shows it.
 
     Arguments are checked against the tool's input schema first (exit 2 when they do not
     fit). Images, audio and resources are one line each in text output and whole in
-    --json. A tool that reports an error exits 1 with the server's message.
+    --json. Structured content is printed (as JSON) when the result has no other content,
+    or with --structured; --json carries both. A tool that reports an error exits 1 with
+    the server's message.
 
     A server may ask for input while the call runs (a form, or a page to visit). --input
     answers form fields by name; on a terminal the rest is asked for field by field.
@@ -282,6 +291,8 @@ def call(
 
       mcpctl call github search_repositories --args-json '{"query": "mcp"}' --json
 
+      mcpctl call weather forecast --arg city=Rome --structured
+
       mcpctl call deploy release --input environment=staging --input confirm=yes
 
       mcpctl call builder build_site --no-wait --json
@@ -291,7 +302,7 @@ def call(
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
-    chosen, _ = targets([name], "all", None, "annabelle")
+    chosen, _ = targets([name], "all", None, ORCHESTRATOR_KEY)
     _, entry, _ = chosen[0]
 
     # Read (and check) --args-json now, before connecting: a typo should not cost a server
@@ -325,13 +336,20 @@ def call(
     if res.is_error:
         err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
         return output.emit(Result("call", data, warnings, [err.to_dict()], exit_code=1))
+    if structured and res.task is None and res.structured is None:
+        none = UsageError(
+            f"{name}/{tool} returned no structured content",
+            hint="drop --structured to print its text",
+        )
+        return output.emit(Result("call", data, warnings, [none.to_dict()], exit_code=2))
 
     def human(_: Result) -> Lines:
         if res.task is not None:
             message = res.task.get("statusMessage")
             return Lines([f"task {res.task['taskId']}: {res.task['status']}"
                           + (f" ({message})" if message else "")])  # fmt: skip
-        if res.structured is not None:
+        # As a host shows it: the content; the structured content when asked for or alone.
+        if res.structured is not None and (structured or not res.content):
             return Lines([json.dumps(res.structured, indent=2, ensure_ascii=False)])
         return Lines([res.text])
 

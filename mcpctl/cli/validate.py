@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.common import MANIFEST_HELP, ORCHESTRATOR_KEY
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.config.model import Problem
 from mcpctl.errors import UsageError
@@ -76,7 +77,7 @@ def validate(
         help="Report entries named like an internal MCP found under DIR.",
     ),
     manifest_key: str = typer.Option(
-        "annabelle", "--manifest-key", metavar="KEY", help="package.json key of the manifest."
+        ORCHESTRATOR_KEY, "--manifest-key", metavar="KEY", help=MANIFEST_HELP
     ),
 ) -> int:
     """Check the config strictly: every problem with its path and line:column.

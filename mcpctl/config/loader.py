@@ -3,9 +3,9 @@
 :func:`read_document` gives the JSON object as written (or raises with file, line and
 column); :func:`read_config` is what commands use (it raises when the file is unusable, and
 skips bad entries with problems); :func:`load_config` never raises and returns what is
-usable plus the problems,
-the way an orchestrator (the Annabelle one, say) expects a loader to behave -- except that
-one bad entry no longer costs the whole file.
+usable plus the problems, the way an orchestrator (docs/config.md, "The orchestrator
+convention") expects a loader to behave -- except that one bad entry no longer costs the
+whole file.
 """
 
 from __future__ import annotations

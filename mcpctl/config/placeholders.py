@@ -5,7 +5,7 @@ else (``$NAME``, ``${lower}``) is left as literal text and flagged by ``validate
 A value resolves from the process environment, then from the secret source (the
 keyring), then from the default. When none has it, the policy decides:
 
-* ``empty`` -- empty string and a warning (what the Annabelle orchestrator does);
+* ``empty`` -- empty string and a warning (what the orchestrator of docs/config.md does);
 * ``skip``  -- leave the whole server out, with a warning naming the variable;
 * ``error`` -- raise :class:`~mcpctl.errors.PlaceholderError` (what ``validate`` and CI use).
 

@@ -1,9 +1,11 @@
 """Internal MCP servers: the sibling packages an orchestrator discovers by a manifest.
 
-The Annabelle orchestrator finds its own servers (Guardian, Filer, Memorizer, ...) in the
-sub-folders of an MCPs root whose ``package.json`` carries an ``"annabelle"`` manifest. The
-manifest has no published schema, so parsing is tolerant: every field is optional and
-anything unusable is skipped with a warning, never an error.
+An agent orchestrator (docs/config.md, "The orchestrator convention") finds its own
+servers (Guardian, Filer, Memorizer, ...) in the sub-folders of an MCPs root whose
+``package.json`` carries a manifest under one key (``"annabelle"`` in that convention,
+:data:`DEFAULT_MANIFEST_KEY`). The manifest has no published schema, so parsing is
+tolerant: every field is optional and anything unusable is skipped with a warning, never an
+error.
 
 Understood manifest fields (all optional)::
 

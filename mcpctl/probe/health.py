@@ -115,7 +115,7 @@ _STEPS = {
 
 @dataclass
 class ProbeResult:
-    """The health of one server (the shape the Annabelle orchestrator reports, and more).
+    """The health of one server (the shape the orchestrator of docs/config.md reports, and more).
 
     ``listing_ttl_ms`` and ``listing_scope`` are the tool listing's caching hints (the
     stateless era's; ``None`` when the server gave none); ``from_cache`` is the age in

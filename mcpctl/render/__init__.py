@@ -32,9 +32,14 @@ def render(
     pinned: Mapping[str, Sequence[str]] | None = None,
     secrets_mode: SecretsMode | None = None,
     launcher: Launcher | None = None,
+    listen: str | None = None,
 ) -> Rendered:
     """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
     document.
+
+    ``listen`` (``HOST:PORT``, ``[::1]:PORT``) is where the proxy listens, for the targets
+    whose file says it (``mcp-proxy``); such a target warns when what it renders listens
+    beyond this machine with no auth token.
 
     ``secrets_mode`` says how secrets reach the client (:mod:`mcpctl.render.delivery`):
     ``auto`` (the default; ``inline`` when ``inline_secrets``) runs a stdio server whose
@@ -48,7 +53,8 @@ def render(
     rendered as it is, with a warning.
 
     Raises:
-        UsageError: an unknown target, or a name in ``only`` that is not configured.
+        UsageError: an unknown target, a name in ``only`` that is not configured, or a
+            ``listen`` that is not ``HOST:PORT`` or that the target has no place for.
         PlaceholderError: ``inline_secrets`` and a variable has no value.
     """
     import os
@@ -56,7 +62,11 @@ def render(
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
     from mcpctl.render.delivery import Launcher, deliver
+    from mcpctl.render.listen import listen_for
     from mcpctl.render.targets import get_target
+
+    chosen_target = get_target(target)
+    address = listen_for(chosen_target, listen) if listen is not None else None
 
     wanted = list(dict.fromkeys(only))
     missing = [n for n in wanted if n not in entries]
@@ -70,9 +80,8 @@ def render(
     notes: list[str] = []
     if pinned is not None:
         chosen, notes = _pin(chosen, pinned)
-    chosen_target = get_target(target)
     mode = secrets_mode or ("inline" if inline_secrets else "auto")
-    request = RenderRequest(chosen, template, mode == "inline", secrets, environ)
+    request = RenderRequest(chosen, template, mode == "inline", secrets, environ, listen=address)
     launched: list[str] = []
     if chosen_target.family != "cluster" and mode != "inline":
         how = launcher or Launcher()

@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource, resolve_text
+from mcpctl.render.listen import ListenAddress
 
 __all__ = [
     "ClientTarget",
@@ -68,6 +69,7 @@ class RenderRequest:
         headers_command: for a remote server whose headers need such a variable, the command
             that prints them (``mcpctl secret headers NAME``), for clients that run one;
             ``None`` under ``--secrets env``.
+        listen: where the proxy listens (``--listen``), for the targets whose file says it.
     """
 
     entries: dict[str, ServerEntry]
@@ -77,6 +79,7 @@ class RenderRequest:
     environ: Mapping[str, str] | None = None
     keyring_vars: frozenset[str] = frozenset()
     headers_command: Callable[[str], str] | None = None
+    listen: ListenAddress | None = None
 
 
 @dataclass

@@ -17,7 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcpctl.config.model import INHERIT_NAME_RE, AuthConfig, ServerEntry, ToolFilter, Transport
+from mcpctl.config.placeholders import PLACEHOLDER_RE
+from mcpctl.errors import UsageError
 from mcpctl.render.base import Family, placeholders_back
+from mcpctl.render.listen import parse_listen
 from mcpctl.render.proxies_common import (
     BARE_RE,
     Reader,
@@ -37,7 +40,7 @@ NS_PER_MS = 1_000_000
 DEFAULT_PROXY: dict[str, Any] = {
     "mcpProxy": {
         "baseURL": "http://127.0.0.1:9090",
-        "addr": ":9090",
+        "addr": "127.0.0.1:9090",
         "name": "mcpctl",
         "version": "1.0.0",
         "type": "streamable-http",
@@ -64,9 +67,26 @@ class McpProxyTarget(ServersTarget):
     description = "TBXark/mcp-proxy (Go): config.json with mcpProxy + mcpServers"
     expands = True
     base = DEFAULT_PROXY
+    listens = True
 
     def _back(self, text: str) -> str:
         return _back(text)
+
+    def _finish(self, w: Writer, doc: dict[str, Any]) -> None:
+        """``--listen`` into ``mcpProxy`` (``addr`` and ``baseURL``), then a warning when
+        the proxy listens beyond this machine and a server it serves asks for no token.
+
+        Raises:
+            UsageError: ``--listen`` and the template's ``mcpProxy`` is not an object.
+        """
+        proxy = doc.get("mcpProxy")
+        listen = w.request.listen
+        if listen is not None:
+            if not isinstance(proxy, dict):
+                raise UsageError('the template\'s "mcpProxy" must be a JSON object for --listen')
+            proxy["addr"], proxy["baseURL"] = listen.addr, listen.url
+        if isinstance(proxy, dict) and isinstance(proxy.get("addr"), str):
+            _exposure(w, proxy, doc.get("mcpServers"))
 
     def _server(self, w: Writer, name: str, entry: ServerEntry) -> dict[str, Any]:
         item: dict[str, Any] = {}
@@ -140,6 +160,52 @@ class McpProxyTarget(ServersTarget):
                            tools=filter_of(allow, deny))  # fmt: skip
 
 
+def _exposure(w: Writer, proxy: dict[str, Any], servers: Any) -> None:
+    """Warn when ``addr`` is not loopback and a server has no auth token (mcp-proxy asks a
+    server's clients for a token when its ``options.authTokens``, else those of
+    ``mcpProxy.options``, has one)."""
+    addr = str(proxy["addr"])
+    if PLACEHOLDER_RE.search(addr) or BARE_RE.search(addr):
+        return  # set where the proxy runs: unknown here
+    try:
+        listen = parse_listen(addr)
+    except UsageError:
+        return  # mcp-proxy's to refuse
+    if listen.loopback:
+        return
+    shared = _tokens(proxy.get("options"))
+    open_ = [
+        name for name, item in (servers.items() if isinstance(servers, dict) else ())
+        if not (_tokens(item.get("options")) if _has_tokens(item) else shared)
+    ]  # fmt: skip
+    if not open_:
+        return
+    where = "every interface" if listen.every_interface else listen.host
+    if len(open_) == len(servers):
+        who, what = "with no auth token", "every server"
+    else:
+        who, what = f"and {', '.join(open_)} {_have(open_)} no auth token", "them"
+    w.warnings.append(
+        f"mcpProxy: addr {addr} listens on {where} {who}: anyone who reaches it can use "
+        f"{what}; set mcpProxy.options.authTokens (in a --template) or --listen 127.0.0.1:PORT"
+    )
+
+
+def _have(names: list[str]) -> str:
+    return "has" if len(names) == 1 else "have"
+
+
+def _has_tokens(item: Any) -> bool:
+    options = item.get("options") if isinstance(item, dict) else None
+    return isinstance(options, dict) and options.get("authTokens") is not None
+
+
+def _tokens(options: Any) -> bool:
+    """Whether ``options`` has an auth token (a non-empty string in ``authTokens``)."""
+    found = options.get("authTokens") if isinstance(options, dict) else None
+    return isinstance(found, list) and any(isinstance(t, str) and t.strip() for t in found)
+
+
 def _options(r: Reader, options: dict[str, Any]) -> tuple[list[str] | None, list[str], bool]:
     allow: list[str] | None = None
     deny: list[str] = []
@@ -173,6 +239,7 @@ class OneMcpTarget(ServersTarget):
     family: Family = "proxy"
     description = "1mcp agent: mcp.json (mcpServers, ${VAR} expanded by 1mcp)"
     expands = True
+    listen_hint = "give it to the agent itself: 1mcp serve --host HOST --port PORT"
 
     def _back(self, text: str) -> str:
         return _back(text)

@@ -331,6 +331,10 @@ class ServersTarget:
     expands = False
     #: The document the servers go into when no template is given.
     base: ClassVar[dict[str, Any]] = {}
+    #: Whether the file says where the proxy listens (``--listen`` applies), and if not,
+    #: where that goes instead.
+    listens = False
+    listen_hint: str | None = None
 
     def render(self, request: RenderRequest) -> Rendered:
         """The target's document for ``request`` (the template, if any, is the base).
@@ -343,6 +347,7 @@ class ServersTarget:
         doc, servers = base_document(request.template, self.base)
         for name, entry in request.entries.items():
             servers[name] = self._server(w, name, entry)
+        self._finish(w, doc)
         return w.done(doc)
 
     def parse(self, text: str) -> Parsed:
@@ -367,6 +372,9 @@ class ServersTarget:
 
     def _document_notes(self, doc: dict[str, Any], warnings: list[str]) -> None:
         """Warn about the document's own settings that import leaves behind."""
+
+    def _finish(self, w: Writer, doc: dict[str, Any]) -> None:
+        """The document's own settings, once every server is in."""
 
     def _server(self, w: Writer, name: str, entry: ServerEntry) -> dict[str, Any]:
         raise NotImplementedError

@@ -61,6 +61,7 @@ class FastMCPTarget(ServersTarget):
     name = "fastmcp"
     family: Family = "proxy"
     description = "FastMCP: the mcpServers config of fastmcp.Client and its proxy"
+    listen_hint = "give the address to what serves the proxy (run_async(host=..., port=...))"
 
     def _server(self, w: Writer, name: str, entry: ServerEntry) -> dict[str, Any]:
         item: dict[str, Any] = {}
@@ -158,6 +159,7 @@ class McpProxyPyTarget(ServersTarget):
     name = "mcp-proxy-py"
     family: Family = "proxy"
     description = "mcp-proxy from PyPI: the --named-server-config file (remote via bridge)"
+    listen_hint = "give it to mcp-proxy itself: --host HOST --port PORT"
 
     def _server(self, w: Writer, name: str, entry: ServerEntry) -> dict[str, Any]:
         if not entry.is_remote:

@@ -2,7 +2,7 @@
 
     from mcpctl.snapshot import Snapshot, diff_snapshots, watch_config   # watch: async iterator
 
-* :mod:`~mcpctl.snapshot.model` -- the snapshot (Annabelle's ``last-known-mcps.json``
+* :mod:`~mcpctl.snapshot.model` -- the snapshot (the orchestrator's ``last-known-mcps.json``
   format, extended with fingerprints and probe data);
 * :mod:`~mcpctl.snapshot.fingerprints` -- canonical JSON (RFC 8785) and SHA-256;
 * :mod:`~mcpctl.snapshot.diff` -- the pure diff of two snapshots;

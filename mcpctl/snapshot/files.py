@@ -18,8 +18,8 @@ def load_snapshot(path: Path) -> Snapshot | None:
     type the format says).
 
     Raises:
-        UsageError: the file is not a snapshot (this format or Annabelle's), with where and
-            why; or it is not a regular file, or over the size limit.
+        UsageError: the file is not a snapshot (this format or the orchestrator's plain one),
+            with where and why; or it is not a regular file, or over the size limit.
         StorageError: it cannot be read.
     """
     from mcpctl.config.safefile import decode_text, loads_json, read_file

@@ -1,9 +1,10 @@
 """The snapshot: what was configured (and, probed, what each server offered) at one moment.
 
-On disk it is the format the Annabelle orchestrator writes to ``last-known-mcps.json`` --
-``{"timestamp", "mcps": [{"name", "type"}]}`` -- extended per server; files of that plain
-format are read as snapshots without fingerprints. Written files are stable: servers and
-definitions sorted by name, keys in a fixed order, so a committed lock file diffs well.
+On disk it is the format of the orchestrator convention's ``last-known-mcps.json``
+(docs/config.md, "The orchestrator convention") -- ``{"timestamp", "mcps": [{"name",
+"type"}]}`` -- extended per server; files of that plain format are read as snapshots without
+fingerprints. Written files are stable: servers and definitions sorted by name, keys in a
+fixed order, so a committed lock file diffs well.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class Snapshot:
 
     @classmethod
     def from_data(cls, data: Any) -> Snapshot:
-        """A snapshot from its JSON object (this format or Annabelle's plain one).
+        """A snapshot from its JSON object (this format or the orchestrator's plain one).
 
         Every value is checked for its type (a lock file may come from anywhere): the error
         names where the bad value is (``mcps[0].probe.tools[1].definition``) and the server.

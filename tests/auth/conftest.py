@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,13 @@ import httpx2
 import pytest
 
 from tests.auth.filekeyring import BACKEND, FILE_VAR, oauth_record
-from tests.conftest import MCPCTL, ROOT, SERVERS, free_port, stop_process, wait_for_port
+from tests.conftest import MCPCTL, ROOT, SERVERS, reserved_port, stop_process, wait_for_port
 
 TOKEN_PREFIX = "mcpctltest"  # every token the test server issues starts with it
 RUN_TIMEOUT = 60
+#: How long the test server's access tokens live: longer than any test, however slow the
+#: machine. A test that needs a token expired says so (:meth:`Mcpctl.expire`); none waits.
+TTL = 3600.0
 
 
 @dataclass
@@ -71,16 +75,21 @@ def oauth_entry(server: OAuthServer, **auth: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def oauth_server() -> Iterator[Any]:
-    """Start OAuth test servers: ``start(access_ttl=60, own_origin=False, client=None, *args,
+    """Start OAuth test servers: ``start(access_ttl=TTL, own_origin=False, client=None, *args,
     moving=False)``; ``moving``: with a second authorization server to move to (on its own
-    origin, as the first then is)."""
+    origin, as the first then is). Their ports stay reserved for the test (no other process
+    can take one before the server binds it)."""
     procs: list[subprocess.Popen[bytes]] = []
+    ports = ExitStack()
 
-    def start(access_ttl: float = 60, own_origin: bool = False, client: str | None = None,
+    def reserve() -> int:
+        return ports.enter_context(reserved_port())
+
+    def start(access_ttl: float = TTL, own_origin: bool = False, client: str | None = None,
               *extra: str, moving: bool = False) -> OAuthServer:  # fmt: skip
-        port = free_port()
-        as_port = free_port() if own_origin or moving else None
-        next_as_port = free_port() if moving else None
+        port = reserve()
+        as_port = reserve() if own_origin or moving else None
+        next_as_port = reserve() if moving else None
         args = [
             sys.executable,
             str(SERVERS / "oauth_server.py"),
@@ -103,9 +112,18 @@ def oauth_server() -> Iterator[Any]:
         path = "/sse" if "--sse" in extra else "/mcp"
         return OAuthServer(proc, port, as_port, path, next_as_port)
 
-    yield start
-    for proc in procs:
-        stop_process(proc)
+    with ports:
+        yield start
+        for proc in procs:
+            stop_process(proc)
+
+
+@pytest.fixture
+def callback_port() -> Iterator[int]:
+    """A port for the loopback redirect URI of a sign-in, reserved for the whole test: mcpctl
+    listens on it, but no other process can take it in the seconds before."""
+    with reserved_port() as port:
+        yield port
 
 
 @dataclass
@@ -120,6 +138,16 @@ class Outcome:
     @property
     def json(self) -> Any:
         return json.loads(self.stdout)
+
+
+EXPIRE = """
+import sys, time
+from mcpctl.auth.records import load_record, save_record
+record = load_record(sys.argv[1])
+assert record is not None and record.expires_at is not None, "no sign-in with an expiry"
+record.expires_at = time.time() - 60
+save_record(sys.argv[1], record)
+"""
 
 
 @dataclass
@@ -152,6 +180,16 @@ class Mcpctl:
 
     def record(self, server: str) -> dict[str, Any] | None:
         return oauth_record(self.keyring, server)
+
+    def expire(self, name: str, server: OAuthServer) -> None:
+        """What the end of the access token's life does, without waiting for the clock: the
+        server refuses every access token it issued, and the stored sign-in of ``name`` says
+        its access token expired a minute ago (written through mcpctl's own record API, in
+        mcpctl's environment: the keyring it uses, whichever that is)."""
+        server.control("expire-access")
+        done = subprocess.run([sys.executable, "-c", EXPIRE, name], capture_output=True,
+                              text=True, env=self.env, cwd=self.workdir, timeout=RUN_TIMEOUT)  # fmt: skip
+        assert done.returncode == 0, done.stderr
 
     def assert_no_token_leaked(self, *servers: OAuthServer) -> None:
         issued = [t for s in servers for t in s.report()["issued"]]

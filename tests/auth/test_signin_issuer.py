@@ -15,9 +15,8 @@ import pytest
 from mcpctl.auth.answer import Answer, Expected, check_answer
 from mcpctl.auth.oauth import client_metadata
 from mcpctl.errors import SignInError
-from tests.auth.conftest import Mcpctl, OAuthServer, oauth_entry, sign_in
+from tests.auth.conftest import TTL, Mcpctl, OAuthServer, oauth_entry, sign_in
 from tests.auth.filekeyring import edit_record
-from tests.conftest import free_port
 
 EVIL = "https://login.evil.example"
 
@@ -76,7 +75,7 @@ def test_mcpctl_registers_as_a_native_app() -> None:
 
 @pytest.mark.slow
 def test_an_answer_naming_its_server_is_redeemed(mcpctl: Mcpctl, oauth_server: Any) -> None:
-    server = oauth_server(60, False, None, "--iss")
+    server = oauth_server(TTL, False, None, "--iss")
     mcpctl.config({"docs": oauth_entry(server)})
     outcome, browser = sign_in(mcpctl, "docs")
     assert outcome.code == 0, outcome.stderr
@@ -94,7 +93,7 @@ def test_an_answer_naming_its_server_is_redeemed(mcpctl: Mcpctl, oauth_server: A
 def test_an_answer_from_another_authorization_server_is_refused(
     mcpctl: Mcpctl, oauth_server: Any, how: str
 ) -> None:
-    server = oauth_server(60, False, None, "--iss")
+    server = oauth_server(TTL, False, None, "--iss")
     mcpctl.config({"docs": oauth_entry(server)})
     outcome, _ = sign_in(mcpctl, "docs", how=how, tamper=with_iss(EVIL))
     assert outcome.code == 1, outcome.stderr
@@ -105,7 +104,7 @@ def test_an_answer_from_another_authorization_server_is_refused(
 
 @pytest.mark.slow
 def test_an_answer_without_the_promised_iss_is_refused(mcpctl: Mcpctl, oauth_server: Any) -> None:
-    server = oauth_server(60, False, None, "--iss")
+    server = oauth_server(TTL, False, None, "--iss")
     mcpctl.config({"docs": oauth_entry(server)})
     outcome, _ = sign_in(mcpctl, "docs", "--json", tamper=with_iss(None))
     assert outcome.code == 1
@@ -132,12 +131,12 @@ def test_an_iss_is_checked_even_from_a_server_that_promises_none(
 @pytest.mark.slow
 @pytest.mark.parametrize("stamped", [True, False], ids=["bound", "stored-unbound"])
 def test_a_moved_authorization_server_gets_a_registration_of_its_own(
-    mcpctl: Mcpctl, oauth_server: Any, stamped: bool
+    mcpctl: Mcpctl, oauth_server: Any, stamped: bool, callback_port: int
 ) -> None:
     server = oauth_server(moving=True)
     first, second = server.as_origin, server.next_as_origin
-    port = free_port()  # a fixed redirect URI: the registration is reused while it fits
-    mcpctl.config({"docs": oauth_entry(server, callback_port=port)})
+    # A fixed redirect URI (the registration is reused while it fits), reserved for the test.
+    mcpctl.config({"docs": oauth_entry(server, callback_port=callback_port)})
     for _ in range(2):
         outcome, _ = sign_in(mcpctl, "docs")
         assert outcome.code == 0, outcome.stderr

@@ -399,7 +399,7 @@ def test_the_program_leaves_fast_with_all_its_output(config_path: Path, tmp_path
     r = subprocess.run([*base, "call", "basic", "echo", "--args-json", f"@{tmp_path / 'args.json'}"],
                        capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"result": text}
+    assert r.stdout == text + "\n"  # the text block, whole
     r = subprocess.run([*base, "health"], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 1
     assert r.stdout.startswith(f"basic\texternal\tstdio\thealthy\t{BASIC_TOOL_COUNT}\t")

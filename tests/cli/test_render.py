@@ -70,6 +70,44 @@ def test_template_with_local_override(cli: Cli, configured: Path, tmp_path: Path
     assert r.exit_code == 2 and "JSON object" in r.stderr
 
 
+def test_listen_for_mcp_proxy(cli: Cli, configured: Path, tmp_path: Path) -> None:
+    r = cli("render", "mcp-proxy")
+    assert r.exit_code == 0 and r.stderr == ""
+    assert json.loads(r.stdout)["mcpProxy"]["addr"] == "127.0.0.1:9090"
+    r = cli("render", "mcp-proxy", "--listen", "[::1]:8080")
+    assert r.exit_code == 0 and r.stderr == ""
+    proxy = json.loads(r.stdout)["mcpProxy"]
+    assert (proxy["addr"], proxy["baseURL"]) == ("[::1]:8080", "http://[::1]:8080")
+    out = tmp_path / "proxy.json"
+    r = cli("render", "mcp-proxy", "--listen", "0.0.0.0:8080", "-o", str(out))
+    assert r.exit_code == 0
+    assert (
+        "warning: mcpProxy: addr 0.0.0.0:8080 listens on every interface with no auth token"
+        in r.stderr
+    )
+    assert json.loads(out.read_text())["mcpProxy"]["addr"] == "0.0.0.0:8080"
+    r = cli("render", "mcp-proxy", "--listen", ":8080", "--json")
+    assert r.exit_code == 0 and any(
+        w.startswith("mcpProxy: addr :8080 ") for w in r.json["warnings"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["mcp-proxy", "--listen", "::1:8080"], "an IPv6 address goes in brackets"),
+        (["mcp-proxy", "--listen", "localhost"], "has no port"),
+        (["mcp-proxy-py", "--listen", "127.0.0.1:8096"], "--listen does not apply to mcp-proxy-py"),
+        (["claude-code", "--listen", "127.0.0.1:1"], "a client does not listen"),
+        (["cursor", "--install", "--listen", "127.0.0.1:1"], "a client does not listen"),
+    ],
+)
+def test_listen_errors_exit_2(cli: Cli, configured: Path, args: list[str], needle: str) -> None:
+    r = cli("render", *args)
+    assert r.exit_code == 2, (r.stdout, r.stderr)
+    assert needle in r.stderr and "hint: " in r.stderr and r.stdout == ""
+
+
 def test_inline_secrets_need_a_file_and_get_mode_0600(
     cli: Cli, configured: Path, tmp_path: Path
 ) -> None:

@@ -104,20 +104,66 @@ def test_naming_and_collisions() -> None:
 def test_call_prints_text_and_structured(cli: Cli, config_path: Path) -> None:
     write_config(config_path, {"basic": BASIC})
     r = cli("call", "basic", "add", "--arg", "a=2", "--arg", "b=40")
-    assert r.exit_code == 0 and json.loads(r.stdout) == {"result": 42}
+    assert r.exit_code == 0 and r.stdout == "42\n"  # its text, not {"result": 42}
     r = cli("call", "basic", "echo", "-a", "text=123")  # a string by the schema, not 123
-    assert r.exit_code == 0 and json.loads(r.stdout) == {"result": "123"}
+    assert r.exit_code == 0 and r.stdout == "123\n"
+    r = cli("call", "basic", "add", "--arg", "a=2", "--arg", "b=40", "--structured")
+    assert r.exit_code == 0 and json.loads(r.stdout) == {"result": 42}
     r = cli("call", "basic", "weather", "--args-json", '{"city": "Rome", "days": 1}', "--json")
     assert r.json["data"]["structured"] == {"city": "Rome", "days": 1, "forecast": ["sunny"]}
 
 
+STRUCTURED = {"command": PY, "args": [str(SERVERS / "basic.py"), "--structured"]}
+SUMMARY = {"city": "Rome", "sky": "sunny", "celsius": 21}
+
+
+def test_call_prints_the_text_of_a_result_with_both_as_a_host_shows_it(
+    cli: Cli, config_path: Path
+) -> None:
+    write_config(config_path, {"s": STRUCTURED})
+    r = cli("call", "s", "summary", "--arg", "city=Rome")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == "It is sunny in Rome, 21 °C.\n"
+    r = cli("call", "s", "summary", "--arg", "city=Rome", "--structured")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout) == SUMMARY
+    for flags in ([], ["--structured"]):  # the envelope carries both, whatever the flag
+        rj = cli("call", "s", "summary", "--arg", "city=Rome", "--json", *flags)
+        assert rj.exit_code == 0
+        assert rj.json["data"]["text"] == "It is sunny in Rome, 21 °C."
+        assert rj.json["data"]["structured"] == SUMMARY
+        assert rj.json["data"]["content"] == [
+            {"type": "text", "text": "It is sunny in Rome, 21 °C."}
+        ]
+
+
+def test_call_prints_structured_content_when_it_is_all_there_is(
+    cli: Cli, config_path: Path
+) -> None:
+    write_config(config_path, {"s": STRUCTURED})
+    r = cli("call", "s", "figures")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout) == {"count": 3, "unit": "items"}
+    rj = cli("call", "s", "figures", "--json")
+    assert rj.json["data"]["content"] == [] and rj.json["data"]["text"] == ""
+
+
+def test_call_structured_without_structured_content_exits_2(cli: Cli, remote_basic: Path) -> None:
+    r = cli("call", "basic", "image", "--structured")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "error: basic/image returned no structured content" in r.stderr
+    assert "hint: drop --structured to print its text" in r.stderr
+    rj = cli("call", "basic", "image", "--structured", "--json")
+    assert rj.exit_code == 2 and rj.json["errors"][0]["code"] == "usage_error"
+    assert rj.json["data"]["content"][0]["type"] == "image"  # the result is kept
+
+
 def test_call_args_from_file_and_stdin(cli: Cli, remote_basic: Path, tmp_path: Path) -> None:
     (tmp_path / "args.json").write_text('{"a": 1, "b": 2}')
-    assert json.loads(
-        cli("call", "basic", "add", "--args-json", f"@{tmp_path / 'args.json'}").stdout
-    ) == {"result": 3}
+    r = cli("call", "basic", "add", "--args-json", f"@{tmp_path / 'args.json'}")
+    assert r.stdout == "3\n"
     r = cli("call", "basic", "add", "--args-json", "-", input='{"a": 5, "b": 5}')
-    assert json.loads(r.stdout) == {"result": 10}
+    assert r.stdout == "10\n"
 
 
 def test_call_tool_error_exits_1_with_the_servers_message(cli: Cli, remote_basic: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ import pytest
 from mcpctl import load_config
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.errors import PlaceholderError, UsageError
-from mcpctl.render import parse
+from mcpctl.render import parse, render
 from mcpctl.render.base import Rendered, RenderRequest
+from mcpctl.render.listen import parse_listen
 from mcpctl.render.proxies import TARGETS
 from mcpctl.render.targets import TARGET_MODULES, get_target
 
@@ -153,7 +155,7 @@ def test_basic_auth_only_inline_and_never_in_a_warning(target: str) -> None:
 def test_mcp_proxy_default_settings_and_stdio() -> None:
     doc, rendered = run("mcp-proxy", {"s": STDIO})
     assert doc["mcpProxy"] == {
-        "baseURL": "http://127.0.0.1:9090", "addr": ":9090", "name": "mcpctl",
+        "baseURL": "http://127.0.0.1:9090", "addr": "127.0.0.1:9090", "name": "mcpctl",
         "version": "1.0.0", "type": "streamable-http",
         "options": {"panicIfInvalid": False, "logEnabled": True},
     }  # fmt: skip
@@ -162,6 +164,112 @@ def test_mcp_proxy_default_settings_and_stdio() -> None:
     assert rendered.warnings == [] and not rendered.holds_secrets
     mine = run("mcp-proxy", {"s": STDIO}, template={"mcpProxy": {"addr": ":7000"}})[0]
     assert mine["mcpProxy"] == {"addr": ":7000"}, "the template's settings are used as they are"
+
+
+@pytest.mark.parametrize(
+    ("listen", "addr", "base_url"),
+    [
+        ("127.0.0.1:8080", "127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("[::1]:9091", "[::1]:9091", "http://[::1]:9091"),
+        (" localhost:80 ", "localhost:80", "http://localhost:80"),
+        ("10.1.2.3:9090", "10.1.2.3:9090", "http://10.1.2.3:9090"),
+        ("proxy.internal:443", "proxy.internal:443", "http://proxy.internal:443"),
+        (":9090", ":9090", "http://127.0.0.1:9090"),  # every interface; reached here on loopback
+        ("0.0.0.0:9090", "0.0.0.0:9090", "http://127.0.0.1:9090"),
+        ("[::]:9090", "[::]:9090", "http://[::1]:9090"),
+    ],
+)
+def test_mcp_proxy_listen_sets_addr_and_base_url(listen: str, addr: str, base_url: str) -> None:
+    doc = json.loads(render("mcp-proxy", {"s": STDIO}, listen=listen, environ={}).text)
+    assert doc["mcpProxy"]["addr"] == addr and doc["mcpProxy"]["baseURL"] == base_url
+    assert doc["mcpProxy"]["name"] == "mcpctl", "the other settings stay"
+    # Over a template's own settings too: the flag wins, the rest of the template stays.
+    template = {"mcpProxy": {"addr": ":7000", "baseURL": "http://x:7000", "name": "team"}}
+    doc = json.loads(render("mcp-proxy", {"s": STDIO}, listen=listen, template=template,
+                            environ={}).text)  # fmt: skip
+    assert doc["mcpProxy"] == {"addr": addr, "baseURL": base_url, "name": "team"}
+
+
+@pytest.mark.parametrize(
+    ("listen", "message"),
+    [
+        ("127.0.0.1", "has no port"),
+        ("::1:9090", "an IPv6 address goes in brackets"),
+        ("[nope]:9090", "is not an IPv6 address"),
+        ("[::1]9090", "is not [IPV6]:PORT"),
+        ("999.1.1.1:9090", "neither an IP address nor a host name"),
+        ("bad_name:9090", "neither an IP address nor a host name"),
+        ("127.0.0.1:0", "from 1 to 65535"),
+        ("127.0.0.1:65536", "from 1 to 65535"),
+        ("127.0.0.1:http", "from 1 to 65535"),
+        ("127.0.0.1:", "from 1 to 65535"),
+    ],
+)
+def test_a_listen_address_that_is_not_host_port_is_refused(listen: str, message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(message)) as caught:
+        parse_listen(listen)
+    assert caught.value.exit_code == 2 and caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("target", "hint"),
+    [
+        ("fastmcp", "run_async(host="),
+        ("mcp-proxy-py", "--host HOST --port PORT"),
+        ("1mcp", "1mcp serve --host HOST --port PORT"),
+        ("cursor", "mcp-proxy"),
+        ("toolhive", "mcp-proxy"),
+    ],
+)
+def test_listen_is_refused_where_the_file_holds_no_address(target: str, hint: str) -> None:
+    with pytest.raises(UsageError, match=f"--listen does not apply to {target}") as caught:
+        render(target, {"s": STDIO}, listen="127.0.0.1:9090", environ={})
+    assert hint in (caught.value.hint or "")
+
+
+def exposure(warnings: list[str]) -> list[str]:
+    return [w for w in warnings if w.startswith("mcpProxy: addr ")]
+
+
+def test_mcp_proxy_warns_when_it_listens_beyond_this_machine_without_a_token() -> None:
+    entries = {"a": STDIO, "b": HTTP}
+    for private in ("127.0.0.1:9090", "[::1]:9090", "localhost:9090", "127.0.0.2:1"):
+        assert exposure(render("mcp-proxy", entries, listen=private, environ={}).warnings) == []
+    assert exposure(render("mcp-proxy", entries, environ={}).warnings) == [], "the default"
+    [line] = exposure(render("mcp-proxy", entries, listen=":9090", environ={}).warnings)
+    assert line.startswith("mcpProxy: addr :9090 listens on every interface with no auth token")
+    assert "mcpProxy.options.authTokens" in line and "--listen 127.0.0.1:PORT" in line
+    [line] = exposure(render("mcp-proxy", entries, listen="10.0.0.5:1", environ={}).warnings)
+    assert "listens on 10.0.0.5 with no auth token" in line
+    # A template's address is checked too.
+    [line] = exposure(
+        run("mcp-proxy", entries, template={"mcpProxy": {"addr": ":7000"}})[1].warnings
+    )
+    assert line.startswith("mcpProxy: addr :7000 listens on every interface")
+
+
+def test_an_auth_token_silences_the_warning_server_by_server() -> None:
+    entries = {"a": STDIO, "b": HTTP}
+
+    def warnings(proxy: dict[str, Any], servers: dict[str, Any] | None = None) -> list[str]:
+        template = {"mcpProxy": proxy, "mcpServers": servers or {}}
+        return exposure(run("mcp-proxy", entries, template=template)[1].warnings)
+
+    shared = {"addr": ":9090", "options": {"authTokens": ["${PROXY_TOKEN}"]}}
+    assert warnings(shared) == [], "mcpProxy.options.authTokens covers every server"
+    assert warnings({**shared, "addr": "${PROXY_ADDR}"}) == [], "an address set elsewhere"
+    assert len(warnings({"addr": ":9090", "options": {"authTokens": ["", " "]}})) == 1
+    # A server's own list replaces the shared one (mcp-proxy's inheritance), even empty.
+    [line] = warnings(shared, {"mine": {"command": "x", "options": {"authTokens": []}}})
+    assert "and mine has no auth token: anyone who reaches it can use them" in line
+    own = {"command": "x", "options": {"authTokens": ["t"]}}
+    [line] = warnings({"addr": ":9090"}, {"mine": own})
+    assert "and a, b have no auth token" in line
+
+
+def test_the_proxies_that_take_no_address_are_unchanged() -> None:
+    for target in ("fastmcp", "mcp-proxy-py", "1mcp"):
+        assert "127.0.0.1" not in render(target, {"s": STDIO}, environ={}).text
 
 
 def test_mcp_proxy_remote_transports_headers_and_timeout_in_nanoseconds() -> None:

@@ -1,11 +1,13 @@
 """A small, well-behaved MCP server built with the SDK's MCPServer.
 
-python basic.py [stdio|sse|streamable-http] [PORT] [--tools N]
+python basic.py [stdio|sse|streamable-http] [PORT] [--tools N] [--structured]
 
 Besides plain tools it has: ``slow`` (sleeps), ``record`` (appends to the file named by
 ``BASIC_SERVER_CALL_LOG``, to prove whether a call arrived), ``image``, ``audio`` and
 ``resource`` (content that is not text) and ``headers`` (the HTTP request headers it
-received; empty over stdio).
+received; empty over stdio). With ``--structured`` it also has ``summary`` (a sentence of
+text and, apart from it, structured content that says the same in other words) and
+``figures`` (structured content and no content block at all).
 """
 
 from __future__ import annotations
@@ -138,12 +140,29 @@ def headers(ctx: Context) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in received.items()}
 
 
+def summary(city: str) -> types.CallToolResult:
+    """A sentence for people, and the same as data: the two differ, as in real servers."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"It is sunny in {city}, 21 °C.")],
+        structured_content={"city": city, "sky": "sunny", "celsius": 21},
+    )
+
+
+def figures() -> types.CallToolResult:
+    """Structured content only: no content block."""
+    return types.CallToolResult(content=[], structured_content={"count": 3, "unit": "items"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("transport", nargs="?", default="stdio")
     parser.add_argument("port", nargs="?", type=int, default=0)
     parser.add_argument("--tools", type=int, default=0, help="add N extra tools")
+    parser.add_argument("--structured", action="store_true", help="add summary and figures")
     opts = parser.parse_args()
+    if opts.structured:
+        server.add_tool(summary)
+        server.add_tool(figures)
     for i in range(opts.tools):
         server.add_tool(lambda: "x", name=f"extra_{i:03d}", description=f"extra tool {i}")
     if opts.transport == "stdio":
