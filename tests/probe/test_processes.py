@@ -168,9 +168,9 @@ def test_a_command_family_stops_what_the_command_left_behind_not_our_other_proce
     # A setsid child ignoring SIGTERM, a plain one, and a double fork's grandchild: the
     # command exits at once and leaves all three to this process (a subreaper).
     script = (
-        "trap '' TERM; setsid sleep 120 & echo $! >> {p}; sleep 120 & echo $! >> {p}; "
-        "(sleep 120 & echo $! >> {p}); exit 3"
-    ).format(p=pids)
+        f"trap '' TERM; setsid sleep 120 & echo $! >> {pids}; sleep 120 & echo $! >> {pids}; "
+        f"(sleep 120 & echo $! >> {pids}); exit 3"
+    )
 
     async def go() -> tuple[int, int]:
         family = CommandFamily()
