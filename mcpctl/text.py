@@ -2,10 +2,12 @@
 
 One definition of the characters that can drive a terminal or disguise text -- C0 controls
 other than newline and tab, DEL, C1 controls (U+0080-U+009F, among them the one-character CSI
-U+009B), bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069), and lone
-surrogates -- used by everything that checks or shows such text: the CLI's output shows them
-escaped (``\\x1b``), ``validate`` rejects them in names, commands, arguments, URLs and headers,
-and the registry conversion refuses them.
+U+009B), bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069), bidirectional
+marks (U+200E LRM, U+200F RLM, U+061C ALM), zero-width characters (U+200B-U+200D, U+2060,
+U+FEFF), the line and paragraph separators (U+2028, U+2029), and lone surrogates -- used by
+everything that checks or shows such text: the CLI's output shows them escaped (``\\x1b``,
+``\\u200b``), ``validate`` rejects them in names, commands, arguments, URLs and headers, and
+the registry conversion refuses them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ import re
 
 __all__ = ["CONTROLS_RE", "escape_controls", "find_controls", "plural"]
 
-CONTROLS_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+CONTROLS_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but newline and tab, DEL, C1
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, overrides and isolates
+    "\u200b-\u200d\u2060\ufeff"  # zero width: space, non-joiner, joiner; word joiner; BOM
+    "\u2028\u2029"  # line and paragraph separators
+    "\ud800-\udfff]"  # lone surrogates
+)
 
 
 def _escaped(match: re.Match[str]) -> str:

@@ -7,8 +7,9 @@ confirmations and warnings, never errors.
 Everything mcpctl writes -- text, tables, JSON, warnings, errors, debug lines and the logs of
 the libraries it uses -- goes through :func:`clean` (or :func:`print_json`): secrets are
 replaced by ``****`` (:mod:`mcpctl.config.redaction`) and control characters that could
-drive a terminal are shown escaped (:mod:`mcpctl.text`; ``\\u001b`` in JSON). Text from
-registries and servers is data, never control.
+drive a terminal or disguise text (bidi controls, zero-width characters) are shown escaped
+(:mod:`mcpctl.text`; ``\\u001b`` in JSON). Text from registries and servers is data, never
+control.
 """
 
 from __future__ import annotations
@@ -255,8 +256,9 @@ def _redacted(value: Any, redact: Redactor, keep: Sequence[str]) -> Any:
 def _json_text(document: Any, *, indent: int | None, keep: Sequence[str] = ()) -> str:
     safe = _redacted(document, _redactor(), keep)
     text = json.dumps(safe, indent=indent, ensure_ascii=False)
-    # json.dumps escapes C0 controls but leaves DEL, C1, bidirectional overrides and lone
-    # surrogates raw; they only occur inside strings, where \\uXXXX is their JSON form.
+    # json.dumps escapes C0 controls but leaves DEL, C1, bidirectional controls, zero-width
+    # characters, line separators and lone surrogates raw; they only occur inside strings,
+    # where \\uXXXX is their JSON form.
     return CONTROLS_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

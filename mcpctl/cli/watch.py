@@ -70,7 +70,8 @@ def watch(
     file is reported once and otherwise ignored: the last good state stays current. A file
     that does not exist yet is waited for. --render keeps a rendered file up to date; --exec
     runs a command on each valid change, one at a time (a change saved meanwhile comes
-    next). Ctrl-C, SIGTERM or SIGHUP stop it (exit 0), a running --exec included.
+    next); what the command leaves running in the background is stopped when it exits.
+    Ctrl-C, SIGTERM or SIGHUP stop it (exit 0), a running --exec included.
 
     With --servers it follows the enabled servers instead: one connection each, in whichever
     protocol era it speaks, and a line (or JSON object) when one connects, goes away (it is
@@ -260,14 +261,18 @@ class _Watcher:
             output.info(f"Wrote {self.out} ({self.target})")
 
     async def run(self, change: ConfigChange) -> None:
-        """Run --exec with the change set on stdin; a failure is reported, not fatal."""
+        """Run --exec with the change set on stdin; a failure is reported, not fatal. What the
+        command started is stopped when it ends, even what it left running in the background."""
         import subprocess
 
         import anyio
 
+        from mcpctl.probe.reaper import CommandFamily
+
         assert self.argv is not None
         event: dict[str, Any] = {"event": "exec", "command": self.argv[0]}
         started = time.monotonic()
+        family = CommandFamily()  # before it starts: what is this process's already
         try:
             proc = await anyio.open_process(
                 self.argv, stdin=subprocess.PIPE, stdout=_sink(), stderr=_sink(),
@@ -276,20 +281,22 @@ class _Watcher:
         except OSError as exc:
             self.report_exec(event, None, f"cannot run {self.argv[0]}: {exc.strerror or exc}")
             return
+        family.started(proc.pid)
         code: int | None = None
         error: str | None = None
         try:
             with anyio.move_on_after(self.limit) as scope:
                 text = output.clean(json.dumps(_data(change)), one_line=True)  # as printed
                 await _feed(proc, text.encode("utf-8") + b"\n")
-                code = await proc.wait()
+                code = await family.wait(proc)
             if scope.cancelled_caught:
                 error = f"{self.argv[0]} did not finish within {self.limit:g} s; stopped"
             elif code != 0:
                 error = f"{self.argv[0]} exited with {code}"
         finally:
-            with anyio.CancelScope(shield=True):  # a signal too: the child is stopped first
-                await _stop(proc)
+            # A signal too: the child and all it started (a setsid child, one that ignores
+            # SIGTERM, a double fork's) are stopped before the watch goes on or ends.
+            await family.stop(proc, KILL_GRACE)
         event["seconds"] = round(time.monotonic() - started, 3)
         self.report_exec(event, code, error)
 
@@ -346,22 +353,3 @@ async def _feed(proc: Process, data: bytes) -> None:
         pass  # it did not read its input: its exit code tells how it went
     finally:
         await proc.stdin.aclose()
-
-
-async def _stop(proc: Process) -> None:
-    """Stop the child's process group if the child still runs: SIGTERM, then SIGKILL."""
-    import os
-    import signal
-
-    import anyio
-
-    if proc.returncode is None:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(proc.pid, sig)  # its group: the child's PID (it leads a new session)
-            except (ProcessLookupError, PermissionError):
-                break
-            with anyio.move_on_after(KILL_GRACE):
-                await proc.wait()
-                break
-    await proc.aclose()

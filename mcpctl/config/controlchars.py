@@ -2,9 +2,10 @@
 
 A server's name, command, arguments, environment, working directory, URL, headers and
 credentials reach a process, a connection or a terminal. A control character there (one of
-:data:`mcpctl.text.CONTROLS_RE`: C0 but newline and tab, DEL, C1, bidirectional overrides and
-isolates, lone surrogates) is at best a typo and at worst a disguise: ``validate`` reports
-each such string as an error, showing the character escaped (``\\x1b``), never raw.
+:data:`mcpctl.text.CONTROLS_RE`: C0 but newline and tab, DEL, C1, bidirectional overrides,
+isolates and marks, zero-width characters, line and paragraph separators, lone surrogates)
+is at best a typo and at worst a disguise: ``validate`` reports each such string as an
+error, showing the character escaped (``\\x1b``, ``\\u200b``), never raw.
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ PathT = tuple[PathPart, ...]
 CHECKED_FIELDS = ("command", "args", "env", "cwd", "url", "headers", "auth")
 
 # The JSON escapes that can stand for a control character (\b, \f, \r, \u001b, \u009b,
-# \u202e, \ud800...).
+# \u061c, \u200b, \u2028, \u202e, \u2060, \ufeff, \ud800...).
 _CONTROL_ESCAPE_RE = re.compile(
-    r"\\[bfr]|\\u(?:00[01]|007[fF]|00[89]|20(?:2[a-eA-E]|6[6-9])|[dD][89a-fA-F])"
+    r"\\[bfr]|\\u(?:00[01]|007[fF]|00[89]|061[cC]"
+    r"|20(?:0[b-fB-F]|2[89a-eA-E]|6[06-9])|[fF][eE][fF][fF]|[dD][89a-fA-F])"
 )
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff")
 
 
 def may_hold_controls(raw: str) -> bool:
@@ -90,8 +94,12 @@ def _kind(escaped: str) -> str:
             "a lone surrogate: valid as a JSON escape, but not text (it cannot be passed to a "
             "process or printed)"
         )
-    if code >= 0x2000:
+    if chr(code) in _BIDI:
         return "a bidirectional-text control, which makes text show other than it is"
+    if chr(code) in _INVISIBLE:
+        return "an invisible character, which makes text read other than it is"
+    if code in (0x2028, 0x2029):
+        return "a line or paragraph separator, which breaks the text where nothing shows it"
     return "a control character, which can drive the terminal that shows it"
 
 

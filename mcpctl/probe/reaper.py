@@ -5,8 +5,10 @@ seen of its family on the way (:mod:`mcpctl.probe.procs`), so that
 :func:`mcpctl.probe.spawn.stop_server` can stop all of it, a child that called ``setsid``
 included. :func:`until_waiting` tells a server that boots from one that only waits.
 :func:`become_subreaper` and :func:`reap_orphans` catch the grandchild of a double fork,
-which nothing ties to its server any more. Linux only; elsewhere these know nothing and
-stopping a server stops its process group. Nothing here imports the MCP SDK.
+which nothing ties to its server any more. :class:`CommandFamily` does the same for a
+command that is no server (``watch --exec``): whatever it started is stopped with it, even
+what it left running when it exited at once. Linux only; elsewhere these know nothing and
+stopping a server or a command stops its process group. Nothing here imports the MCP SDK.
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import anyio
 
 from mcpctl.probe import procs
 
+if TYPE_CHECKING:
+    from anyio.abc import Process
+
 __all__ = [
     "GONE_WAIT",
     "KILL_GRACE",
     "REGISTRY",
+    "CommandFamily",
     "Registry",
     "become_subreaper",
     "family_now",
@@ -227,3 +234,111 @@ def _wait_reaped(
     while (left := reap_dead(members, 0)) and time.monotonic() < deadline:
         time.sleep(0.01)
     return left
+
+
+class CommandFamily:
+    """Every process that came from one command this process runs, to stop them all with it.
+
+    Made *before* the command starts (it notes this process's children then), told the
+    command's pid with :meth:`started`; :meth:`wait` waits for the command while it looks
+    for its family, and :meth:`stop` ends the command and its whole family: SIGTERM, then
+    SIGKILL after a grace period, the zombies reaped. The family is what
+    :func:`mcpctl.probe.procs.family` finds from the command (its descendants, a child that called
+    ``setsid`` included, and the members of the sessions and groups they lead), and, when
+    this process is a child subreaper (:func:`become_subreaper`), the orphans it adopted
+    meanwhile in a session other than its own: the child that a command put in the
+    background (``setsid``, ``nohup``, a double fork) before exiting at once. So nothing
+    else should start children of this process in a new session while a command runs.
+
+    The command should lead a session of its own (``start_new_session=True``). Without a
+    Linux /proc only its process group is known.
+    """
+
+    def __init__(self) -> None:
+        self.me = os.getpid()
+        self.root: int | None = None
+        self.seen: dict[int, int] = {}  # pid -> start time of each member seen, root included
+        self.before: dict[int, int] = {}
+        if procs.available():
+            self.before = {p: s.start for p, s in procs.snapshot().items() if s.ppid == self.me}
+
+    def started(self, pid: int) -> None:
+        """The command is running as ``pid``."""
+        self.root = pid
+        stat = procs.read_stat(pid)
+        if stat is not None:
+            self.seen[pid] = stat.start
+        self.before.pop(pid, None)  # a pid reused since
+
+    def scan(self) -> dict[int, procs.ProcStat]:
+        """The family now, the command itself left out (its process object reaps it)."""
+        if self.root is None or not procs.available():
+            return {}
+        table = procs.snapshot()
+        me = table.get(self.me)
+        members = procs.family(self.root, table, self.seen)
+        for stat in table.values():
+            if (
+                stat.ppid == self.me
+                and stat.pid != self.root
+                and stat.pid not in members
+                and self.before.get(stat.pid) != stat.start
+                and (me is None or stat.session != me.session)
+            ):
+                members.update(procs.family(stat.pid, table, {stat.pid: stat.start}))
+        self.seen.update((p, m.start) for p, m in members.items())
+        members.pop(self.root, None)
+        return members
+
+    async def wait(self, process: Process) -> int:
+        """Wait for the command to exit, looking for its family meanwhile (every
+        :data:`RESCAN_EVERY` s: a child seen while its parent runs is known once it is
+        re-parented); its exit code."""
+        code: int | None = None
+        while code is None:
+            with anyio.move_on_after(RESCAN_EVERY):
+                code = await process.wait()
+            if code is None:
+                self.scan()
+        return code
+
+    async def stop(self, process: Process, grace: float = KILL_GRACE) -> int:
+        """Stop the command if it still runs and every process of its family: SIGTERM,
+        SIGKILL ``grace`` s later to what is left; then reap them and close ``process``.
+        Not cancelled by the caller's cancellation. Returns how many processes of the
+        family (the command left out) were found."""
+        if self.root is None:
+            self.started(process.pid)
+        found: set[int] = set()
+        with anyio.CancelScope(shield=True):
+            if process.stdin is not None:
+                with contextlib.suppress(Exception):
+                    await process.stdin.aclose()
+            members = self.scan()
+            found.update(members)
+            for sig, seconds in ((signal.SIGTERM, grace), (signal.SIGKILL, GONE_WAIT)):
+                if process.returncode is None or self._group_in_use(members):
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(process.pid, sig)  # its group: it leads a session
+                procs.signal_members(members.values(), sig)
+                with anyio.move_on_after(seconds):
+                    while process.returncode is None or (
+                        members := reap_dead(members, process.pid)
+                    ):
+                        await anyio.sleep(0.01)
+                more = self.scan()  # what started meanwhile (a trap that forks)
+                found.update(more)
+                members.update(more)
+                if process.returncode is None or members:
+                    continue
+                break
+            with contextlib.suppress(Exception):
+                await process.aclose()
+        return len(found)
+
+    def _group_in_use(self, members: Mapping[int, procs.ProcStat]) -> bool:
+        if self.root is None:
+            return False
+        if not procs.available():
+            return True  # nothing to tell by: the group may outlive its leader
+        return any(m.pgrp == self.root for m in members.values())

@@ -5,9 +5,9 @@ A record is ``{"server": <server.json>, "_meta": {"io.modelcontextprotocol.regis
 (empty ``repository`` objects, ``version: "latest"`` in packages, unknown ``format`` values,
 several ``$schema`` versions): everything here accepts them and never raises on a bad field.
 Everything a registry sends is untrusted: :func:`clean_text` strips terminal escape sequences
-and control characters (:data:`mcpctl.text.CONTROLS_RE`: C0, DEL, C1, bidirectional overrides,
-lone surrogates) from what is shown and searched; the conversion to a config entry refuses
-them instead (:mod:`mcpctl.registry.convert`).
+and control characters (:data:`mcpctl.text.CONTROLS_RE`: C0, DEL, C1, bidirectional controls,
+zero-width characters, line separators, lone surrogates) from what is shown and searched;
+the conversion to a config entry refuses them instead (:mod:`mcpctl.registry.convert`).
 """
 
 from __future__ import annotations

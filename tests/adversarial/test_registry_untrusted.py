@@ -31,6 +31,9 @@ ESCAPES = {
     "backspace": "\x08\x08",
     "bell": "\x07",
     "bidi": "\u202e",
+    "zero-width": "\u200b\u200c\u200d\u2060\ufeff",
+    "bidi-marks": "\u200e\u200f\u061c",
+    "separators": "\u2028\u2029",
 }
 EVERYTHING = "".join(ESCAPES.values())
 
@@ -118,6 +121,26 @@ CASES: dict[str, tuple[dict[str, Any], str, str | None]] = {
         "header X-Key",
         "remote",
     ),
+    "zero-width in a url": (
+        server(remotes=[remote("https://pay\u200bpal.example/mcp")]),
+        "url",
+        "remote",
+    ),
+    "bidi mark in an identifier": (
+        server(packages=[npm(identifier="@evil/pkg\u200f")]),
+        "argument",
+        None,
+    ),
+    "line separator in an env value": (
+        server(packages=[npm(environmentVariables=[{"name": "MODE", "default": "a\u2028b"}])]),
+        "environment variable MODE",
+        None,
+    ),
+    "byte order mark in a header value": (
+        server(remotes=[remote(headers=[{"name": "X-Key", "value": "\ufeffv"}])]),
+        "header X-Key",
+        "remote",
+    ),
     "required header without a default": (
         server(remotes=[remote(headers=[{"name": "X-\x9bKey", "isRequired": True}])]),
         "input name",
@@ -202,7 +225,7 @@ def test_syncing_hostile_records_from_an_http_registry() -> None:
 
 # --- the commands ------------------------------------------------------------------------
 
-RAW = ("\x1b", "\x9b", "\u202e", "\x07", "\x08")
+RAW = ("\x1b", "\x9b", "\u202e", "\x07", "\x08", "\u200b", "\u200f", "\u2028", "\ufeff")
 
 
 def assert_no_raw_controls(run: Run) -> None:

@@ -47,7 +47,9 @@ CASES: dict[str, Case] = {
         lambda s: ("x", "auth", "client_secret"), False,
     ),
 }  # fmt: skip
-CHARS = {"\x1b": "\\x1b", "\u202e": "\\u202e", "\ud800": "\\ud800", "\x9b": "\\x9b"}
+CHARS = {"\x1b": "\\x1b", "\u202e": "\\u202e", "\ud800": "\\ud800", "\x9b": "\\x9b",
+         "\u200b": "\\u200b", "\u2060": "\\u2060", "\ufeff": "\\ufeff", "\u200f": "\\u200f",
+         "\u061c": "\\u061c", "\u2029": "\\u2029"}  # fmt: skip
 
 
 @pytest.mark.parametrize("char", CHARS, ids=CHARS.values())
@@ -70,6 +72,22 @@ def test_a_control_character_is_an_error_at_its_path(field: str, char: str) -> N
     assert find_controls(shown) is None  # escaped, never raw
     # pydantic's own complaint about a surrogate (with the key mangled) is not repeated.
     assert not any("unable to parse" in p.message for p in report.problems)
+
+
+@pytest.mark.parametrize(("char", "kind"), [
+    ("\x1b", "a control character"), ("\u202e", "a bidirectional-text control"),
+    ("\u200e", "a bidirectional-text control"), ("\u061c", "a bidirectional-text control"),
+    ("\u200b", "an invisible character"), ("\u200d", "an invisible character"),
+    ("\ufeff", "an invisible character"), ("\u2028", "a line or paragraph separator"),
+])  # fmt: skip
+@pytest.mark.parametrize("escaped", [True, False], ids=["escaped", "raw"])
+def test_each_kind_is_named(char: str, kind: str, escaped: bool) -> None:
+    text = json.dumps(
+        {"x": {"command": "sh", "args": ["pay" + char + "pal"]}}, ensure_ascii=escaped
+    )
+    [problem] = validate_text(text, path=Path("f")).problems
+    assert problem.code == "control_character" and kind in problem.message, problem.message
+    assert find_controls(problem.message) is None
 
 
 def test_newlines_and_tabs_are_not_control_characters_here() -> None:

@@ -154,6 +154,37 @@ def test_stopping_a_server_that_hangs_stops_its_children(tmp_path: Path) -> None
     assert wait_gone(anyio.run(go)) == []
 
 
+# --- a command that is no server: what it leaves running is stopped with it ---------------
+
+
+@linux
+@pytest.mark.slow
+def test_a_command_family_stops_what_the_command_left_behind_not_our_other_processes(
+    tmp_path: Path, subreaper: None, unrelated: subprocess.Popen[bytes]
+) -> None:
+    from mcpctl.probe.reaper import CommandFamily
+
+    pids = tmp_path / "pids"
+    # A setsid child ignoring SIGTERM, a plain one, and a double fork's grandchild: the
+    # command exits at once and leaves all three to this process (a subreaper).
+    script = (
+        f"trap '' TERM; setsid sleep 120 & echo $! >> {pids}; sleep 120 & echo $! >> {pids}; "
+        f"(sleep 120 & echo $! >> {pids}); exit 3"
+    )
+
+    async def go() -> tuple[int, int]:
+        family = CommandFamily()
+        process = await anyio.open_process(["sh", "-c", script], start_new_session=True)
+        family.started(process.pid)
+        code = await family.wait(process)
+        return code, await family.stop(process, grace=0.5)
+
+    assert anyio.run(go) == (3, 3)
+    left = read_pids(pids)
+    assert len(left) == 3 and wait_gone(left) == [], "the command's children outlived it"
+    assert unrelated.poll() is None, "a process the command did not start was stopped"
+
+
 # --- start-up slots -------------------------------------------------------------------------
 
 
