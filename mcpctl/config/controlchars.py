@@ -11,17 +11,21 @@ error, showing the character escaped (``\\x1b``, ``\\u200b``), never raw.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcpctl.config.model import PathPart
 from mcpctl.config.report import ProblemCollector
 from mcpctl.text import CONTROLS_RE, find_controls
 
+if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
+
 __all__ = [
     "CHECKED_FIELDS",
     "control_characters",
     "may_hold_controls",
+    "refuse_lone_surrogates",
     "report_control_characters",
     "written_path",
 ]
@@ -85,6 +89,26 @@ def control_characters(name: str, entry: object) -> list[tuple[PathT, str, bool]
             if (char := find_controls(text)) is not None:
                 found.append(((name, *rel), char, is_key))
     return found
+
+
+def refuse_lone_surrogates(entries: Mapping[str, ServerEntry], doing: str) -> None:
+    """Refuse to write ``entries`` out (``doing``: what for, ``render cursor``) when a string
+    of theirs holds a lone surrogate: the config keeps one as written, but no file can.
+
+    Raises:
+        UsageError: naming the first such place, never its text.
+    """
+    from mcpctl.config.model import format_path
+    from mcpctl.errors import UsageError
+
+    for name, entry in entries.items():
+        for path, char, _ in control_characters(name, entry.to_data()):
+            if char[:3] == "\\ud" and char[3:4] in "89abcdefABCDEF":
+                raise UsageError(
+                    f"{format_path(path)} holds a lone surrogate ({char}), which is not text: "
+                    f"{doing} cannot hold it",
+                    hint="fix it in the config; 'mcpctl validate' shows every such place",
+                )
 
 
 def _kind(escaped: str) -> str:

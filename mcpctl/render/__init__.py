@@ -59,6 +59,7 @@ def render(
     """
     import os
 
+    from mcpctl.config.controlchars import refuse_lone_surrogates
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
     from mcpctl.render.delivery import Launcher, deliver
@@ -77,6 +78,7 @@ def render(
         for name, entry in entries.items()
         if entry.enabled and (not wanted or name in wanted)
     }
+    refuse_lone_surrogates(chosen, f"render {target}")
     notes: list[str] = []
     if pinned is not None:
         chosen, notes = _pin(chosen, pinned)

@@ -218,9 +218,16 @@ def snapshot_of_config(
     timestamp: str | None = None,
 ) -> Snapshot:
     """The snapshot of the enabled servers of a config (``internal``: the orchestrator's own,
-    recorded with ``type: internal``), without probing."""
+    recorded with ``type: internal``), without probing.
+
+    Raises:
+        UsageError: a string of an enabled entry holds a lone surrogate (no file can).
+    """
+    from mcpctl.config.controlchars import refuse_lone_surrogates
     from mcpctl.snapshot.fingerprints import entry_fields, fingerprint
 
+    for group in (internal or {}, entries):
+        refuse_lone_surrogates({n: e for n, e in group.items() if e.enabled}, "a snapshot")
     snap = Snapshot(timestamp or now())
     for kind, group in (("internal", internal or {}), ("external", entries)):
         for name, entry in group.items():

@@ -396,3 +396,20 @@ def test_every_refusal_is_an_mcpctl_error(isolated: Path) -> None:
     with pytest.raises(McpctlError, match="is a FIFO, not a regular file"):
         read_file(isolated / "f")
     assert read_file(isolated / "missing") is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["render", "cursor", "-o", "out.json"], ["render", "cursor"],
+     ["render", "claude-code", "--install", "--scope", "project"],
+     ["snapshot", "save", "-o", "lock.json"], ["report"]],
+)  # fmt: skip
+def test_a_lone_surrogate_in_the_config_is_named_not_an_internal_error(
+    cli: Cli, config_path: Path, isolated: Path, argv: list[str]
+) -> None:
+    config_path.write_text('{"s": {"command": "srv", "args": ["a\\ud800b"]}}')
+    r = cli(*argv)
+    assert r.exit_code == 2, r.stderr
+    assert "s.args[0] holds a lone surrogate (\\ud800)" in r.stderr
+    assert "internal error" not in r.stderr
+    assert sorted(p.name for p in isolated.iterdir()) == ["external-mcps.json"]
