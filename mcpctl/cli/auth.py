@@ -192,7 +192,7 @@ def login(
     try:
         say = _sayer(request.url)
         # A spinner while the browser is away; none while a pasted address is read on stdin.
-        record = run_async(
+        done = run_async(
             lambda: sign_in(request, say),
             what=f"Waiting for the sign-in to {name} (Ctrl-C to stop)",
             spinner=browser,
@@ -201,9 +201,9 @@ def login(
         raise SignInError(
             f"signing in to {name} was stopped ({exc.signal.name}); nothing was stored"
         ) from None
-    status = token_status(name, resolved.entry.url, record)
+    status = token_status(name, resolved.entry.url, done.record)
     output.info(f"Signed in to {name}")
-    return output.emit(Result("auth", status))
+    return output.emit(Result("auth", status, done.warnings))
 
 
 @auth_app.command("status")
