@@ -25,15 +25,13 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 import httpx2
 import pytest
 
-from tests.auth.conftest import (  # noqa: F401 -- fixtures
+from tests.auth.conftest import (
     Browser,
     Mcpctl,
     OAuthServer,
     Outcome,
     finish,
-    mcpctl,
     oauth_entry,
-    oauth_server,
     sign_in,
 )
 from tests.auth.filekeyring import edit_record
