@@ -146,7 +146,8 @@ def login(
         "--timeout",
         envvar="MCPCTL_AUTH_TIMEOUT",
         metavar="DURATION",
-        help="How long to wait for the browser's answer: 5m, 90s (env MCPCTL_AUTH_TIMEOUT).",
+        help="How long to wait for the browser's answer, and at most for each request to the "
+        "servers (30 s at most): 5m, 90s (env MCPCTL_AUTH_TIMEOUT).",
     ),
 ) -> int:
     """Sign in to a server (mcpctl auth NAME): tokens to the keyring.
