@@ -3,6 +3,11 @@ loopback callback ``http://127.0.0.1:PORT/callback``, or the address pasted on s
 what it must carry before its code is redeemed: the ``state`` this sign-in sent, and (RFC
 9207) the issuer of the authorization server the browser was sent to, so that an answer from
 another server (a mix-up) is refused.
+
+An answer without the ``state`` sent is not this sign-in's (an old tab, or anyone who can
+reach the loopback port): it is ignored -- counted, never believed, not even its error --
+and the real answer is still awaited (:func:`belongs`). Only an answer with the right
+``state`` can end the sign-in, its error included; the error's text is shown as data.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,13 +27,15 @@ from anyio.abc import SocketStream
 from anyio.streams.memory import MemoryObjectSendStream
 
 from mcpctl.errors import SignInError
-from mcpctl.text import escape_controls
+from mcpctl.text import escape_controls, plural
 
 __all__ = [
     "Answer",
     "Expected",
+    "belongs",
     "check_answer",
     "failed",
+    "ignored_note",
     "parse_answer",
     "read_pasted",
     "serve_callback",
@@ -49,6 +56,7 @@ class Answer:
     iss: str | None = None
     error: str | None = None
     error_description: str | None = None
+    pasted: bool = False  # pasted on stdin, not brought to the callback
 
 
 @dataclass
@@ -92,15 +100,21 @@ def failed(name: str, message: str, hint: str | None = None) -> SignInError:
     return SignInError(f"signing in to {name} failed: {message}", hint=hint)
 
 
+def belongs(answer: Answer, expected: Expected) -> bool:
+    """Whether ``answer`` carries the ``state`` this sign-in sent (anything else is ignored)."""
+    return expected.state is not None and answer.state == expected.state
+
+
 def _problem(answer: Answer, expected: Expected) -> str | None:
     """What keeps ``answer`` from being redeemed, as a word, or ``None``."""
-    # The issuer first: an answer from another server is not even trusted with its error.
+    # The state first: an answer to another sign-in is not trusted with anything, its error
+    # included; then the issuer: an answer from another server is not trusted with its error.
+    if not belongs(answer, expected):
+        return "state"
     if answer.iss is not None and answer.iss != expected.issuer:
         return "issuer"
     if answer.error:
         return "error"
-    if expected.state is None or answer.state != expected.state:
-        return "state"
     if answer.iss is None and expected.iss_required:
         return "no_iss"
     return None if answer.code else "no_code"
@@ -108,6 +122,8 @@ def _problem(answer: Answer, expected: Expected) -> str | None:
 
 def check_answer(name: str, answer: Answer, expected: Expected) -> str:
     """The authorization code of ``answer``, if it may be redeemed.
+
+    A caller waiting for the answer skips those that do not :func:`belong <belongs>` first.
 
     Raises:
         SignInError: the answer is an error, does not carry the ``state`` sent, names another
@@ -149,6 +165,14 @@ def check_answer(name: str, answer: Answer, expected: Expected) -> str:
         raise failed(name, "the answer carries no authorization code")
     assert answer.code is not None
     return answer.code
+
+
+def ignored_note(callbacks: int, pasted: int = 0) -> str:
+    """What is said of the answers ignored (those without the ``state`` sent)."""
+    parts = [plural(callbacks, "callback")] if callbacks else []
+    if pasted:
+        parts.append(f"{pasted} pasted address{'' if pasted == 1 else 'es'}")
+    return f"ignored {' and '.join(parts)} without the right state (not this sign-in's)"
 
 
 # --- the loopback callback ----------------------------------------------------------------
@@ -244,4 +268,4 @@ async def read_pasted(sent: MemoryObjectSendStream[Answer], say: Say) -> None:
                 "That is not the address the browser was sent to (it has no code=); paste it again."
             )
             continue
-        await sent.send(answer)
+        await sent.send(replace(answer, pasted=True))

@@ -32,6 +32,7 @@ CLIENT_CREDENTIALS = "mcp.client.auth.extensions.client_credentials"
 sdk.load_modules(*AUTH_MODULES)
 
 import contextlib  # noqa: E402 -- after the SDK's modules are loaded
+import json  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import AsyncGenerator  # noqa: E402
 from typing import Any  # noqa: E402
@@ -49,6 +50,8 @@ from mcp.shared.auth import (  # noqa: E402
 from pydantic import PrivateAttr  # noqa: E402
 
 from mcpctl._version import __version__  # noqa: E402
+from mcpctl.auth.answer import failed  # noqa: E402
+from mcpctl.auth.records import sane_lifetime, token_problem  # noqa: E402
 from mcpctl.auth.tokens import TokenStore, refresh_lock  # noqa: E402
 from mcpctl.config.model import AuthConfig  # noqa: E402
 from mcpctl.errors import KeyringUnavailableError, ProbeFailed  # noqa: E402
@@ -190,11 +193,49 @@ class StoredOAuthProvider(OAuthClientProvider):
 
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         self._note_metadata()
-        await super()._handle_token_response(response)
+        await super()._handle_token_response(await self._checked(response))
 
     async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
         self._note_metadata()
-        return await super()._handle_refresh_response(response)
+        return await super()._handle_refresh_response(await self._checked(response))
+
+    async def _checked(self, response: httpx2.Response) -> httpx2.Response:
+        """A successful token response, checked before anything of it is kept: its tokens
+        fit in a header (:func:`~mcpctl.auth.records.token_problem`), and an ``expires_in``
+        that is no sane lifetime is dropped (unknown: the token is used until refused).
+
+        Raises:
+            SignInError: an unusable token (a sign-in); ProbeFailed ``auth_required`` for a
+                connecting command.
+        """
+        if response.status_code not in (200, 201):
+            return response
+        try:
+            data = json.loads(await response.aread())
+        except ValueError:
+            return response  # not JSON: the SDK says so
+        if not isinstance(data, dict):
+            return response
+        for name in ("access_token", "refresh_token"):
+            if name == "refresh_token" and data.get(name) is None:
+                continue
+            problem = token_problem(data.get(name))
+            if problem is not None:
+                what = f"the authorization server sent an unusable {name}: it {problem}"
+                if self.connecting:
+                    raise self.failure(f"renewing the sign-in failed: {what}")
+                raise failed(self.name, f"{what}; nothing was stored")
+        lifetime = sane_lifetime(data.get("expires_in"))
+        if lifetime is None:
+            data.pop("expires_in", None)
+        else:
+            data["expires_in"] = max(1, round(lifetime))
+        return httpx2.Response(
+            response.status_code,
+            headers={"Content-Type": "application/json"},
+            content=json.dumps(data).encode(),
+            request=response.request,
+        )
 
     async def _perform_authorization(self) -> httpx2.Request:
         if self.scope:

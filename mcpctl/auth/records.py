@@ -13,12 +13,21 @@ The record holds everything a later process needs to use the sign-in without a b
 * the URL of the server the tokens are bound to: once the entry's ``url`` changes they are
   stale and never sent to the new URL.
 
+What an authorization server sends is checked before it is stored (:func:`token_problem`,
+:func:`sane_lifetime`): a token is visible ASCII (it goes into an HTTP header) of at most
+:data:`MAX_TOKEN` characters; a lifetime that is not a positive number of seconds up to
+:data:`MAX_LIFETIME` is unknown (the token is used until the server refuses it, then
+renewed). A record read back is checked the same way, so one stored by an older version (an
+expiry of 1e20 seconds, a token no header can carry) reads as unknown or as needing a sign-in,
+never as a crash.
+
 Plain JSON and no import of the MCP SDK: ``mcpctl auth status`` reads records fast.
 :mod:`mcpctl.auth.tokens` writes them.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
@@ -33,12 +42,65 @@ __all__ = [
     "delete_record",
     "load_record",
     "record_key",
+    "sane_lifetime",
     "save_record",
+    "token_problem",
     "token_status",
 ]
 
 RECORD_VERSION = 1
+MAX_TOKEN = 16 * 1024  # characters of an access or refresh token
+MAX_LIFETIME = 10 * 365 * 24 * 3600.0  # seconds; a longer one is not believed
 MAX_SKEW = 30.0  # a token this close to its expiry counts as expired (a tenth of its life at most)
+
+
+def token_problem(value: object) -> str | None:
+    """What makes ``value`` unusable as a token (it must go into an HTTP header), as the end
+    of a sentence ("is empty"...), or ``None``."""
+    if not isinstance(value, str):
+        return "is not a string"
+    if not value:
+        return "is empty"
+    if len(value) > MAX_TOKEN:
+        return f"is longer than {MAX_TOKEN // 1024} KiB ({len(value)} characters)"
+    for char in value:
+        if not "!" <= char <= "~":
+            code = ord(char)
+            shown = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+            return f"holds a character other than visible ASCII ({shown})"
+    return None
+
+
+def sane_lifetime(value: object) -> float | None:
+    """``value`` (``expires_in``) as a lifetime in seconds, or ``None`` (unknown) when it is
+    no positive number up to :data:`MAX_LIFETIME` (a numeric string is read too)."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past the float range
+        return None
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_LIFETIME:
+        return None
+    return seconds
+
+
+def _sane_time(value: object) -> float | None:
+    """A stored absolute time, or ``None`` when it is no plausible Unix time."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        when = float(value)
+    except OverflowError:
+        return None
+    if not math.isfinite(when) or not 0 < when <= time.time() + 2 * MAX_LIFETIME:
+        return None
+    return when
 
 
 def record_key(server: str) -> str:
@@ -83,9 +145,38 @@ class OAuthRecord:
             return None
         known = {f.name for f in fields(cls)}
         try:
-            return cls(**{k: v for k, v in data.items() if k in known})
+            record = cls(**{k: v for k, v in data.items() if k in known})
         except TypeError:
             return None
+        record._sanitize()
+        return record
+
+    def _sanitize(self) -> None:
+        """Make a record read back safe to use (see the module's docstring): an implausible
+        expiry is unknown, an unusable token is dropped (with no token left, the sign-in is
+        needed again), a field of the wrong type is absent."""
+        self.expires_at = _sane_time(self.expires_at)
+        self.lifetime = sane_lifetime(self.lifetime)
+        dropped = []
+        for name in ("access_token", "refresh_token"):
+            value = getattr(self, name)
+            problem = token_problem(value) if value is not None else None
+            if problem is not None:
+                setattr(self, name, None)
+                dropped.append(f"the stored {name} {problem}")
+        for name in ("scope", "sign_in_needed", "client_source", "client_metadata_url"):
+            if not isinstance(getattr(self, name), str | None):
+                setattr(self, name, None)
+        for name in ("client", "auth_server", "resource"):
+            if not isinstance(getattr(self, name), dict | None):
+                setattr(self, name, None)
+        kept: dict[str, object] = {"grant": self.grant, "token_type": self.token_type}
+        if not isinstance(kept["grant"], str):
+            self.grant = "authorization_code"
+        if not isinstance(kept["token_type"], str):
+            self.token_type = "Bearer"  # noqa: S105 -- the scheme's name
+        if dropped and not (self.access_token or self.refresh_token) and not self.sign_in_needed:
+            self.sign_in_needed = dropped[0]
 
     def to_data(self) -> dict[str, Any]:
         """The JSON object stored."""
@@ -172,7 +263,10 @@ def _hide(values: list[str]) -> None:
 def _iso(when: float | None) -> str | None:
     if when is None:
         return None
-    return datetime.fromtimestamp(when).astimezone().isoformat(timespec="seconds")
+    try:
+        return datetime.fromtimestamp(when).astimezone().isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError):  # out of the platform's range
+        return None
 
 
 def token_status(

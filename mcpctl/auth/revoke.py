@@ -1,5 +1,9 @@
 """Signing out (``mcpctl auth logout NAME``): revoke the tokens at the authorization server
-when it offers revocation (RFC 7009), then delete the stored sign-in and registration."""
+when it offers revocation (RFC 7009), then delete the stored sign-in and registration.
+
+Revocation has one time limit for all of it (:data:`REVOKE_TIMEOUT`, every request and its
+whole answer together): a server that answers slowly, or trickles its answer, is given up
+on, and the sign-in is deleted all the same."""
 
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ async def revoke(
 
     ``client_secret``: the entry's own (resolved) secret, for a configured client.
     """
+    import anyio
     import httpx2
 
     endpoint = record.endpoint("revocation_endpoint")
@@ -50,7 +55,28 @@ async def revoke(
     secret = client_secret if record.client_source == "configured" else client.get("client_secret")
     method = client.get("token_endpoint_auth_method")
     problem = None
-    async with httpx2.AsyncClient(timeout=REVOKE_TIMEOUT) as http:
+    try:
+        with anyio.fail_after(REVOKE_TIMEOUT):
+            problem = await _post_all(endpoint, tokens, client_id, secret, method)
+    except TimeoutError:
+        problem = f"the authorization server did not answer within {REVOKE_TIMEOUT:g} s"
+    except httpx2.HTTPError as exc:
+        problem = f"cannot reach the authorization server: {type(exc).__name__}"
+    return (problem is None), problem
+
+
+async def _post_all(
+    endpoint: str,
+    tokens: list[tuple[str, str]],
+    client_id: object,
+    secret: str | None,
+    method: object,
+) -> str | None:
+    """Ask ``endpoint`` to revoke each token; why it failed, or ``None``."""
+    from mcpctl.auth.http import BoundedClient, StepTimeout
+
+    problem = None
+    async with BoundedClient(limit=REVOKE_TIMEOUT) as http:
         for token, hint in tokens:
             form = {"token": token, "token_type_hint": hint}
             headers = {}
@@ -69,11 +95,11 @@ async def revoke(
                     # client (which has no secret): send it empty.
                     form["client_secret"] = ""
                     response = await http.post(endpoint, data=form, headers=headers)
-            except httpx2.HTTPError as exc:
-                return False, f"cannot reach the authorization server: {type(exc).__name__}"
+            except StepTimeout:
+                raise TimeoutError from None
             if response.status_code != 200:
                 problem = f"the authorization server answered HTTP {response.status_code}"
-    return (problem is None), problem
+    return problem
 
 
 async def sign_out(

@@ -29,13 +29,16 @@ from anyio.abc import SocketAttribute
 from mcpctl.auth.answer import (
     Answer,
     Expected,
+    belongs,
     check_answer,
     failed,
+    ignored_note,
     parse_answer,
     read_pasted,
     serve_callback,
     shown,
 )
+from mcpctl.auth.http import BoundedClient, ResponseTooLarge, StepTimeout
 from mcpctl.auth.oauth import (
     OAuthFlowError,
     StoredOAuthProvider,
@@ -48,11 +51,15 @@ from mcpctl.auth.tokens import OAuthRecord, TokenStore
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import OutsideError, SignInError, UsageError
 
-__all__ = ["Answer", "SignIn", "has_display", "parse_answer", "sign_in"]
+__all__ = ["Answer", "SignIn", "SignedIn", "has_display", "parse_answer", "sign_in", "step_limit"]
 
 DEFAULT_TIMEOUT = 300.0
 REQUEST_TIMEOUT = 30.0
 Say = Callable[[str], None]
+PASTED_IGNORED = (
+    "That address does not carry the state this sign-in sent, so it is not its answer: "
+    "ignored. Paste the address of this sign-in's browser tab."
+)
 
 
 def has_display() -> bool:
@@ -89,17 +96,29 @@ def _failed(request: SignIn, message: str, hint: str | None = None) -> SignInErr
     return failed(request.name, message, hint)
 
 
-async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
-    """Sign in; the stored record.
+@dataclass
+class SignedIn:
+    """A sign-in that stored tokens: the ``record``, and ``warnings`` (answers ignored on the
+    way, those without the ``state`` sent)."""
 
-    ``say`` shows a line to the person signing in (the authorization URL among them).
+    record: OAuthRecord
+    warnings: list[str] = field(default_factory=list)
+
+
+async def sign_in(request: SignIn, say: Say) -> SignedIn:
+    """Sign in; the stored record, and what was ignored on the way.
+
+    ``say`` shows a line to the person signing in (the authorization URL among them). An
+    answer without the ``state`` sent is ignored (counted in the warnings) while the real one
+    is awaited. Each network step takes at most :func:`step_limit` in all.
 
     Raises:
-        SignInError: denied; an answer without the ``state`` sent, or from another
+        SignInError: denied (an error answer with the right ``state``); an answer from another
             authorization server than the one the browser was sent to (RFC 9207 ``iss``); no
-            answer in time; a failed OAuth step.
+            answer in time; a failed OAuth step; a token response with an unusable token, or
+            a response over :data:`~mcpctl.auth.http.MAX_RESPONSE`.
         UsageError: the entry lacks what the grant needs; the callback port is taken.
-        OutsideError: the server cannot be reached.
+        OutsideError: the server cannot be reached, or a step did not end in time.
     """
     if request.grant == "client_credentials":
         return await _client_credentials(request)
@@ -117,6 +136,7 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
     scope = " ".join(request.scopes or request.auth.scopes) or None
     sent, received = anyio.create_memory_object_stream[Answer](8)
     expected = Expected()
+    ignored = {False: 0, True: 0}  # answers without the right state: from the callback, pasted
 
     async def on_redirect(url: str) -> None:
         expected.state = parse_qs(urlsplit(url).query).get("state", [None])[0]
@@ -143,12 +163,20 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
         from mcp.shared.auth import AuthorizationCodeResult
 
         with anyio.move_on_after(request.timeout):
-            answer = await received.receive()
-            code = check_answer(request.name, answer, expected)
-            return AuthorizationCodeResult(code=code, state=answer.state, iss=answer.iss)
+            while True:
+                answer = await received.receive()
+                if belongs(answer, expected):
+                    code = check_answer(request.name, answer, expected)
+                    return AuthorizationCodeResult(code=code, state=answer.state, iss=answer.iss)
+                # Not this sign-in's (an old tab, a forged link): never believed, not even
+                # its error; the real answer may still come.
+                ignored[answer.pasted] += 1
+                if answer.pasted:
+                    say(PASTED_IGNORED)
+        more = f" ({ignored_note(ignored[False], ignored[True])})" if any(ignored.values()) else ""
         raise _failed(
             request,
-            f"no answer within {_duration(request.timeout)}",
+            f"no answer within {_duration(request.timeout)}{more}",
             hint="run it again, and finish the sign-in in the browser in time",
         )
 
@@ -181,10 +209,11 @@ async def sign_in(request: SignIn, say: Say) -> OAuthRecord:
     if failure:
         raise failure[0]
     assert store.record is not None
-    return store.record
+    warnings = [ignored_note(ignored[False], ignored[True])] if any(ignored.values()) else []
+    return SignedIn(store.record, warnings)
 
 
-async def _client_credentials(request: SignIn) -> OAuthRecord:
+async def _client_credentials(request: SignIn) -> SignedIn:
     auth = request.auth
     if not auth.client_id or not auth.client_secret:
         raise UsageError(
@@ -201,21 +230,36 @@ async def _client_credentials(request: SignIn) -> OAuthRecord:
     )
     await _drive(request, provider, store)
     assert store.record is not None
-    return store.record
+    return SignedIn(store.record)
+
+
+def step_limit(request: SignIn) -> float:
+    """The time each network step of a sign-in may take in all (a metadata document, the
+    registration, the token exchange, the MCP request): the ``timeout``, at most
+    :data:`REQUEST_TIMEOUT`."""
+    return min(request.timeout, REQUEST_TIMEOUT)
 
 
 async def _drive(request: SignIn, provider: StoredOAuthProvider, store: TokenStore) -> None:
     """Make the MCP request that starts the flow; fail unless it ended with stored tokens."""
-    timeout = httpx2.Timeout(REQUEST_TIMEOUT)
+    limit = step_limit(request)
     try:
-        async with httpx2.AsyncClient(
-            headers=request.headers, timeout=timeout, auth=provider
-        ) as client:
+        async with BoundedClient(limit=limit, headers=request.headers, auth=provider) as client:
             status = await _touch(client, request)
     except OAuthFlowError as exc:  # its text may quote the server
         raise _failed(request, shown(str(exc))) from None
-    except httpx2.TimeoutException:
-        raise OutsideError(f"{request.url} did not answer within {REQUEST_TIMEOUT:g} s") from None
+    except StepTimeout as exc:
+        raise OutsideError(
+            f"{_target(exc)} did not answer in full within {_duration(limit)}",
+            hint="try again later; a server that trickles its answer is given up on",
+        ) from None
+    except httpx2.TimeoutException as exc:
+        raise OutsideError(f"{_target(exc)} did not answer within {_duration(limit)}") from None
+    except ResponseTooLarge as exc:
+        raise _failed(
+            request,
+            f"{_target(exc)} answered with more than {exc.limit // (1024 * 1024)} MiB",
+        ) from None
     except httpx2.HTTPError as exc:
         raise OutsideError(f"cannot reach {request.url}: {type(exc).__name__}: {exc}") from None
     if status in (401, 403):
@@ -227,6 +271,16 @@ async def _drive(request: SignIn, provider: StoredOAuthProvider, store: TokenSto
             "nothing to sign in to",
             hint="check the entry's url; a server that needs no sign-in needs no auth",
         )
+
+
+def _target(exc: httpx2.HTTPError) -> str:
+    """The request a failure is about, for a message (``POST http://…/token``)."""
+    try:
+        request = exc.request
+    except RuntimeError:  # not set
+        return "the server"
+    url = request.url.copy_with(query=None, fragment=None)
+    return shown(f"{request.method} {url}")
 
 
 async def _touch(client: httpx2.AsyncClient, request: SignIn) -> int:

@@ -19,6 +19,7 @@ from mcpctl.auth.records import (
     delete_record,
     load_record,
     record_key,
+    sane_lifetime,
     save_record,
     token_status,
 )
@@ -219,8 +220,8 @@ class TokenStore:
         record.token_type = tokens.token_type
         if tokens.scope is not None:
             record.scope = tokens.scope
-        record.lifetime = float(tokens.expires_in) if tokens.expires_in is not None else None
-        record.expires_at = now + tokens.expires_in if tokens.expires_in is not None else None
+        record.lifetime = sane_lifetime(tokens.expires_in)
+        record.expires_at = now + record.lifetime if record.lifetime is not None else None
         record.sign_in_needed = None
         if self.oauth_metadata is not None:
             record.auth_server = self.oauth_metadata.model_dump(mode="json", exclude_none=True)

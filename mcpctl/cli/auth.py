@@ -146,8 +146,8 @@ def login(
         "--timeout",
         envvar="MCPCTL_AUTH_TIMEOUT",
         metavar="DURATION",
-        help="How long to wait for the browser's answer: 5m, 90s; a bare number is seconds "
-        "(env MCPCTL_AUTH_TIMEOUT).",
+        help="How long to wait for the browser's answer, and at most for each request to the "
+        "servers (30 s at most): 5m, 90s; a bare number is seconds (env MCPCTL_AUTH_TIMEOUT).",
     ),
 ) -> int:
     """Sign in to a server (mcpctl auth NAME): tokens to the keyring.
@@ -193,7 +193,7 @@ def login(
     try:
         say = _sayer(request.url)
         # A spinner while the browser is away; none while a pasted address is read on stdin.
-        record = run_async(
+        done = run_async(
             lambda: sign_in(request, say),
             what=f"Waiting for the sign-in to {name} (Ctrl-C to stop)",
             spinner=browser,
@@ -202,9 +202,9 @@ def login(
         raise SignInError(
             f"signing in to {name} was stopped ({exc.signal.name}); nothing was stored"
         ) from None
-    status = token_status(name, resolved.entry.url, record)
+    status = token_status(name, resolved.entry.url, done.record)
     output.info(f"Signed in to {name}")
-    return output.emit(Result("auth", status))
+    return output.emit(Result("auth", status, done.warnings))
 
 
 @auth_app.command("status")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.probe import procs
+from tests.auth.conftest import mcpctl, oauth_server  # noqa: F401 -- fixtures used here too
 from tests.cli.test_watch import watch  # noqa: F401 -- fixtures used here too
 from tests.conftest import Cli, Run
 from tests.registry.conftest import catalog, registry  # noqa: F401

@@ -55,8 +55,14 @@ class OAuthServer:
         """The authorization server's origin."""
         return f"http://127.0.0.1:{self.as_port or self.port}"
 
-    def control(self, path: str, **params: str) -> Any:
-        return httpx2.post(f"{self.as_origin}/_test/{path}", params=params, timeout=10).json()
+    def control(self, which: str, /, **params: str) -> Any:
+        return httpx2.post(f"{self.as_origin}/_test/{which}", params=params, timeout=10).json()
+
+    def control_json(self, which: str, body: Any, /, **params: str) -> Any:
+        """A test control with a JSON body (non-finite numbers written as ``Infinity``)."""
+        url = f"{self.as_origin}/_test/{which}"
+        content = json.dumps(body).encode()
+        return httpx2.post(url, params=params, content=content, timeout=10).json()
 
     def report(self, origin: str | None = None) -> dict[str, Any]:
         """What an authorization server saw (default: the first one)."""

@@ -28,6 +28,13 @@ python oauth_server.py PORT [--as-port PORT] [--access-ttl S] [--client ID:SECRE
   ``POST /_test/refresh-delay?seconds=N`` (refreshes are answered that much later),
   ``POST /_test/revoke-refresh`` (every refresh token stops working),
   ``POST /_test/expire-access`` (every access token stops working).
+* Hostile modes, also test controls (on the authorization server, acting on every port):
+  ``POST /_test/trickle?path=P&every=S`` -- the answers to requests for path ``P`` (the token
+  endpoint, a metadata document, the revocation endpoint...) send their status and headers at
+  once, then their body (padded in front with 4096 spaces) one byte every ``S`` seconds;
+  ``POST /_test/token-override`` with a JSON object as body -- its members replace those of
+  every successful token response from then on (``{"expires_in": 1e20}``); with
+  ``?access_size=N`` the access token becomes ``N`` letters.
 """
 
 from __future__ import annotations
@@ -214,6 +221,78 @@ class TestProvider:
         raise TokenError(error="unsupported_grant_type")
 
 
+class Faults:
+    """The hostile modes of every app of this process (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.trickle: dict[str, float] = {}
+        self.token_override: dict[str, Any] = {}
+        self.access_size = 0
+
+
+class FaultFront:
+    """ASGI middleware in front of each app: trickles the answers to the paths told to, and
+    rewrites successful token responses as told to."""
+
+    def __init__(self, app: Any, faults: Faults) -> None:
+        self.app = app
+        self.faults = faults
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        every = self.faults.trickle.get(path)
+        rewrite = path == "/token" and (self.faults.token_override or self.faults.access_size)
+        if every is None and not rewrite:
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        chunks: list[bytes] = []
+
+        async def keep(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, keep)
+        body = b"".join(chunks)
+        if rewrite and start.get("status") == 200:
+            data = json.loads(body)
+            data.update(self.faults.token_override)
+            if self.faults.access_size:
+                data["access_token"] = "A" * self.faults.access_size
+            body = json.dumps(data).encode()
+        if every is not None:
+            body = b" " * 4096 + body
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": start.get("status", 500),
+                    "headers": headers})  # fmt: skip
+        if every is None:
+            await send({"type": "http.response.body", "body": body})
+            return
+        gone = asyncio.Event()
+
+        async def watch() -> None:  # the client hung up: stop trickling
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        watcher = asyncio.create_task(watch())
+        try:
+            for index in range(len(body)):
+                if gone.is_set():
+                    return
+                await send({"type": "http.response.body", "body": body[index : index + 1],
+                            "more_body": index + 1 < len(body)})  # fmt: skip
+                await asyncio.sleep(every)
+        finally:
+            watcher.cancel()
+
+
 class TokenFront:
     """ASGI middleware before ``/token`` and ``/register``: records each token request's grant
     and resource, and each registration request's body; answers the ``client_credentials``
@@ -289,7 +368,9 @@ def _replay(body: bytes) -> Any:
     return replay
 
 
-def admin_routes(provider: TestProvider, moves: list[str] | None = None) -> list[Route]:
+def admin_routes(
+    provider: TestProvider, faults: Faults, moves: list[str] | None = None
+) -> list[Route]:
     async def stats(request: Request) -> Response:
         return JSONResponse({
             "stats": dict(provider.stats),
@@ -328,6 +409,16 @@ def admin_routes(provider: TestProvider, moves: list[str] | None = None) -> list
             del moves[0]  # the protected-resource metadata names the next one
         return JSONResponse({"authorization_server": moves[0]})
 
+    async def trickle(request: Request) -> Response:
+        faults.trickle[request.query_params["path"]] = float(request.query_params["every"])
+        return JSONResponse({"trickle": faults.trickle})
+
+    async def token_override(request: Request) -> Response:
+        body = await request.body()
+        faults.token_override = json.loads(body) if body else {}
+        faults.access_size = int(request.query_params.get("access_size", "0"))
+        return JSONResponse({"override": sorted(faults.token_override)})
+
     moving = [Route("/_test/move-as", move_as, methods=["POST"])] if moves else []
     return [
         *moving,
@@ -337,6 +428,8 @@ def admin_routes(provider: TestProvider, moves: list[str] | None = None) -> list
         Route("/_test/refresh-delay", refresh_delay, methods=["POST"]),
         Route("/_test/revoke-refresh", revoke_refresh, methods=["POST"]),
         Route("/_test/expire-access", expire_access, methods=["POST"]),
+        Route("/_test/trickle", trickle, methods=["POST"]),
+        Route("/_test/token-override", token_override, methods=["POST"]),
     ]
 
 
@@ -390,6 +483,7 @@ def build(opts: argparse.Namespace) -> list[tuple[Any, int]]:
 
     if opts.next_as_port and not opts.as_port:
         raise SystemExit("--next-as-port needs --as-port")
+    faults = Faults()
     mcp_origin = f"http://127.0.0.1:{opts.port}"
     as_origin = f"http://127.0.0.1:{opts.as_port}" if opts.as_port else mcp_origin
     provider = TestProvider(opts.access_ttl, as_origin, opts.iss)
@@ -460,12 +554,12 @@ def build(opts: argparse.Namespace) -> list[tuple[Any, int]]:
 
     if not opts.as_port:
         mcp_app.router.routes[:0] = metadata(settings.issuer_url)  # before the SDK's own
-        mcp_app.router.routes.extend(admin_routes(provider))
-        apps.append((TokenFront(mcp_app, provider), opts.port))
+        mcp_app.router.routes.extend(admin_routes(provider, faults))
+        apps.append((FaultFront(TokenFront(mcp_app, provider), faults), opts.port))
         return apps
     if opts.next_as_port:
         mcp_app.router.routes.insert(0, resource_route(resource, origins))
-    apps.append((mcp_app, opts.port))
+    apps.append((FaultFront(mcp_app, faults), opts.port))
     ports = [opts.as_port, opts.next_as_port]
     for index, each in enumerate(providers):
         issuer = auth_settings(origins[index]).issuer_url
@@ -475,9 +569,9 @@ def build(opts: argparse.Namespace) -> list[tuple[Any, int]]:
             client_registration_options=registration,
             revocation_options=revocation,
         )
-        admin = admin_routes(each, origins if index == 0 and opts.next_as_port else None)
+        admin = admin_routes(each, faults, origins if index == 0 and opts.next_as_port else None)
         as_app = Starlette(routes=[*metadata(issuer), *routes, *admin])
-        apps.append((TokenFront(as_app, each), ports[index]))
+        apps.append((FaultFront(TokenFront(as_app, each), faults), ports[index]))
     return apps
 
 
