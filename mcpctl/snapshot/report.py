@@ -1,8 +1,9 @@
 """The start-up report: what is configured, what answered, what changed since the last snapshot.
 
 Built from the config's entries, the current snapshot (probed or not) and its diff against
-the previous one; rendered as plain text that fits a chat message (short lines, no colour,
-no box drawing), as Markdown (Slack, GitHub), or as data for JSON. Pure: no files, no
+the previous one (with what servers sent that held a secret, recorded redacted); rendered as
+plain text that fits a chat message (short lines, no colour, no box drawing), as Markdown
+(Slack, GitHub), or as data for JSON. Pure: no files, no
 servers. Everything is in a fixed order (servers by name), so a report is reproducible.
 
     report = build_report(loaded.config.entries, snapshot, diff, since=previous.timestamp)
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
+from mcpctl.snapshot.diff import RedactedSecret, ServerChange, SnapshotDiff
 from mcpctl.snapshot.model import McpRecord, Snapshot
 from mcpctl.text import escape_controls
 
@@ -315,6 +316,9 @@ def _lines(report: Report, fmt: _Plain, limit: int) -> list[str]:
             f"{fmt.label('Disabled')} {_names(report.disabled, fmt, len(report.disabled))}",
         ]
     lines += _change_section(report, fmt, limit)
+    if report.changes.redacted:
+        lines += fmt.heading("Secrets redacted")
+        lines += [f"{fmt.bullet}{_redacted_line(r, fmt)}" for r in report.changes.redacted]
     if report.failed:
         lines += fmt.heading("Failed")
         lines += [
@@ -324,6 +328,14 @@ def _lines(report: Report, fmt: _Plain, limit: int) -> list[str]:
         lines += fmt.heading("Config problems")
         lines += [f"{fmt.bullet}{fmt.words(p)}" for p in report.problems]
     return lines
+
+
+def _redacted_line(item: RedactedSecret, fmt: _Plain) -> str:
+    """``github: tool create_issue: definition contained a secret: redacted``."""
+    what = ""
+    if item.name is not None:
+        what = f"{_KIND_WORDS.get(item.kind, (item.kind,))[0]} {fmt.code(item.name)}: "
+    return f"{fmt.name(item.server)}: {what}{item.message}"
 
 
 def _server_lines(server: ServerSummary, fmt: _Plain, limit: int) -> list[str]:

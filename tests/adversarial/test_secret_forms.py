@@ -17,11 +17,12 @@ import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, quote, quote_plus, urlencode, urlsplit
+from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit
 
 import pytest
 
 from mcpctl.config.redaction import Redactor, secret_forms
+from tests.adversarial.secretforms import fragments, leaks_of
 from tests.auth.conftest import Browser, Mcpctl, finish, mcpctl  # noqa: F401 -- the fixture
 
 pytestmark = pytest.mark.slow
@@ -29,30 +30,6 @@ pytestmark = pytest.mark.slow
 # Lowercase and made to need escaping: no pattern finds it, only the knowledge of its forms.
 CONFIGURED = f"canary{uuid.uuid4().hex}/+ =&~é"
 ISSUED = f"issued{uuid.uuid4().hex}"
-
-
-def leaks_of(value: str) -> list[tuple[str, str]]:
-    """How ``value`` may be written, and what of each must never show (computed here, apart
-    from mcpctl): as is, JSON-escaped, percent-encoded three ways, base64 two ways, and inside
-    the base64 of ``name:value`` (Basic auth) at each alignment -- there, the characters
-    carried by the value's bits."""
-    raw = value.encode()
-    written = {value, quote(value), quote(value, safe=""), quote_plus(value),
-               json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}  # fmt: skip
-    out = [(text, text) for text in written] + [(value, value[:16])]  # half a secret is a leak
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        text = encode(raw).decode()
-        out += [(text, text), (text.rstrip("="), text.rstrip("="))]
-        for prefix in (b"c:", b"id:", b"bot:"):
-            text = encode(prefix + raw).decode()
-            start = -(-8 * len(prefix) // 6)  # the first character of the value's bits only
-            out.append((text, text[start : start + 12]))
-    return out
-
-
-def fragments(value: str) -> list[str]:
-    """What of ``value`` must never show, in any of its forms."""
-    return sorted({fragment for _, fragment in leaks_of(value)})
 
 
 class EchoingServer(ThreadingHTTPServer):
