@@ -54,3 +54,30 @@ def test_secret_named_variables_are_hidden_but_not_ordinary_ones() -> None:
     env = {"DEPLOY_API_TOKEN": "tok-value-1", "XDG_SESSION_TYPE": "tty", "HOME": "/root"}
     current = redactor(environ=env)
     assert current("tok-value-1 on tty in /root") == "**** on tty in /root"
+
+
+def test_the_redactor_is_rebuilt_only_when_the_secrets_change() -> None:
+    forget()
+    register(["first-canary-value"])
+    first = redactor(environ={})
+    assert redactor(environ={}) is first  # the same set: its regex is not compiled again
+    register(["second-canary-value"])
+    second = redactor(environ={})
+    assert second is not first
+    assert second("first-canary-value second-canary-value") == "**** ****"
+    assert redactor(environ={}, patterns=False) is not second  # without the patterns
+    forget()
+
+
+def test_overlapping_values_are_hidden_whole() -> None:
+    # The shorter value starts first: hiding it alone would leave the longer one's tail.
+    redact = Redactor(["xxabc", "bcdefghij"])
+    assert redact("zz xxabcdefghij zz") == "zz **** zz"
+    assert redact("xxabc and bcdefghij") == "**** and ****"
+
+
+def test_thousands_of_secrets_compile_into_one_regex() -> None:
+    values = [f"value-{i:04d}-of-a-secret" for i in range(500)]
+    redact = Redactor(values)  # a trie of some 5,000 forms compiles as one regex
+    assert redact(f"a {values[345]} b {values[7]}") == "a **** b ****"
+    assert redact("value-99999-of-a-secret") == "value-99999-of-a-secret"
