@@ -396,32 +396,43 @@ def _trie_pattern(words: Iterable[str]) -> str:
     return build(root)
 
 
+@functools.lru_cache(maxsize=8)
+def _matchers(
+    values: frozenset[str],
+) -> tuple[tuple[str, ...], re.Pattern[str] | None, re.Pattern[str] | None]:
+    """The forms of ``values`` (longest first), the regex that finds any of them, and the one
+    that finds the longest at each position: built once per set of values (the output layer
+    asks for the current redactor for each document it prints)."""
+    forms: set[str] = set()
+    for value in values:
+        forms |= secret_forms(value)
+    ordered = tuple(sorted(forms, key=lambda v: (-len(v), v)))
+    if not ordered:
+        return ordered, None, None
+    try:
+        pattern = _trie_pattern(ordered)
+        known = re.compile(pattern)
+    except (RecursionError, re.error):  # words branching thousands deep: plainly
+        pattern = "|".join(map(re.escape, ordered))
+        known = re.compile(pattern)
+    # At each position the longest form there (a zero-width match steps one character).
+    return ordered, known, re.compile(f"(?=({pattern}))")
+
+
 class Redactor:
     """Replaces every secret in a text by ``****``: known values (in each of their forms,
     :func:`secret_forms`) first, then patterns.
 
     The forms of all the values are searched for at once, with one regex compiled as a trie
-    of them: the output layer runs every string it prints through this.
+    of them, once per set of values: the output layer runs every string it prints through
+    this.
     """
 
     def __init__(self, values: Iterable[str], *, patterns: bool = True) -> None:
-        forms: set[str] = set()
-        for value in values:
-            if len(value) >= MIN_SECRET_LEN:
-                forms |= secret_forms(value)
-        self.values = sorted(forms, key=lambda v: (-len(v), v))
+        self.values, self._known, self._each = _matchers(
+            frozenset(v for v in values if len(v) >= MIN_SECRET_LEN)
+        )
         self.patterns = patterns
-        self._known: re.Pattern[str] | None = None
-        self._each: re.Pattern[str] | None = None
-        if self.values:
-            try:
-                pattern = _trie_pattern(self.values)
-                self._known = re.compile(pattern)
-            except (RecursionError, re.error):  # words branching thousands deep: plainly
-                pattern = "|".join(map(re.escape, self.values))
-                self._known = re.compile(pattern)
-            # At each position the longest form there (a zero-width match steps one character).
-            self._each = re.compile(f"(?=({pattern}))")
 
     def known(self, text: str) -> str:
         """``text`` with every known value (in any of its forms) replaced, patterns not
@@ -485,22 +496,6 @@ class Redactor:
         return value, False
 
 
-_cached: tuple[frozenset[str], bool, Redactor] | None = None
-_cached_lock = threading.Lock()
-
-
-def _redactor_for(values: frozenset[str], patterns: bool) -> Redactor:
-    """The redactor of ``values``: built (its regex compiled) only when the set changed."""
-    global _cached  # noqa: PLW0603 -- one cache for the process
-    with _cached_lock:
-        if _cached is not None and _cached[0] == values and _cached[1] == patterns:
-            return _cached[2]
-    built = Redactor(values, patterns=patterns)
-    with _cached_lock:
-        _cached = (values, patterns, built)
-    return built
-
-
 def known_values(
     *, extra: Iterable[str] = (), environ: Mapping[str, str] | None = None
 ) -> frozenset[str]:
@@ -520,7 +515,7 @@ def redactor(
     values, and ``extra`` ones (see :func:`known_values`); ``patterns``: also whatever looks
     like a credential (off for what is written to files, where a server's example of a key
     must stay as it is)."""
-    return _redactor_for(known_values(extra=extra, environ=environ), patterns)
+    return Redactor(known_values(extra=extra, environ=environ), patterns=patterns)
 
 
 def redact(text: str, *, extra: Iterable[str] = ()) -> str:
