@@ -252,7 +252,9 @@ ENV_SECRET_NAME_RE = re.compile(
     r"TOKEN|SECRET|PASSW(?:OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL", re.IGNORECASE
 )
 _TOKEN_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,}")
-_SCHEME_IN_TEXT_RE = re.compile(r"\b(?:Bearer|Basic|Token)\s+(?P<cred>[A-Za-z0-9_\-+/=.~]{8,})")
+# "*": a credential part of which is a known value already redacted (the base64 of
+# "user:password" when both are known) is hidden whole.
+_SCHEME_IN_TEXT_RE = re.compile(r"\b(?:Bearer|Basic|Token)\s+(?P<cred>[A-Za-z0-9_\-+/=.~*]{8,})")
 _registered: set[str] = set()
 _registered_lock = threading.Lock()
 
@@ -300,7 +302,7 @@ def _looks_like_key(token: str) -> bool:
 
 def _hide_scheme_credential(match: re.Match[str]) -> str:
     cred = match["cred"]
-    if _DIGIT_RE.search(cred) or len(cred) >= 20:
+    if _DIGIT_RE.search(cred) or len(cred) >= 20 or REDACTED in cred:
         return match[0].replace(cred, REDACTED)
     return match[0]
 

@@ -83,3 +83,11 @@ def test_thousands_of_secrets_compile_into_one_regex() -> None:
     redact = Redactor(values)  # a trie of some 5,000 forms compiles as one regex
     assert redact(f"a {values[345]} b {values[7]}") == "a **** b ****"
     assert redact("value-99999-of-a-secret") == "value-99999-of-a-secret"
+
+
+def test_basic_credentials_of_two_known_values_are_hidden_whole() -> None:
+    pair = base64.b64encode(b"user-name-value:pass-word-value").decode()
+    redact = Redactor(["user-name-value", "pass-word-value"])
+    assert redact(f"Authorization: Basic {pair}") == "Authorization: Basic ****"
+    # Without the patterns (files), each value's part is hidden all the same.
+    assert "****" in Redactor(["pass-word-value"], patterns=False)(pair)
