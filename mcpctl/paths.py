@@ -133,6 +133,11 @@ class Paths:
         """Where the locks that serialise writers of a file are (never beside the file)."""
         return self.state_dir / "locks"
 
+    @property
+    def secrets_index_lock(self) -> Path:
+        """The lock that serialises changes to the keyring's index of secret names."""
+        return self.locks_dir / "keyring-index.lock"
+
     def lock_for(self, file: Path) -> Path:
         """The lock file of one file mcpctl writes (see :func:`lock_key`)."""
         return self.locks_dir / f"{lock_key(file)}.lock"

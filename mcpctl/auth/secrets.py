@@ -16,13 +16,16 @@ falls back to a plaintext file.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from mcpctl.config.placeholders import SecretSource
-from mcpctl.errors import KeyringUnavailableError, UsageError
+from mcpctl.errors import KeyringUnavailableError, LockTimeoutError, UsageError
 
 __all__ = [
     "SERVICE",
@@ -34,6 +37,12 @@ __all__ = [
 SERVICE = "mcpctl"
 _NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
 _INDEX = "index"
+_log = logging.getLogger(__name__)
+# How long a change to the index waits for another process's (each holds it for a few
+# keyring calls).
+INDEX_LOCK_TIMEOUT = 60.0
+# One process's threads take turns before taking the file lock.
+_index_thread_lock = threading.Lock()
 _REMEDIES = (
     "run a Secret Service (gnome-keyring, KeePassXC) in this session, choose another backend "
     "with PYTHON_KEYRING_BACKEND, or give the value as an environment variable instead"
@@ -63,7 +72,6 @@ class SecretStore:
 
     def __init__(self, backend: Any = None) -> None:
         self._backend = backend
-        self._lock = threading.Lock()
 
     # --- the backend -----------------------------------------------------------------------
 
@@ -177,13 +185,13 @@ class SecretStore:
         check_secret_name(name)
         if not value:
             raise UsageError(f"the value of {name} is empty; nothing was stored")
-        with self._lock:
+        with _index_lock():
             self.set_item(f"secret:{name}", value)
             self._index(add=name)
 
     def delete(self, name: str) -> bool:
         """Delete the secret ``name``; whether it was there."""
-        with self._lock:
+        with _index_lock():
             found = self.delete_item(f"secret:{name}")
             self._index(remove=name)
         return found
@@ -195,6 +203,42 @@ class SecretStore:
         if remove is not None:
             names.discard(remove)
         self.set_json(_INDEX, {"secrets": sorted(names)})
+
+
+@contextlib.contextmanager
+def _index_lock(timeout: float = INDEX_LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the lock of the index of names, across threads and processes: the index is read,
+    changed and written back, so two ``secret set`` at once would each drop the other's name.
+
+    Raises:
+        LockTimeoutError: another process held it for ``timeout`` seconds.
+    """
+    from filelock import FileLock, Timeout
+
+    from mcpctl.paths import Paths
+
+    path = Paths.from_env().secrets_index_lock
+    with _index_thread_lock:
+        lock: Any = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock = FileLock(str(path), timeout=timeout, mode=0o600, thread_local=False)
+            lock.acquire()
+        except Timeout:
+            raise LockTimeoutError(
+                f"another mcpctl process has been changing the keyring's secrets for {timeout:g} s",
+                hint=f"retry; if no mcpctl is running, delete {path}",
+            ) from None
+        except OSError as exc:
+            # No state dir to lock in (read-only home): this process's threads still take
+            # turns, and the secret itself is stored all the same.
+            _log.debug("cannot lock %s (%s): the index is changed unlocked", path, exc)
+            lock = None
+        try:
+            yield
+        finally:
+            if lock is not None:
+                lock.release()
 
 
 def _failed(what: str, exc: Exception) -> KeyringUnavailableError:

@@ -265,7 +265,14 @@ class TokenStore:
         return client
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        """Keep a new registration: with the tokens for a sign-in, at once otherwise."""
+        """Keep a new registration: with the tokens for a sign-in, at once otherwise.
+
+        Its client secret is hidden from all output at once: a token request that fails may
+        be echoed back with it (form-encoded) before anything is stored."""
+        from mcpctl.config.redaction import register
+
+        if client_info.client_secret:
+            register([client_info.client_secret])
         self._pending_client = self._client_in_use = client_info
         if self.sign_in:
             return

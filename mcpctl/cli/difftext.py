@@ -20,11 +20,15 @@ JSON_MAX = 400
 
 def diff_lines(changes: SnapshotDiff) -> list[str]:
     """``+ name``, ``- name``, ``~ name (fields: ...)``, what each server offers that changed,
-    and ``!`` before each definition that changed in place, old and new values below it."""
+    and ``!`` before each definition that changed in place, old and new values below it, and
+    before each that held a secret (recorded redacted)."""
     lines = [f"+ {name}" for name in changes.added]
     lines += [f"- {name}" for name in changes.removed]
     for change in changes.changed:
         lines += _server_lines(change)
+    for item in changes.redacted:
+        what = f"{NOUNS[item.kind]} {item.name}: " if item.name is not None else ""
+        lines.append(f"! {item.server}: {what}{item.message}")
     return lines
 
 

@@ -19,7 +19,7 @@ from mcpctl.cli.common import (
     paths,
     read_config,
 )
-from mcpctl.cli.difftext import diff_lines
+from mcpctl.cli.difftext import NOUNS, diff_lines
 from mcpctl.cli.output import STATE, CommandGroup, Lines
 from mcpctl.cli.progress import progress
 from mcpctl.errors import UsageError
@@ -157,8 +157,10 @@ def save(
     """Record the enabled servers: their configuration, and with --probe what each offers.
 
     Written to -o FILE, else --snapshot FILE, else $MCPCTL_SNAPSHOT, else the last-known
-    snapshot in the state dir. Values are fingerprints: no secret is written. A server that
-    cannot be probed is recorded without its tools, with a warning.
+    snapshot in the state dir. The configuration is recorded as fingerprints; what servers
+    send is recorded whole, with every secret mcpctl resolved for them replaced by ****
+    (a definition that held one is flagged). A server that cannot be probed is recorded
+    without its tools, with a warning.
 
     Examples:
 
@@ -166,6 +168,7 @@ def save(
 
       mcpctl snapshot save --probe -o mcp-lock.json
     """
+    from mcpctl.snapshot.diff import secrets_redacted
     from mcpctl.snapshot.files import save_snapshot
 
     warnings: list[str] = []
@@ -173,6 +176,10 @@ def save(
     target = out or snapshot_file or paths().snapshot
     snapshot, more, _ = take_now(probe, seconds, concurrency, internal_root, manifest_key, protocol)
     warnings += more
+    redacted = secrets_redacted(snapshot)
+    for item in redacted:
+        what = f"{NOUNS[item.kind]} {item.name}: " if item.name is not None else ""
+        warnings.append(f"{item.server}: {what}{item.message}")
     save_snapshot(snapshot, target)
     failed = sorted(
         name for name, r in snapshot.mcps.items() if r.probe is not None and r.probe.error
@@ -183,6 +190,7 @@ def save(
         "servers": len(snapshot.mcps),
         "probed": probe,
         "probe_failed": failed,
+        "secrets_redacted": [item.to_data() for item in redacted],
     }
     noun = "server" if len(snapshot.mcps) == 1 else "servers"
     what = f"{len(snapshot.mcps)} {noun}"

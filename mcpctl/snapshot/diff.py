@@ -14,12 +14,54 @@ from typing import Any
 from mcpctl.snapshot.model import KINDS, Definition, McpRecord, ServerState, Snapshot
 
 __all__ = [
+    "REDACTION_NOTE",
     "DefinitionChange",
+    "RedactedSecret",
     "ServerChange",
     "SnapshotDiff",
     "diff_server_states",
     "diff_snapshots",
+    "secrets_redacted",
 ]
+
+#: How a definition that held a secret mcpctl resolved is flagged.
+REDACTION_NOTE = "definition contained a secret: redacted"
+
+
+@dataclass(frozen=True)
+class RedactedSecret:
+    """Something a server sent that held a secret mcpctl resolved for it (it echoed one):
+    recorded with ``****`` in its place.
+
+    ``kind`` is one of the snapshot's kinds (``tools``...) with the definition's ``name``, or
+    ``serverInfo`` or ``instructions`` (no name).
+    """
+
+    server: str
+    kind: str
+    name: str | None = None
+
+    @property
+    def message(self) -> str:
+        """``definition contained a secret: redacted`` (``instructions contained...``)."""
+        if self.name is not None:
+            return REDACTION_NOTE
+        return f"{self.kind} contained a secret: redacted"
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON view."""
+        return {"server": self.server, "kind": self.kind, "name": self.name,
+                "message": self.message}  # fmt: skip
+
+
+def secrets_redacted(snapshot: Snapshot) -> list[RedactedSecret]:
+    """What the servers of ``snapshot`` sent that held a secret, by server name."""
+    return [
+        RedactedSecret(name, kind, item)
+        for name in sorted(snapshot.mcps)
+        if (state := snapshot.mcps[name].probe) is not None
+        for kind, item in state.secrets_redacted()
+    ]
 
 
 @dataclass
@@ -85,12 +127,17 @@ class ServerChange:
 
 @dataclass
 class SnapshotDiff:
-    """Servers added, removed and changed; ``first`` when there was no earlier snapshot."""
+    """Servers added, removed and changed; ``first`` when there was no earlier snapshot.
+
+    ``redacted``: what the servers of the new snapshot sent that held a secret (flagged
+    whether or not it changed; not a change itself).
+    """
 
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[ServerChange] = field(default_factory=list)
     first: bool = False
+    redacted: list[RedactedSecret] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -111,6 +158,7 @@ class SnapshotDiff:
             "removed": self.removed,
             "changed": [c.to_data() for c in self.changed],
             "definitions_changed": [c.name for c in self.definitions_changed],
+            "secrets_redacted": [r.to_data() for r in self.redacted],
         }
 
 
@@ -118,10 +166,11 @@ def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SnapshotDiff:
     """What changed from ``old`` to ``new``. With no ``old`` (the first boot) the diff is
     empty, never "everything added"."""
     if old is None:
-        return SnapshotDiff(first=True)
+        return SnapshotDiff(first=True, redacted=secrets_redacted(new))
     out = SnapshotDiff(
         added=sorted(set(new.mcps) - set(old.mcps)),
         removed=sorted(set(old.mcps) - set(new.mcps)),
+        redacted=secrets_redacted(new),
     )
     for name in sorted(set(old.mcps) & set(new.mcps)):
         change = _server(old.mcps[name], new.mcps[name])

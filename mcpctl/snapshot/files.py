@@ -44,9 +44,15 @@ def load_snapshot(path: Path) -> Snapshot | None:
 def save_snapshot(snapshot: Snapshot, path: Path) -> None:
     """Write ``snapshot`` to ``path`` atomically (sorted and stable: a lock file diffs well).
 
+    No secret mcpctl resolved is written, in any of its forms: probing redacted what servers
+    sent (:func:`~mcpctl.snapshot.probing.state_of`), and every string of the file is checked
+    again here, keys included.
+
     Raises:
         ReadOnlyError, StorageError: it cannot be written (any old file is untouched).
     """
+    from mcpctl.config.redaction import redactor
     from mcpctl.config.store import write_json
 
-    write_json(path, snapshot.to_data())
+    data, _ = redactor(patterns=False).data(snapshot.to_data())
+    write_json(path, data)

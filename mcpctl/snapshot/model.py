@@ -33,11 +33,16 @@ FORMAT = 1
 
 @dataclass(frozen=True)
 class Definition:
-    """A tool, prompt or resource template as the server sent it, and its fingerprint."""
+    """A tool, prompt or resource template as the server sent it, and its fingerprint.
+
+    ``redacted``: what the server sent held a secret mcpctl resolved (it echoed one); ``data``
+    has ``****`` in its place, and the fingerprint is of ``data``.
+    """
 
     name: str
     fingerprint: str
     data: Mapping[str, Any]
+    redacted: bool = False
 
     @classmethod
     def of(cls, data: Mapping[str, Any], name: str | None = None) -> Definition:
@@ -56,6 +61,8 @@ class ServerState:
     "2026-07-28"}``): recorded for people, never part of a fingerprint or of a diff.
     ``warnings`` (what mcpctl had to repair or could not list: the server is degraded) are
     known only to the snapshot just taken: they are not written to the file.
+    ``redacted`` names the other parts (``serverInfo``, ``instructions``) that held a secret
+    mcpctl resolved, recorded (or hashed) with ``****`` in its place.
     """
 
     server_info: dict[str, Any] | None = None
@@ -66,11 +73,23 @@ class ServerState:
     error: str | None = None  # the probe's failure code: nothing is known of its tools
     protocol: dict[str, str] | None = None
     warnings: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> dict[str, Definition]:
         """The definitions of one of :data:`KINDS`."""
         found: dict[str, Definition] = getattr(self, kind)
         return found
+
+    def secrets_redacted(self) -> list[tuple[str, str | None]]:
+        """What held a secret, in a fixed order: ``("serverInfo", None)``, ``("instructions",
+        None)``, then ``(kind, name)`` of each definition."""
+        out: list[tuple[str, str | None]] = [
+            (part, None) for part in ("serverInfo", "instructions") if part in self.redacted
+        ]
+        for kind in KINDS:
+            found = self.of_kind(kind)
+            out += [(kind, name) for name in sorted(found) if found[name].redacted]
+        return out
 
 
 @dataclass
@@ -98,7 +117,8 @@ class Snapshot:
         return any(record.probe is not None for record in self.mcps.values())
 
     def to_data(self) -> dict[str, Any]:
-        """The JSON object written to disk: sorted, stable, no secret (values are hashes)."""
+        """The JSON object written to disk: sorted, stable, no secret (the configuration's
+        values are hashes; what servers sent has every secret mcpctl resolved redacted)."""
         return {
             "timestamp": self.timestamp,
             "format": FORMAT,
@@ -271,13 +291,23 @@ def _state_data(state: ServerState) -> dict[str, Any]:
         out["instructions"] = state.instructions_sha256
     if state.protocol is not None:
         out["protocol"] = dict(state.protocol)
+    if state.redacted:
+        out["redacted"] = sorted(state.redacted)
     for kind in KINDS:
         found = state.of_kind(kind)
         if found or state.error is None:
-            out[kind] = [
-                {"name": d.name, "fingerprint": d.fingerprint, "definition": dict(d.data)}
-                for d in (found[n] for n in sorted(found))
-            ]
+            out[kind] = [_definition_data(found[n]) for n in sorted(found)]
+    return out
+
+
+def _definition_data(definition: Definition) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": definition.name,
+        "fingerprint": definition.fingerprint,
+        "definition": dict(definition.data),
+    }
+    if definition.redacted:
+        out["redacted"] = True
     return out
 
 
@@ -294,6 +324,9 @@ def _state(data: dict[str, Any], at: _Path, check: _Check) -> ServerState:
             value = check.text(protocol, key, (*at, "protocol"))
             if value is not None:
                 state.protocol[key] = value
+    redacted = data.get("redacted")
+    if isinstance(redacted, list):
+        state.redacted = [p for p in redacted if p in ("serverInfo", "instructions")]
     for kind in KINDS:
         found = state.of_kind(kind)
         for i, item in enumerate(check.array(data, kind, at)):
@@ -307,6 +340,9 @@ def _state(data: dict[str, Any], at: _Path, check: _Check) -> ServerState:
                 raise check.fail(where, "a second definition of the same name")
             definition = check.mapping(item, "definition", where)
             found[name] = Definition(
-                name, check.text(item, "fingerprint", where) or "", definition or {}
+                name,
+                check.text(item, "fingerprint", where) or "",
+                definition or {},
+                item.get("redacted") is True,
             )
     return state

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
@@ -17,6 +18,7 @@ from mcpctl.snapshot.model import Definition, ServerState, Snapshot, snapshot_of
 
 if TYPE_CHECKING:
     from mcpctl.config.placeholders import SecretSource
+    from mcpctl.config.redaction import Redactor
     from mcpctl.probe.catalog import Catalog
     from mcpctl.probe.eras import EraMemory
     from mcpctl.probe.health import ServerKind
@@ -38,31 +40,58 @@ def instructions_sha256(text: str | None) -> str | None:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def state_of(found: Catalog) -> ServerState:
-    """A catalog as the snapshot records it: definitions whole, with their fingerprints."""
+def state_of(found: Catalog, redact: Redactor | None = None) -> ServerState:
+    """A catalog as the snapshot records it: definitions whole, with their fingerprints.
+
+    Every secret mcpctl resolved (``redact``, default: all known to this process, in each of
+    their forms) is replaced by ``****`` in what the server sent before anything is recorded
+    or fingerprinted: a server that echoes one writes no secret into a snapshot or a lock
+    file, and its fingerprints do not change with the secret's value. What held one is
+    flagged (:attr:`Definition.redacted`, :attr:`ServerState.redacted`).
+    """
     if found.error is not None:
         return ServerState(error=found.error)
+    if redact is None:
+        from mcpctl.config.redaction import redactor
+
+        redact = redactor(patterns=False)  # a server's example of a key is no secret
+    redacted: list[str] = []
+    server_info = found.server_info
+    if server_info is not None:
+        server_info, hit = redact.data(server_info)
+        if hit:
+            redacted.append("serverInfo")
+    instructions = found.instructions
+    if instructions is not None:
+        cleaned = redact.known(instructions)
+        if cleaned != instructions:
+            redacted.append("instructions")
+        instructions = cleaned
     return ServerState(
-        server_info=found.server_info,
-        instructions_sha256=instructions_sha256(found.instructions),
-        tools=_definitions(found.tools),
-        prompts=_definitions(found.prompts),
-        resource_templates=_definitions(found.resource_templates),
+        server_info=server_info,
+        instructions_sha256=instructions_sha256(instructions),
+        tools=_definitions(found.tools, redact),
+        prompts=_definitions(found.prompts, redact),
+        resource_templates=_definitions(found.resource_templates, redact),
         protocol=(
             {"era": found.era.name, "version": found.era.version} if found.era is not None else None
         ),
         warnings=list(found.warnings),
+        redacted=redacted,
     )
 
 
-def _definitions(items: Iterable[Mapping[str, object]]) -> dict[str, Definition]:
+def _definitions(items: Iterable[Mapping[str, object]], redact: Redactor) -> dict[str, Definition]:
     out: dict[str, Definition] = {}
-    for item in items:
+    for raw in items:
+        item, hit = redact.data(raw)
         try:
             definition = Definition.of(item)
         except ValueError:  # a lone surrogate, NaN...: not canonical JSON, still pinned
             name = str(item.get("name") or item.get("uriTemplate") or "")
             definition = Definition(name, _loose_fingerprint(item), dict(item))
+        if hit:
+            definition = replace(definition, redacted=True)
         out[definition.name] = definition
     return out
 

@@ -1,8 +1,9 @@
 """The start-up report: what is configured, what answered, what changed since the last snapshot.
 
 Built from the config's entries, the current snapshot (probed or not) and its diff against
-the previous one; rendered as plain text that fits a chat message (short lines, no colour,
-no box drawing), as Markdown (Slack, GitHub), or as data for JSON. Pure: no files, no
+the previous one (with what servers sent that held a secret, recorded redacted); rendered as
+plain text that fits a chat message (short lines, no colour, no box drawing), as Markdown
+(Slack, GitHub), or as data for JSON. Pure: no files, no
 servers. Everything is in a fixed order (servers by name), so a report is reproducible.
 
     report = build_report(loaded.config.entries, snapshot, diff, since=previous.timestamp)
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
+from mcpctl.snapshot.diff import RedactedSecret, ServerChange, SnapshotDiff
 from mcpctl.snapshot.model import McpRecord, Snapshot
 from mcpctl.text import escape_controls
 
@@ -344,6 +345,9 @@ def _lines(report: Report, fmt: _Plain, limit: int) -> list[str]:
         for s in degraded:
             more = f" (+{len(s.degraded) - 1} more)" if len(s.degraded) > 1 else ""
             lines.append(f"{fmt.bullet}{fmt.name(s.name)}: {fmt.words(s.degraded[0])}{more}")
+    if report.changes.redacted:
+        lines += fmt.heading("Secrets redacted")
+        lines += [f"{fmt.bullet}{_redacted_line(r, fmt)}" for r in report.changes.redacted]
     if report.failed:
         lines += fmt.heading("Failed")
         lines += [
@@ -353,6 +357,14 @@ def _lines(report: Report, fmt: _Plain, limit: int) -> list[str]:
         lines += fmt.heading("Config problems")
         lines += [f"{fmt.bullet}{fmt.words(p)}" for p in report.problems]
     return lines
+
+
+def _redacted_line(item: RedactedSecret, fmt: _Plain) -> str:
+    """``github: tool create_issue: definition contained a secret: redacted``."""
+    what = ""
+    if item.name is not None:
+        what = f"{_KIND_WORDS.get(item.kind, (item.kind,))[0]} {fmt.code(item.name)}: "
+    return f"{fmt.name(item.server)}: {what}{item.message}"
 
 
 def _server_lines(server: ServerSummary, fmt: _Plain, limit: int) -> list[str]:

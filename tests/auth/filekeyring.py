@@ -4,7 +4,9 @@ TEST ONLY: it keeps secrets in plaintext. Select it in a subprocess with
 ``PYTHON_KEYRING_BACKEND=tests.auth.filekeyring.FileKeyring`` and name its file with
 ``MCPCTL_TEST_KEYRING_FILE`` (``PYTHONPATH`` must reach the repository). Every operation
 holds an exclusive ``flock`` on the file, so concurrent processes see each other's writes
-whole. The product never selects it and never writes secrets to a file.
+whole. ``MCPCTL_TEST_KEYRING_DELAY`` (seconds) makes each read answer that much later, after
+the lock is released, as a Secret Service's round trip over D-Bus does. The product never
+selects it and never writes secrets to a file.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +25,7 @@ from keyring.errors import PasswordDeleteError
 
 FILE_VAR = "MCPCTL_TEST_KEYRING_FILE"
 BACKEND = "tests.auth.filekeyring.FileKeyring"
+DELAY_VAR = "MCPCTL_TEST_KEYRING_DELAY"
 
 
 class FileKeyring(KeyringBackend):
@@ -54,6 +58,9 @@ class FileKeyring(KeyringBackend):
     def get_password(self, service: str, username: str) -> str | None:
         with self._items(write=False) as items:
             value = items.get(f"{service}\x00{username}")
+        delay = float(os.environ.get(DELAY_VAR) or 0)
+        if delay > 0:
+            time.sleep(delay)
         return value if isinstance(value, str) else None
 
     def set_password(self, service: str, username: str, password: str) -> None:

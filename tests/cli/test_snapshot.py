@@ -42,7 +42,8 @@ def test_save_writes_the_enabled_servers_to_the_state_dir(
     assert r.exit_code == 0, r.stderr
     target = default_snapshot(isolated)
     assert r.json["data"] == {"file": str(target), "timestamp": r.json["data"]["timestamp"],
-                              "servers": 2, "probed": False, "probe_failed": []}  # fmt: skip
+                              "servers": 2, "probed": False, "probe_failed": [],
+                              "secrets_redacted": []}  # fmt: skip
     assert names(target) == ["github", "time"]
     r = cli("snapshot", "save")
     assert r.stdout == "" and f"Wrote {target} (2 servers)" in r.stderr

@@ -155,3 +155,40 @@ def test_a_kept_subject_is_shown_when_it_contains_a_secret_value_but_the_value_i
     assert out == "myserver.env.API_KEY holds a literal value; **** elsewhere"
     # A subject that is a secret value itself is never kept.
     assert redact("myserver", keep=["myserver"]) == "****"
+
+
+def test_the_redactor_is_rebuilt_only_when_the_secrets_change() -> None:
+    forget()
+    register(["first-canary-value"])
+    first = redactor(environ={})
+    assert "first-canary-value" in first.values
+    # The same set: its forms are not computed nor its regex compiled again, patterns or not.
+    assert redactor(environ={}).values is first.values
+    assert redactor(environ={}, patterns=False).values is first.values
+    register(["second-canary-value"])
+    second = redactor(environ={})
+    assert second.values is not first.values
+    assert second("first-canary-value second-canary-value") == "**** ****"
+    forget()
+
+
+def test_overlapping_values_are_hidden_whole() -> None:
+    # The shorter value starts first: hiding it alone would leave the longer one's tail.
+    redact = Redactor(["xxabc", "bcdefghij"])
+    assert redact("zz xxabcdefghij zz") == "zz **** zz"
+    assert redact("xxabc and bcdefghij") == "**** and ****"
+
+
+def test_thousands_of_secrets_compile_into_one_regex() -> None:
+    values = [f"value-{i:04d}-of-a-secret" for i in range(500)]
+    redact = Redactor(values)  # a trie of some 5,000 forms compiles as one regex
+    assert redact(f"a {values[345]} b {values[7]}") == "a **** b ****"
+    assert redact("value-99999-of-a-secret") == "value-99999-of-a-secret"
+
+
+def test_basic_credentials_of_two_known_values_are_hidden_whole() -> None:
+    pair = base64.b64encode(b"user-name-value:pass-word-value").decode()
+    redact = Redactor(["user-name-value", "pass-word-value"])
+    assert redact(f"Authorization: Basic {pair}") == "Authorization: Basic ****"
+    # Without the patterns (files), each value's part is hidden all the same.
+    assert "****" in Redactor(["pass-word-value"], patterns=False)(pair)

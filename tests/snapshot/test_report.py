@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,9 @@ def snapshots() -> tuple[Snapshot, Snapshot]:
     before.mcps["search"].probe = healthy(tool("web_search"))
     now.mcps["search"].probe = ServerState(error="auth_required")
     before.mcps["fetch"].probe = healthy(tool("fetch"))
-    now.mcps["time"].probe = healthy(tool("get_current_time"), tool("convert_time"))
+    # The time server echoed a secret mcpctl resolved for it: recorded redacted, flagged.
+    convert = replace(tool("convert_time", "Converts with the key ****."), redacted=True)
+    now.mcps["time"].probe = healthy(tool("get_current_time"), convert)
     now.mcps["time"].probe.warnings = ["tool 'convert_time': inputSchema has no \"type\""]
     for snap in (before, now):
         snap.mcps["memory"].probe = healthy(

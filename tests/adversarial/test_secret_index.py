@@ -1,0 +1,103 @@
+"""The keyring's index of secret names under concurrent writers.
+
+Keyrings cannot list their items, so ``SecretStore`` keeps the names in an ``index`` item it
+reads, changes and writes back: twenty ``mcpctl secret set`` processes at once must each land
+their name, not overwrite each other's index. The processes are released together: each
+waits for its value on stdin, which is given to all once every one of them is asleep there,
+and the test keyring answers reads a little late, as a Secret Service does over D-Bus.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.auth.filekeyring import BACKEND, DELAY_VAR, FILE_VAR, read_items
+from tests.conftest import MCPCTL
+
+ROOT = Path(__file__).resolve().parents[2]
+COUNT = 20
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "?"
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def _all_waiting(pids: list[int], *, settle: float = 1.0, timeout: float = 180.0) -> None:
+    """Return once every one of ``pids`` has slept (blocked on its stdin) for ``settle`` s:
+    they are all past their imports, at the read that precedes the keyring."""
+    deadline = time.monotonic() + timeout
+    since: float | None = None
+    while time.monotonic() < deadline:
+        if all(_state(pid) == "S" for pid in pids):
+            since = since or time.monotonic()
+            if time.monotonic() - since >= settle:
+                return
+        else:
+            since = None
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_concurrent_secret_sets_keep_every_name(tmp_path: Path) -> None:
+    keyring_file = tmp_path / "keyring.json"
+    env = {
+        **os.environ,
+        "MCPCTL_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": str(ROOT),
+        "PYTHON_KEYRING_BACKEND": BACKEND,
+        FILE_VAR: str(keyring_file),
+        DELAY_VAR: "0.1",
+    }
+    names = [f"TOKEN_{i:02d}" for i in range(COUNT)]
+    errs = [(tmp_path / f"{name}.err").open("wb") for name in names]
+    procs = [
+        subprocess.Popen(
+            [*MCPCTL, "secret", "set", name],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        for name, err in zip(names, errs, strict=True)
+    ]
+    for err in errs:
+        err.close()  # the children have their own
+    try:
+        _all_waiting([proc.pid for proc in procs])
+        for i, proc in enumerate(procs):  # all at once: write and close each stdin
+            assert proc.stdin is not None
+            proc.stdin.write(f"value-{i:02d}-of-a-secret".encode())
+            proc.stdin.close()
+        for name, proc in zip(names, procs, strict=True):
+            assert proc.wait(timeout=240) == 0, (tmp_path / f"{name}.err").read_text()
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    listed = subprocess.run(
+        [*MCPCTL, "secret", "list", "--json"],
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr.decode()
+    shown = json.loads(listed.stdout)["data"]
+    shown_names = sorted(item["name"] for item in shown["secrets"])
+    assert shown_names == names
+    # Every value landed too, and the index names them all.
+    items = read_items(keyring_file)
+    assert all(items[f"mcpctl\x00secret:{n}"] == f"value-{i:02d}-of-a-secret"
+               for i, n in enumerate(names))  # fmt: skip
+    assert json.loads(items["mcpctl\x00index"])["secrets"] == names
