@@ -103,6 +103,8 @@ def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
             pairs.append(("source", f"{src.name}@{src.version} ({src.registry})"))
         if entry.description:
             pairs.append(("description", entry.description))
+        if entry.groups:
+            pairs.append(("groups", ", ".join(entry.groups)))
         return Detail(pairs)
 
     return output.emit(result, human)

@@ -111,6 +111,7 @@ def test_list_with_group_shows_the_members(cli: Cli, servers: Path) -> None:
     r = cli("list", "--group", "work", "--json")
     assert [s["name"] for s in r.json["data"]["servers"]] == ["gh", "off"]
     assert r.json["data"]["servers"][0]["groups"] == ["work"]
+    assert "groups:    work\n" in cli("get", "gh").stdout
     r = cli("list", "--group", "work", "--group", "daily")
     assert [line.split("\t")[0] for line in r.stdout.splitlines()] == ["time", "gh", "off"]
     assert [s["name"] for s in cli("list", "--group", "work", "--enabled", "--json")
