@@ -12,6 +12,7 @@ change meaning once released.
     ├── SignInError                    exit 1  sign_in_failed
     ├── UsageError                     exit 2  usage_error
     │   ├── ServerNotFoundError        exit 2  server_not_found
+    │   ├── GroupNotFoundError         exit 2  group_not_found
     │   ├── ServerExistsError          exit 2  server_exists
     │   ├── InvalidEntryError          exit 2  invalid_entry
     │   ├── PlaintextSecretError       exit 2  plaintext_secret
@@ -54,6 +55,7 @@ __all__ = [
     "ConfigInvalidError",
     "ConfigNotFoundError",
     "ConfigSyntaxError",
+    "GroupNotFoundError",
     "InputRequiredError",
     "InternalError",
     "Interrupted",
@@ -157,6 +159,27 @@ class ServerNotFoundError(UsageError):
         noun = "server" if len(missing) == 1 else "servers"
         place = f" in {where}" if where is not None else ""
         return cls(f"no {noun} {listed}{place}", hint=hint)
+
+
+class GroupNotFoundError(UsageError):
+    """No server of the config belongs to a group of that name."""
+
+    code = "group_not_found"
+
+    @classmethod
+    def for_groups(cls, missing: Sequence[str], known: Iterable[str]) -> GroupNotFoundError:
+        """The error for ``missing`` groups, naming the groups there are."""
+        groups = list(known)
+        guess = closest(missing[0], groups) if missing and groups else None
+        listed = ", ".join(repr(n) for n in missing)
+        noun = "group" if len(missing) == 1 else "groups"
+        if groups:
+            hint = f"the groups: {', '.join(groups)}"
+            if guess:
+                hint = f"did you mean {guess!r}? {hint}"
+        else:
+            hint = "no server is in a group yet; add some with 'mcpctl group add GROUP NAME...'"
+        return cls(f"no {noun} {listed}", hint=hint)
 
 
 class ServerExistsError(UsageError):

@@ -61,12 +61,12 @@ COMMAND_MODULES = {
     "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
-    "doctor": "doctor", "completion": "completion", "run": "run",
+    "doctor": "doctor", "completion": "completion", "run": "run", "group": "groups",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
     "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
-    "completion", "run",
+    "completion", "run", "groups",
 )  # fmt: skip
 
 

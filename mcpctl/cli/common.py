@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mcpctl.registry.sources import RegistrySource
 
 __all__ = [
+    "GROUP",
     "INTERNAL_ROOT",
     "MANIFEST_HELP",
     "MANIFEST_KEY",
@@ -39,6 +40,7 @@ __all__ = [
     "entry_summary",
     "entry_target",
     "era_options",
+    "group_selection",
     "parse_duration",
     "parse_pairs",
     "paths",
@@ -60,6 +62,13 @@ INTERNAL_ROOT = typer.Option(
     metavar="DIR",
     help="Also use internal MCPs (an orchestrator's own servers): sub-folders of DIR whose "
     "package.json has a manifest.",
+)
+GROUP = typer.Option(
+    [],
+    "--group",
+    metavar="GROUP",
+    help="Only the servers of this group (mcpctl group list); repeat it for the servers of "
+    "any of them.",
 )
 MANIFEST_KEY = typer.Option(ORCHESTRATOR_KEY, "--manifest-key", metavar="KEY", help=MANIFEST_HELP)
 
@@ -269,13 +278,33 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
     return outcome[0] if outcome else None
 
 
+def group_selection(entries: Mapping[str, ServerEntry], groups: Sequence[str]) -> list[str] | None:
+    """The servers ``--group`` selects (the members of any of ``groups``, in file order), or
+    ``None`` without ``--group``.
+
+    Raises:
+        GroupNotFoundError: no server is in one of ``groups`` (the hint lists the groups).
+    """
+    if not groups:
+        return None
+    from mcpctl.config.groups import group_members
+
+    return group_members(entries, groups)
+
+
 def targets(
-    names: Sequence[str], scope: Scope, internal_root: Path | None, manifest_key: str
+    names: Sequence[str],
+    scope: Scope,
+    internal_root: Path | None,
+    manifest_key: str,
+    groups: Sequence[str] = (),
 ) -> tuple[list[tuple[str, ServerEntry, Any]], list[str]]:
-    """The servers a probing command acts on, and warnings (bad entries, name clashes).
+    """The servers a probing command acts on (``names`` and the members of ``groups``), and
+    warnings (bad entries, name clashes).
 
     Raises:
         ServerNotFoundError: a name is neither configured nor internal.
+        GroupNotFoundError: no server is in one of ``groups``.
         and the errors of :func:`read_config`.
     """
     from mcpctl.config.siblings import discover_internal, select_targets
@@ -286,7 +315,9 @@ def targets(
     if internal_root is not None:
         internal, found = discover_internal(internal_root, manifest_key)
         warnings += found
-    chosen, more = select_targets(loaded.config.entries, internal, scope=scope, names=names)
+    chosen, more = select_targets(
+        loaded.config.entries, internal, scope=scope, names=names, groups=groups
+    )
     return chosen, warnings + more
 
 

@@ -11,6 +11,7 @@ import typer
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
 from mcpctl.cli.common import (
+    GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     PROTOCOL,
@@ -125,6 +126,7 @@ def health(
         help="Exit 1 only for these states: degraded, needs_auth, unhealthy (includes "
         "unavailable), unavailable; comma-separated or repeated (default: all but healthy).",
     ),
+    group: list[str] = GROUP,
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
@@ -169,6 +171,8 @@ def health(
       mcpctl health legacy-server --protocol legacy -v
 
       mcpctl health --as cursor
+
+      mcpctl health --group work
     """
     from mcpctl.probe.health import HealthStatus, failing_states, probe_all
 
@@ -179,9 +183,13 @@ def health(
     assert limit is not None  # --slow has a default
     failing = failing_states(fail_on or [])
     if as_client is not None:
+        if group:
+            from mcpctl.errors import UsageError
+
+            raise UsageError("--group selects the config's servers; --as probes a client's")
         return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
                           internal_root, manifest_key, warnings)  # fmt: skip
-    chosen, more = targets(names or [], scope.value, internal_root, manifest_key)
+    chosen, more = targets(names or [], scope.value, internal_root, manifest_key, group)
     warnings += more
     mode, eras = era_options(protocol)
     if watch:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import entry_summary, entry_target, read_config
+from mcpctl.cli.common import GROUP, entry_summary, entry_target, group_selection, read_config
 from mcpctl.cli.output import Detail, Table
 from mcpctl.results import Result
 
@@ -15,6 +15,7 @@ app = typer.Typer()
 @app.command("list")
 def list_(
     enabled_only: bool = typer.Option(False, "--enabled", help="Only enabled servers."),
+    group: list[str] = GROUP,
 ) -> int:
     """List the configured servers (never starts one, never touches the network).
 
@@ -26,13 +27,16 @@ def list_(
       mcpctl list
 
       mcpctl list --json | jq -r '.data.servers[].name'
+
+      mcpctl list --group work
     """
     loaded = read_config()
     path = loaded.path
+    members = group_selection(loaded.config.entries, group)
     servers = [
         entry_summary(name, entry)
         for name, entry in loaded.config.entries.items()
-        if entry.enabled or not enabled_only
+        if (entry.enabled or not enabled_only) and (members is None or name in members)
     ]
     data = {"config": str(path), "exists": loaded.exists, "servers": servers}
     result = Result("list", data, warnings=loaded.warnings)
@@ -99,6 +103,8 @@ def get(name: str = typer.Argument(..., help="The server to show.")) -> int:
             pairs.append(("source", f"{src.name}@{src.version} ({src.registry})"))
         if entry.description:
             pairs.append(("description", entry.description))
+        if entry.groups:
+            pairs.append(("groups", ", ".join(entry.groups)))
         return Detail(pairs)
 
     return output.emit(result, human)

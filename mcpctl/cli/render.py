@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import read_config
+from mcpctl.cli.common import GROUP, group_selection, read_config
 from mcpctl.cli.output import Lines
 from mcpctl.errors import UsageError
 from mcpctl.render.targets import TARGET_MODULES
@@ -102,6 +103,7 @@ def render(
         False, "--diff", help="Show what would change in FILE; write nothing."
     ),
     only: list[str] = typer.Option([], "--only", metavar="NAME", help="Only these servers."),
+    group: list[str] = GROUP,
     install: bool = typer.Option(
         False, "--install", help="Write into the client's own config file (a backup is kept)."
     ),
@@ -149,6 +151,8 @@ def render(
 
       mcpctl render fastmcp --only time --only github
 
+      mcpctl render claude-code --install --group work
+
       mcpctl render mcp-proxy -o config.json --check
 
       mcpctl render cursor --install --scope project
@@ -172,7 +176,7 @@ def render(
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
-            target, only, scope, replace, how, check, diff, pins, pin_warnings, listen
+            target, only, scope, replace, how, check, diff, pins, pin_warnings, listen, group
         )
     if replace:
         raise UsageError("--replace goes with --install")
@@ -181,6 +185,7 @@ def render(
     if inline_secrets and out is None:
         raise UsageError("--inline-secrets writes secrets, which mcpctl never prints: give -o FILE")
     loaded = read_config()
+    only = [*only, *(group_selection(loaded.config.entries, group) or [])]
     base = load_template(template) if template is not None else None
     rendered = render_target(
         target, loaded.config.entries, only=only, template=base, secrets_mode=how,
@@ -264,8 +269,11 @@ def install_into_client(
     pins: dict[str, list[str]] | None = None,
     pin_warnings: list[str] | None = None,
     listen: str | None = None,
+    groups: Sequence[str] = (),
 ) -> int:
-    """``render NAME --install``: merge the servers into the client's own config file."""
+    """``render NAME --install``: merge the servers into the client's own config file (with
+    ``only`` or ``groups``, only those servers are managed: the others are left as they are).
+    """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.cli.common import paths
     from mcpctl.config.safefile import decode_text
@@ -291,6 +299,7 @@ def install_into_client(
         )
     loaded = read_config()
     entries = loaded.config.entries
+    only = [*only, *(group_selection(entries, groups) or [])]
     rendered = render_target(
         name,
         entries,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,18 +11,20 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.common import (
+    GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
     duration_option,
     era_options,
+    group_selection,
     paths,
     read_config,
     run_async,
 )
 from mcpctl.cli.output import STATE, Lines
-from mcpctl.errors import McpctlError
+from mcpctl.errors import McpctlError, UsageError
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
@@ -68,6 +71,7 @@ def report(
         None, "--concurrency", min=1, metavar="N", help="Servers probed at once with --probe."
     ),
     protocol: Protocol | None = PROTOCOL,
+    group: list[str] = GROUP,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -85,6 +89,10 @@ def report(
     had to repair what it sent or could not list something; as health); a snapshot that
     cannot be saved is reported after the summary, exit 3.
 
+    With --group, the report covers the group's servers only (no internal ones), compared
+    with their records in the snapshot; --save then needs a file of the group's own
+    (--snapshot FILE).
+
     Examples:
 
       mcpctl report
@@ -92,6 +100,8 @@ def report(
       mcpctl report --probe --save --format markdown
 
       mcpctl report --probe --snapshot mcps.lock.json --json
+
+      mcpctl report --group work
     """
     from mcpctl.config.siblings import discover_internal
     from mcpctl.snapshot.diff import diff_snapshots
@@ -102,13 +112,21 @@ def report(
         STATE.json = True
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
+    if save and group and snapshot is None:
+        raise UsageError(
+            "--group records only the group's servers: the last-known snapshot keeps them all",
+            hint="write the group's snapshot to a file of its own: --snapshot FILE",
+        )
     loaded = read_config()
+    members = group_selection(loaded.config.entries, group)
     internal: dict[str, ServerEntry] = {}
-    if internal_root is not None:
+    if internal_root is not None and members is None:
         internal, found = discover_internal(internal_root, manifest_key)
         warnings += found
     external: dict[str, ServerEntry] = {}
     for name, entry in loaded.config.entries.items():
+        if members is not None and name not in members:
+            continue
         if name in internal:
             warnings.append(
                 f"external server {name!r} has the name of an internal one and is skipped"
@@ -117,6 +135,9 @@ def report(
             external[name] = entry
     where = snapshot.expanduser() if snapshot is not None else paths().snapshot
     previous = load_snapshot(where)
+    if previous is not None and members is not None:
+        kept = set(members)
+        previous = replace(previous, mcps={n: r for n, r in previous.mcps.items() if n in kept})
     current = _current(external, internal, probe, seconds, concurrency, protocol)
     summary = build_report(
         external,

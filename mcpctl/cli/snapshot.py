@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,12 +12,14 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.common import (
+    GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
     duration_option,
     era_options,
+    group_selection,
     paths,
     read_config,
 )
@@ -86,11 +90,13 @@ def take_now(
     internal_root: Path | None,
     manifest_key: str,
     protocol: Protocol | None = None,
+    groups: Sequence[str] = (),
 ) -> tuple[Snapshot, list[str], LoadResult]:
-    """The snapshot of the enabled servers now (probed or not, in ``protocol``'s era),
-    warnings, and the config.
+    """The snapshot of the enabled servers now (probed or not, in ``protocol``'s era; only
+    the members of ``groups`` when given), warnings, and the config.
 
     Raises:
+        GroupNotFoundError: no server is in one of ``groups``.
         the errors of :func:`mcpctl.cli.common.read_config`.
     """
     from mcpctl.config.siblings import discover_internal, select_targets
@@ -102,7 +108,7 @@ def take_now(
     if internal_root is not None:
         internal, found = discover_internal(internal_root, manifest_key)
         warnings += found
-    chosen, more = select_targets(loaded.config.entries, internal)
+    chosen, more = select_targets(loaded.config.entries, internal, groups=groups)
     warnings += more
     snapshot = snapshot_of_config(
         {n: e for n, e, kind in chosen if kind == "external"},
@@ -151,6 +157,7 @@ def save(
     timeout: str | None = TIMEOUT,
     concurrency: int | None = CONCURRENCY,
     protocol: Protocol | None = PROTOCOL,
+    group: list[str] = GROUP,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -160,21 +167,29 @@ def save(
     snapshot in the state dir. The configuration is recorded as fingerprints; what servers
     send is recorded whole, with every secret mcpctl resolved for them replaced by ****
     (a definition that held one is flagged). A server that cannot be probed is recorded
-    without its tools, with a warning.
+    without its tools, with a warning. With --group, only the group's servers are recorded,
+    into a file of their own (-o or --snapshot): the last-known snapshot keeps every server.
 
     Examples:
 
       mcpctl snapshot save
 
       mcpctl snapshot save --probe -o mcp-lock.json
+
+      mcpctl snapshot save --probe --group work -o work-lock.json
     """
     from mcpctl.snapshot.diff import secrets_redacted
     from mcpctl.snapshot.files import save_snapshot
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
-    target = out or snapshot_file or paths().snapshot
-    snapshot, more, _ = take_now(probe, seconds, concurrency, internal_root, manifest_key, protocol)
+    target = out or snapshot_file
+    if target is None and group:
+        raise _group_needs_file("-o FILE")
+    target = target or paths().snapshot
+    snapshot, more, _ = take_now(
+        probe, seconds, concurrency, internal_root, manifest_key, protocol, group
+    )
     warnings += more
     redacted = secrets_redacted(snapshot)
     for item in redacted:
@@ -219,6 +234,7 @@ def diff(
     timeout: str | None = TIMEOUT,
     concurrency: int | None = CONCURRENCY,
     protocol: Protocol | None = PROTOCOL,
+    group: list[str] = GROUP,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
 ) -> int:
@@ -229,6 +245,8 @@ def diff(
     place is flagged with "!": a server that silently changes what a tool says or does is
     how tool poisoning shows. With no earlier snapshot there is nothing to compare (an empty
     diff, not "everything added"). Exit 0, or 1 with --exit-code when anything changed.
+    With --group, only the group's servers are compared (--save then needs a file of the
+    group's own: --against or --snapshot).
 
     Examples:
 
@@ -247,6 +265,8 @@ def diff(
         STATE.json = True
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
+    if save_after and group and against is None and snapshot_file is None:
+        raise _group_needs_file("--snapshot FILE")
     source = against or snapshot_file or paths().snapshot
     old = load_snapshot(source)
     if old is None and against is not None:
@@ -258,8 +278,13 @@ def diff(
         raise UsageError(
             f"--save would drop the probe data of {source}", hint="add --probe to record it anew"
         )
-    new, more, loaded = take_now(probe, seconds, concurrency, internal_root, manifest_key, protocol)
+    new, more, loaded = take_now(
+        probe, seconds, concurrency, internal_root, manifest_key, protocol, group
+    )
     warnings += more
+    if old is not None and group:
+        members = set(group_selection(loaded.config.entries, group) or ())
+        old = replace(old, mcps={n: r for n, r in old.mcps.items() if n in members})
     notes: list[str] = []
     if old is None:
         notes.append(NO_EARLIER)
@@ -302,6 +327,14 @@ def diff(
     if old is not None:
         output.info(_summary(changes, old.timestamp))
     return code
+
+
+def _group_needs_file(flag: str) -> UsageError:
+    """The error of a group's snapshot about to be written over the last-known one."""
+    return UsageError(
+        "--group records only the group's servers: the last-known snapshot keeps them all",
+        hint=f"write the group's snapshot to a file of its own: {flag}",
+    )
 
 
 def _sarif(

@@ -14,6 +14,7 @@ import typer
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
 from mcpctl.cli.common import (
+    GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     ORCHESTRATOR_KEY,
@@ -71,6 +72,7 @@ def tools(
         metavar="DURATION",
         help="Per-server timeout: 10s, 500ms; a bare number is seconds.",
     ),
+    group: list[str] = GROUP,
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
@@ -89,6 +91,8 @@ def tools(
       mcpctl tools --prefix underscore --json
 
       mcpctl tools --cached
+
+      mcpctl tools --group work --prefix underscore
     """
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
@@ -96,7 +100,7 @@ def tools(
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
-    chosen, more = targets(names or [], "all", internal_root, manifest_key)
+    chosen, more = targets(names or [], "all", internal_root, manifest_key, group)
     warnings += more
     mode, eras = era_options(protocol)
     with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:

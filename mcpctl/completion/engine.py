@@ -142,6 +142,11 @@ def _values(kind: Any, prefix: str, state: _State) -> Reply:
         found = sources.servers(sources.config_path(state.config), kind)
         if state.node["args"] and state.node["args"][-1]["many"]:
             found = [(v, d) for v, d in found if v not in state.positionals]
+    elif kind == "group":
+        found = sources.groups(sources.config_path(state.config))
+    elif kind == "member" and state.positionals:
+        found = sources.members(sources.config_path(state.config), state.positionals[0])
+        found = [(v, d) for v, d in found if v not in state.positionals[1:]]
     elif kind == "tool" and state.positionals:
         found = sources.tool_names(sources.config_path(state.config), state.positionals[0])
     elif kind == "secret":

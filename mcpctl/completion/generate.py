@@ -8,8 +8,9 @@ longer names a parameter is an error, so the table cannot silently go stale.
 
 Value kinds: a list is a fixed set of choices; ``None`` (options only) is a flag; the strings
 are ``text`` (anything: no suggestion), ``path``, ``dir``, ``server`` (and ``server-enabled``,
-``server-disabled``, ``server-remote``), ``tool``, ``target``, ``registry``, ``package`` (a
-server's name in the registries) and ``secret`` (a placeholder of the config).
+``server-disabled``, ``server-remote``), ``group`` (a group of servers), ``member`` (a
+server of the group named by the first argument), ``tool``, ``target``, ``registry``,
+``package`` (a server's name in the registries) and ``secret`` (a placeholder of the config).
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ KINDS: dict[tuple[str, str], str | list[str]] = {
     ("watch", "target"): "target",
     ("run", "name"): "server-enabled",
     ("import", "path"): "path",
+    ("list", "group"): "group",
+    ("health", "group"): "group",
+    ("tools", "group"): "group",
+    ("render", "group"): "group",
+    ("snapshot save", "group"): "group",
+    ("snapshot diff", "group"): "group",
+    ("report", "group"): "group",
+    ("group add", "group"): "group",
+    ("group add", "names"): "server",
+    ("group remove", "group"): "group",
+    ("group remove", "names"): "member",
 }
 #: Groups whose first word, when it names no subcommand, is the hidden subcommand's argument
 #: (``mcpctl auth NAME`` logs in).

@@ -21,6 +21,8 @@ from mcpctl.quickpaths import config_path, user_dir
 
 __all__ = [
     "config_path",
+    "groups",
+    "members",
     "packages",
     "placeholders",
     "registries",
@@ -74,6 +76,28 @@ def servers(config: str, which: str = "server") -> Pairs:
         description = entry.get("description")
         found.append((name, description if isinstance(description, str) else ""))
     return found
+
+
+def _groups_of(entry: dict[str, Any]) -> list[str]:
+    found = entry.get("groups")
+    if not isinstance(found, list):
+        return []
+    return [g for g in dict.fromkeys(found) if isinstance(g, str) and NAME_RE.fullmatch(g)]
+
+
+def groups(config: str) -> Pairs:
+    """(group, its members) of every group the config's entries name, sorted by group."""
+    found: dict[str, list[str]] = {}
+    for name, entry in _entries(config).items():
+        for group in _groups_of(entry):
+            found.setdefault(group, []).append(name)
+    return [(group, ", ".join(names)) for group, names in sorted(found.items())]
+
+
+def members(config: str, group: str) -> Pairs:
+    """(name, description) of the servers in ``group``."""
+    entries = _entries(config)
+    return [pair for pair in servers(config) if group in _groups_of(entries[pair[0]])]
 
 
 def _texts(entry: dict[str, Any]) -> list[Any]:

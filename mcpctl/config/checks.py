@@ -37,6 +37,7 @@ from mcpctl.errors import closest
 from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS
 
 __all__ = [
+    "check_group_name",
     "check_name",
     "check_url",
     "entry_from_data",
@@ -62,6 +63,17 @@ def check_name(name: str) -> str | None:
     if len(name) > 64:
         return f"server name is {len(name)} characters long; the limit is 64"
     return f"server name {name!r} may only contain letters, digits, '_' and '-'"
+
+
+def check_group_name(name: str) -> str | None:
+    """Why ``name`` is not a valid group name (the rules of server names), or ``None``."""
+    if NAME_RE.fullmatch(name):
+        return None
+    if not name:
+        return "a group name cannot be empty"
+    if len(name) > 64:
+        return f"group name is {len(name)} characters long; the limit is 64"
+    return f"group name {name!r} may only contain letters, digits, '_' and '-'"
 
 
 # --- the fast checker ---------------------------------------------------------------
@@ -217,6 +229,8 @@ def entry_from_data(
         kw["headers"] = chk.string_map(data["headers"], ("headers",), HEADER_NAME_RE, "header")
     if "allow_literal" in data:
         kw["allow_literal"] = _allow_literal(chk, data["allow_literal"])
+    if "groups" in data:
+        kw["groups"] = _groups(chk, data["groups"])
     for key in ("sensitive", "enabled"):
         if key in data and chk.boolean(data[key], (key,)):
             kw[key] = data[key]
@@ -280,6 +294,14 @@ def _allow_literal(chk: _Checker, value: object) -> tuple[str, ...]:
             chk.fail(
                 ("allow_literal", i), f"{name!r} is not an environment variable or header name"
             )
+    return names
+
+
+def _groups(chk: _Checker, value: object) -> tuple[str, ...]:
+    names = chk.string_list(value, ("groups",)) or ()
+    for i, name in enumerate(names):
+        if (why := check_group_name(name)) is not None:
+            chk.fail(("groups", i), why)
     return names
 
 

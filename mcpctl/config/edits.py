@@ -1,4 +1,5 @@
-"""The changes the CLI and the daemon make to a config file: add, remove, enable, disable.
+"""The changes the CLI and the daemon make to a config file: add, remove, enable, disable,
+and the groups of servers.
 
 Each is one call of :meth:`ConfigStore.update <mcpctl.config.store.ConfigStore.update>`, so
 each is locked, atomic, undoable and refuses literal secrets.
@@ -6,15 +7,16 @@ each is locked, atomic, undoable and refuses literal secrets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from mcpctl.config.checks import check_name, entry_from_data
-from mcpctl.config.model import ServerEntry, format_path
+from mcpctl.config.checks import check_group_name, check_name, entry_from_data
+from mcpctl.config.model import ENTRY_FIELDS, ServerEntry, format_path
 from mcpctl.errors import (
     ConfigInvalidError,
+    GroupNotFoundError,
     InvalidEntryError,
     ServerExistsError,
     ServerNotFoundError,
@@ -169,6 +171,113 @@ class ServerEdits:
         verb = "enable" if enabled else "disable"
         return self.update(change, action=f"{verb} {name}")
 
+    def add_to_group(self, group: str, names: Iterable[str]) -> list[str]:
+        """Put servers in ``group`` (all or none); returns the ones that were not in it yet.
+
+        Raises:
+            InvalidEntryError: ``group`` is not a valid name.
+            ServerNotFoundError: a name is not a server of the file.
+            ConfigInvalidError: an entry is not a JSON object, or its ``groups`` is not a
+                list of names.
+            and the errors of :meth:`update`.
+        """
+        if (why := check_group_name(group)) is not None:
+            raise InvalidEntryError(why, subjects=(group,))
+        wanted = list(dict.fromkeys(names))
+
+        def change(doc: dict[str, Any]) -> list[str]:
+            missing = [n for n in wanted if n not in doc or n.startswith("$")]
+            if missing:
+                raise ServerNotFoundError.for_names(missing, _names(doc), self.path)
+            added = []
+            for name in wanted:
+                current = _groups_of(doc, name)
+                if group not in current:
+                    doc[name] = _with_groups(doc[name], [*current, group])
+                    added.append(name)
+            return added
+
+        return self.update(change, action=f"group add {group} " + " ".join(wanted))
+
+    def remove_from_group(self, group: str, names: Sequence[str] = ()) -> list[str]:
+        """Take servers out of ``group``, or with no ``names`` every member (the group is
+        dissolved; the servers stay); returns the servers taken out.
+
+        Raises:
+            GroupNotFoundError: no server is in ``group``.
+            ServerNotFoundError: a name is not a server of the file.
+            ConfigInvalidError: an entry is not a JSON object, or its ``groups`` is not a
+                list of names.
+            and the errors of :meth:`update`.
+        """
+        wanted = list(dict.fromkeys(names))
+
+        def change(doc: dict[str, Any]) -> list[str]:
+            missing = [n for n in wanted if n not in doc or n.startswith("$")]
+            if missing:
+                raise ServerNotFoundError.for_names(missing, _names(doc), self.path)
+            index = _group_index(doc)
+            if group not in index:
+                raise GroupNotFoundError.for_groups([group], index)
+            removed = []
+            for name in wanted or index[group]:
+                current = _groups_of(doc, name)
+                if group in current:
+                    doc[name] = _with_groups(doc[name], [g for g in current if g != group])
+                    removed.append(name)
+            return removed
+
+        action = f"group remove {group}" + "".join(f" {n}" for n in wanted)
+        return self.update(change, action=action)
+
 
 def _names(doc: dict[str, Any]) -> list[str]:
     return [k for k in doc if not k.startswith("$")]
+
+
+def _groups_of(doc: dict[str, Any], name: str) -> list[str]:
+    """The ``groups`` of entry ``name`` as written.
+
+    Raises:
+        ConfigInvalidError: the entry is not an object, or its ``groups`` not a list of
+            strings (an edit would hide the mistake).
+    """
+    entry = doc[name]
+    if not isinstance(entry, dict):
+        raise ConfigInvalidError(f"server {name!r} is not a JSON object")
+    groups = entry.get("groups", [])
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise ConfigInvalidError(
+            f"server {name!r} has a 'groups' that is not a list of names",
+            hint="fix it by hand ('mcpctl validate' shows where)",
+        )
+    return groups
+
+
+def _group_index(doc: dict[str, Any]) -> dict[str, list[str]]:
+    """Group -> the servers of the raw document that name it (sorted by group)."""
+    found: dict[str, list[str]] = {}
+    for name, entry in doc.items():
+        if name.startswith("$") or not isinstance(entry, dict):
+            continue
+        groups = entry.get("groups")
+        if isinstance(groups, list):
+            for group in dict.fromkeys(g for g in groups if isinstance(g, str)):
+                found.setdefault(group, []).append(name)
+    return {group: found[group] for group in sorted(found)}
+
+
+def _with_groups(entry: dict[str, Any], groups: list[str]) -> dict[str, Any]:
+    """``entry`` with ``groups`` (left out when empty), the key in its canonical place."""
+    rest = {k: v for k, v in entry.items() if k != "groups"}
+    if not groups:
+        return rest
+    place = ENTRY_FIELDS.index("groups")
+    later = set(ENTRY_FIELDS[place + 1 :])
+    out: dict[str, Any] = {}
+    for key, value in rest.items():
+        if key in later and "groups" not in out:
+            out["groups"] = groups
+        out[key] = value
+    out.setdefault("groups", groups)
+    return out

@@ -57,8 +57,8 @@ DEFAULT_TIMEOUT_MS = 30_000
 
 ENTRY_FIELDS: tuple[str, ...] = (
     "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
-    "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
-    "tools", "source",
+    "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "groups",
+    "enabled", "tools", "source",
 )  # fmt: skip
 AUTH_FIELDS: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -237,6 +237,8 @@ class ServerEntry:
     protocol: ProtocolMode | None = None
     sensitive: bool = False
     description: str | None = None
+    #: the groups the server belongs to (valid names, as server names are), in file order.
+    groups: tuple[str, ...] = ()
     enabled: bool = True
     tools: ToolFilter | None = None
     source: Source | None = None
@@ -297,6 +299,8 @@ class ServerEntry:
             data["sensitive"] = True
         if self.description is not None:
             data["description"] = self.description
+        if self.groups:
+            data["groups"] = list(self.groups)
         if not self.enabled:
             data["enabled"] = False
         if self.tools is not None:

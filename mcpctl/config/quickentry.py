@@ -31,8 +31,9 @@ __all__ = ["PlainEntry", "plain_entry"]
 _STRINGS = ("command", "cwd", "description")
 _BOOLS = ("enabled", "sensitive")
 _KNOWN = frozenset(
-    (*_STRINGS, *_BOOLS, "args", "env", "inherit_env", "timeout", "transport", "protocol")
-)
+    (*_STRINGS, *_BOOLS, "args", "env", "inherit_env", "timeout", "transport", "protocol",
+     "groups")
+)  # fmt: skip
 _PROTOCOLS = ("auto", "modern", "legacy")
 
 
@@ -83,6 +84,7 @@ def _valid(data: dict[str, object]) -> bool:
     env = data.get("env", {})
     inherit = data.get("inherit_env", False)
     timeout = data.get("timeout", 1)
+    groups = data.get("groups", [])
     return (
         isinstance(args, list)
         and all(isinstance(a, str) for a in args)
@@ -95,6 +97,8 @@ def _valid(data: dict[str, object]) -> bool:
                 and all(isinstance(n, str) and INHERIT_NAME_RE.fullmatch(n) for n in inherit)
             )
         )
+        and isinstance(groups, list)
+        and all(isinstance(g, str) and NAME_RE.fullmatch(g) for g in groups)
         and type(timeout) is int
         and 0 < timeout <= MAX_TIMEOUT_MS
         and data.get("transport", "stdio") == "stdio"

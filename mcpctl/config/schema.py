@@ -196,6 +196,11 @@ class ServerEntryModel(_NoNulls):
     description: StrictStr = Field(
         default_factory=_absent, description="Human-readable description."
     )
+    groups: list[Annotated[StrictStr, Field(pattern=f"^{NAME_RE.pattern}$")]] = Field(
+        default_factory=list,
+        description="Groups the server belongs to (names as server names are), to select "
+        "servers together with --group. Other readers of the file ignore it.",
+    )
     enabled: StrictBool = Field(True, description="Disabled entries are kept but not loaded.")
     tools: ToolsModel = Field(default_factory=_absent, description="Which tools are exposed.")
     source: SourceModel = Field(

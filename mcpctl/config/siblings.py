@@ -130,16 +130,20 @@ def select_targets(
     scope: Scope = "all",
     names: Iterable[str] = (),
     include_disabled: bool = False,
+    groups: Iterable[str] = (),
 ) -> tuple[list[tuple[str, ServerEntry, Literal["internal", "external"]]], list[str]]:
     """The servers to act on, in order (internal first), and warnings.
 
     An external server named like an internal one is skipped with a warning, as that
-    orchestrator does. ``names`` selects servers (an unknown name raises); disabled servers
-    are left out unless named or ``include_disabled``.
+    orchestrator does. ``names`` selects servers (an unknown name raises), and so do
+    ``groups`` (the members of each; with ``names``, the union); disabled servers are left
+    out unless named or ``include_disabled``.
 
     Raises:
         ServerNotFoundError: a name in ``names`` is neither internal nor external.
+        GroupNotFoundError: no external server belongs to a group in ``groups``.
     """
+    from mcpctl.config.groups import group_members
     from mcpctl.errors import ServerNotFoundError
 
     warnings: list[str] = []
@@ -158,6 +162,10 @@ def select_targets(
     if missing:
         raise ServerNotFoundError.for_names(missing, merged)
     chosen = wanted or list(merged)
+    group_list = list(groups)
+    if group_list:
+        members = [n for n in group_members(external, group_list) if n not in internal]
+        chosen = list(dict.fromkeys([*wanted, *members]))
     targets = []
     for name in chosen:
         entry, kind = merged[name]

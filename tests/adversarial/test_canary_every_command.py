@@ -72,6 +72,12 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
         "disable": [(["disable", "leaky"], None)],
         "undo": [(["disable", "off"], None), (["undo"], None), (["undo", "--list"], None)],
         "list": [(["list"], None)],
+        "group add": [(["group", "add", "canaries", "leaky", "remote"], None)],
+        "group list": [(["group", "list"], None)],
+        "group remove": [
+            (["group", "remove", "canaries", "remote"], None),
+            (["group", "remove", "canaries"], None),
+        ],
         "get": [(["get", "leaky"], None), (["get", "remote"], None), (["get", "signed"], None)],
         "validate": [(["validate"], None)],
         "schema": [(["schema"], None)],

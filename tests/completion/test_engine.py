@@ -37,8 +37,8 @@ def test_commands_come_with_their_summary() -> None:
 
 
 def test_options_after_a_dash() -> None:
-    assert offered("mcpctl list --") == ["--enabled", "--config", "--json", "--quiet",
-                                         "--verbose", "--help"]  # fmt: skip
+    assert offered("mcpctl list --") == ["--enabled", "--group", "--config", "--json",
+                                         "--quiet", "--verbose", "--help"]  # fmt: skip
     assert "--version" in offered("mcpctl --")
     assert "-q" in offered("mcpctl list -")
     assert offered("mcpctl snapshot diff --for") == ["--format"]
@@ -85,6 +85,28 @@ def test_server_names(config: Path) -> None:
     assert offered("mcpctl disable ") == ["time", "github"]
     assert offered("mcpctl render claude-code --only ") == ["time", "github", "files"]
     assert dict(ask("mcpctl get ").candidates)["time"] == "What time it is"
+
+
+def test_group_names(tmp_path: Path, config_path: Path) -> None:
+    write_config(config_path, {
+        "time": {"command": "uvx", "groups": ["work", "daily"]},
+        "github": {"url": "https://h.example/mcp", "groups": ["work"]},
+        "files": {"command": "npx", "groups": "not a list"},
+        "odd": {"command": "x", "groups": ["bad name", 3, "daily"]},
+    })  # fmt: skip
+    assert offered("mcpctl group ") == ["add", "remove", "list"]
+    assert offered("mcpctl list --group ") == ["daily", "work"]
+    assert dict(ask("mcpctl list --group ").candidates)["work"] == "time, github"
+    for command in ("health", "tools", "render claude-code", "snapshot save", "snapshot diff",
+                    "report"):  # fmt: skip
+        assert offered(f"mcpctl {command} --group w") == ["work"], command
+    assert offered("mcpctl render cursor --group=d") == ["--group=daily"]
+    assert offered("mcpctl group add ") == ["daily", "work"]
+    assert offered("mcpctl group add work ") == ["time", "github", "files", "odd"]
+    assert offered("mcpctl group remove ") == ["daily", "work"]
+    assert offered("mcpctl group remove work ") == ["time", "github"]  # its members only
+    assert offered("mcpctl group remove work time ") == ["github"]
+    assert offered("mcpctl group remove daily ") == ["time", "odd"]
 
 
 def test_auth_takes_a_server_or_a_subcommand(config: Path) -> None:

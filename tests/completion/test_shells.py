@@ -82,7 +82,10 @@ def test_bash_registers_the_function(project: Path) -> None:
         ("mcpctl sn", ["snapshot"]),
         ("mcpctl snapshot ", ["save", "diff"]),
         ("mcpctl registry ", ["list", "add", "remove", "sync"]),
-        ("mcpctl list --", ["--enabled", "--config", "--json", "--quiet", "--verbose", "--help"]),
+        (
+            "mcpctl list --",
+            ["--enabled", "--group", "--config", "--json", "--quiet", "--verbose", "--help"],
+        ),
         ("mcpctl add web --transport ", ["streamable-http", "sse"]),
         ("mcpctl add web --transport=s", ["streamable-http", "sse"]),
         ("mcpctl get ", ["time", "github", "files"]),

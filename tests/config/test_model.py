@@ -58,6 +58,7 @@ entries = st.fixed_dictionaries(
         "sensitive": scalars,
         "description": st.one_of(strings, scalars),
         "enabled": scalars,
+        "groups": st.one_of(scalars, string_lists, st.lists(st.sampled_from(["dev", "a_b-9", "", "a b", "x" * 65]), max_size=3)),
         "tools": st.one_of(scalars, st.fixed_dictionaries({}, optional={"allow": string_lists, "deny": string_lists, "x": scalars})),
         "source": st.one_of(scalars, st.fixed_dictionaries({}, optional={"registry": strings, "name": strings, "version": strings, "y": scalars})),
         "comand": scalars,
@@ -87,6 +88,7 @@ valid_stdio = st.fixed_dictionaries(
         "sensitive": st.booleans(),
         "description": st.text(max_size=5),
         "enabled": st.booleans(),
+        "groups": st.lists(st.sampled_from(["dev", "work", "a_b-9"]), max_size=3),
         "tools": st.fixed_dictionaries(
             {},
             optional={
@@ -127,6 +129,7 @@ valid_remote = st.fixed_dictionaries(
         "timeout": st.integers(1, 3_600_000),
         "protocol": st.sampled_from(["auto", "modern", "legacy"]),
         "description": st.text(max_size=5),
+        "groups": st.lists(st.sampled_from(["dev", "work"]), min_size=1, max_size=2),
     },
 )
 
@@ -137,7 +140,7 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
     for _ in range(draw(st.integers(0, 2))):
         key = draw(
             st.sampled_from(
-                [*entry, "command", "url", "env", "headers", "auth", "comand", "timeout"]
+                [*entry, "command", "url", "env", "headers", "auth", "comand", "timeout", "groups"]
             )
         )
         action = draw(st.sampled_from(["replace", "delete", "nest"]))
@@ -244,3 +247,16 @@ def test_null_is_not_a_value() -> None:
         data = {"command": "x", key: None}
         assert entry_from_data("x", data)[0] is None
         assert not pydantic_accepts(data)
+
+
+def test_groups_are_kept_in_order_and_checked() -> None:
+    entry, issues = entry_from_data("x", {"command": "sh", "groups": ["work", "dev"]})
+    assert issues == [] and entry is not None and entry.groups == ("work", "dev")
+    assert entry.to_data()["groups"] == ["work", "dev"]
+    assert list(entry.to_data()).index("groups") > list(entry.to_data()).index("command")
+    assert "groups" not in ServerEntry(command="sh").to_data()
+    _, issues = entry_from_data("x", {"command": "sh", "groups": ["ok", "not ok"]})
+    assert [format_path(i.path) for i in issues] == ["x.groups[1]"]
+    assert "group name" in issues[0].message
+    assert not pydantic_accepts({"command": "sh", "groups": ["not ok"]})
+    assert not pydantic_accepts({"command": "sh", "groups": "dev"})

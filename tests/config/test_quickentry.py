@@ -39,6 +39,7 @@ fields = {
     "transport": st.sampled_from(["stdio", "sse", "streamable-http", "http"]),
     "protocol": st.sampled_from(["auto", "modern", "legacy", "bogus"]),
     "description": texts,
+    "groups": st.lists(st.sampled_from(["dev", "a_b-9", "", "a b", "x" * 65]), max_size=2),
 }
 entries = st.fixed_dictionaries(
     {"command": st.one_of(texts, texts, bad)},
@@ -117,7 +118,8 @@ def test_hostile_or_unusual_files_go_to_the_full_path(tmp_path: Path) -> None:
      ("inherit_env", "yes"), ("inherit_env", ["1x"]), ("enabled", "yes"), ("enabled", False),
      ("sensitive", 1), ("timeout", 0), ("timeout", 3_600_001), ("timeout", 1.5),
      ("timeout", True), ("transport", "sse"), ("transport", "bogus"), ("protocol", "bogus"),
-     ("description", 1), ("url", "https://example.com/mcp"), ("comand", "x")],
+     ("description", 1), ("url", "https://example.com/mcp"), ("comand", "x"),
+     ("groups", "dev"), ("groups", ["a b"]), ("groups", [1]), ("groups", [""])],
 )  # fmt: skip
 def test_what_the_model_refuses_or_will_not_run_is_left_to_it(
     tmp_path: Path, field: str, value: object
@@ -127,3 +129,10 @@ def test_what_the_model_refuses_or_will_not_run_is_left_to_it(
     entry, _ = entry_from_data("srv", {"command": "srv", field: value})
     assert entry is None or not entry.enabled or entry.is_remote
     assert plain_entry("srv", str(path), ENVIRON) is None
+
+
+def test_an_entry_in_groups_is_still_plain(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"s": {"command": "srv", "groups": ["dev", "work"]}}))
+    quick = plain_entry("s", str(path), ENVIRON)
+    assert quick is not None and quick.argv == ["srv"]

@@ -218,8 +218,8 @@ def test_cli_schema_is_the_pydantic_schema_and_validates_examples(cli: Cli) -> N
     entry = schema["$defs"]["ServerEntry"]
     assert set(entry["properties"]) == {
         "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
-        "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "enabled",
-        "tools", "source",
+        "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "groups",
+        "enabled", "tools", "source",
     }  # fmt: skip
     assert entry["additionalProperties"] is False
     assert cli("schema", "--json").json["data"] == schema
