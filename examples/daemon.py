@@ -6,8 +6,8 @@
 At start-up it loads the config, probes every enabled server, compares what it found with
 the snapshot saved last time, prints the report and saves the new snapshot. Then it watches
 the config file and prints each change set, until Ctrl-C or SIGTERM (exit 0), or until
---max-changes change sets or --timeout seconds. Copy it and put your own actions where it
-prints.
+--max-changes change sets or --timeout seconds of watching. Copy it and put your own actions
+where it prints.
 """
 
 from __future__ import annotations
@@ -82,23 +82,24 @@ async def main(options: argparse.Namespace) -> None:
     paths = Paths.from_env(options.config)
     config = paths.config
     snapshot_file = Path(options.snapshot) if options.snapshot else paths.snapshot
-    with anyio.move_on_after(options.timeout):
-        async with anyio.create_task_group() as tg:
+    async with anyio.create_task_group() as tg:
 
-            async def stop_on_signal() -> None:
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for signum in signals:
-                        say(f"stopping ({signal.Signals(signum).name})")
-                        tg.cancel_scope.cancel()  # servers being probed are stopped too
-                        return
+        async def stop_on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    say(f"stopping ({signal.Signals(signum).name})")
+                    tg.cancel_scope.cancel()  # servers being probed are stopped too
+                    return
 
-            async def run() -> None:
-                loaded = await start_up(config, snapshot_file, options.probe)
+        async def run() -> None:
+            loaded = await start_up(config, snapshot_file, options.probe)
+            # The time limit is the watch's: a slow start-up still gets its report out.
+            with anyio.move_on_after(options.timeout):
                 await watch(config, loaded, options.max_changes)
-                tg.cancel_scope.cancel()  # done: stop listening for signals
+            tg.cancel_scope.cancel()  # done: stop listening for signals
 
-            tg.start_soon(stop_on_signal)
-            tg.start_soon(run)
+        tg.start_soon(stop_on_signal)
+        tg.start_soon(run)
     say("stopped")
 
 
@@ -110,7 +111,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--no-probe", dest="probe", action="store_false", help="do not start the servers"
     )
     parser.add_argument("--max-changes", type=int, help="stop after N change sets")
-    parser.add_argument("--timeout", type=float, help="stop after this many seconds")
+    parser.add_argument("--timeout", type=float, help="stop after watching for this many seconds")
     return parser.parse_args(argv)
 
 
