@@ -15,6 +15,7 @@ instead of hanging the suite or filling the machine's memory.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import resource
@@ -307,13 +308,15 @@ def confused(draw: st.DrawFn) -> Any:
     doc: Any = json.loads(json.dumps(LOCK))
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(_paths(doc)))
+        # A copy: the sampled values are shared, and one put inside another would nest in itself.
+        odd = copy.deepcopy(draw(ODD))
         if not path:
-            doc = draw(ODD)
+            doc = odd
             continue
         parent = doc
         for part in path[:-1]:
             parent = parent[part]
-        parent[path[-1]] = draw(ODD)
+        parent[path[-1]] = odd
         if not isinstance(doc, dict):
             break
     return doc
