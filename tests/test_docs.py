@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mcpctl.cli.app import build_command
-from mcpctl.cli.doclines import check_command_line, fenced_lines, shell_commands
 from tests.conftest import ROOT
+from tools.doclines import check_command_line, fenced_lines, shell_commands
 
 #: Shell-like and CI blocks whose ``mcpctl`` lines are checked.
 LANGUAGES = ("sh", "bash", "shell", "console", "yaml", "yml")

@@ -70,3 +70,28 @@ def test_probe_exports() -> None:
     assert [s.value for s in mcpctl.probe.HealthStatus] == [
         "healthy", "degraded", "needs_auth", "unhealthy", "unavailable",
     ]  # fmt: skip
+
+
+def test_docstring_references_resolve() -> None:
+    """A docstring that points at ``mcpctl.x.Name`` points at something that is there."""
+    import re
+    from importlib import import_module
+    from pathlib import Path
+
+    reference = re.compile(r":(?:class|func|mod|data|meth|attr|exc|obj):`~?(mcpctl(?:\.\w+)+)`")
+    stale = []
+    for file in sorted(Path(mcpctl.__file__).parent.rglob("*.py")):
+        text = file.read_text(encoding="utf-8")
+        for found in reference.finditer(text):
+            parts = found.group(1).split(".")
+            for cut in range(len(parts), 0, -1):
+                try:
+                    target: object = import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                for name in parts[cut:]:
+                    target = getattr(target, name, None)
+                break
+            if target is None:
+                stale.append(f"{file.name}: {found.group(1)}")
+    assert not stale, stale

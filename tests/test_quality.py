@@ -52,15 +52,25 @@ def test_mypy_strict() -> None:
         ("mcpctl/cli/x.py", "import httpx2", True),
         ("mcpctl/cli/x.py", "import keyring", True),
         ("mcpctl/probe/x.py", "import mcp_types", False),
+        ("mcpctl/probe/x.py", "from mcp.client.session import ClientSession", True),
+        ("mcpctl/auth/x.py", "from mcp.shared.auth import OAuthToken", True),
+        ("mcpctl/probe/sdk.py", "from mcp.client.session import ClientSession", False),
         ("mcpctl/probe/x.py", "import httpx2", False),
         ("mcpctl/cli/x.py", "import typer", False),
         ("mcpctl/auth/x.py", "import keyring", False),
         ("mcpctl/auth/x.py", "import typer", True),
         ("mcpctl/probe/x.py", "import keyring", True),
+        ("mcpctl/cli/x.py", "from typer._click import Context", True),
+        ("tools/x.py", "from typer._click.exceptions import UsageError", True),
+        ("tools/x.py", "from mcpctl.cli.app import build_command", False),
+        ("mcpctl/cli/x.py", "from tools.docgen import walk", True),
+        ("mcpctl/config/x.py", "import tools", True),
     ],
 )
 def test_import_boundaries_are_enforced(path: str, source: str, banned: bool) -> None:
-    """Only probe/ talks to servers, only the CLI renders, the keyring is auth's alone."""
+    """Only probe/ talks to servers (the SDK's ``mcp`` package through probe/sdk.py alone), only
+    the CLI renders, the keyring is auth's alone; the package never needs the development
+    tools, nor typer's private copy of click."""
     r = subprocess.run(
         [tool("ruff"), "check", "--select", "TID251", "--stdin-filename", path, "-"],
         input=f"{source}\n", cwd=ROOT, capture_output=True, text=True, timeout=60,

@@ -23,38 +23,30 @@ entries; :mod:`mcpctl.auth.signin` the interactive providers of ``mcpctl auth``.
 
 from __future__ import annotations
 
-from mcpctl.probe import sdk
+import contextlib
+import json
+import warnings
+from collections.abc import AsyncGenerator
+from typing import Any
 
-# The SDK's OAuth client modules, without its server half in the mcpctl program (see
-# mcpctl.probe.sdk): most commands never sign in, so they are not among the client modules.
-AUTH_MODULES = ("mcp.shared.auth", "mcp.client.auth.exceptions", "mcp.client.auth.oauth2")
-CLIENT_CREDENTIALS = "mcp.client.auth.extensions.client_credentials"
-sdk.load_modules(*AUTH_MODULES)
+import anyio
+import httpx2
+from pydantic import PrivateAttr
 
-import contextlib  # noqa: E402 -- after the SDK's modules are loaded
-import json  # noqa: E402
-import warnings  # noqa: E402
-from collections.abc import AsyncGenerator  # noqa: E402
-from typing import Any  # noqa: E402
-
-import anyio  # noqa: E402
-import httpx2  # noqa: E402
-from mcp.client.auth.exceptions import OAuthFlowError  # noqa: E402
-from mcp.client.auth.oauth2 import OAuthClientProvider  # noqa: E402
-from mcp.shared.auth import (  # noqa: E402
+from mcpctl._version import __version__
+from mcpctl.auth.answer import failed
+from mcpctl.auth.records import sane_lifetime, token_problem
+from mcpctl.auth.tokens import TokenStore, refresh_lock
+from mcpctl.config.model import AuthConfig
+from mcpctl.errors import KeyringUnavailableError, ProbeFailed
+from mcpctl.probe.sdk import (
     OAuthClientInformationFull,
     OAuthClientMetadata,
+    OAuthClientProvider,
+    OAuthFlowError,
     OAuthMetadata,
     ProtectedResourceMetadata,
 )
-from pydantic import PrivateAttr  # noqa: E402
-
-from mcpctl._version import __version__  # noqa: E402
-from mcpctl.auth.answer import failed  # noqa: E402
-from mcpctl.auth.records import sane_lifetime, token_problem  # noqa: E402
-from mcpctl.auth.tokens import TokenStore, refresh_lock  # noqa: E402
-from mcpctl.config.model import AuthConfig  # noqa: E402
-from mcpctl.errors import KeyringUnavailableError, ProbeFailed  # noqa: E402
 
 __all__ = [
     "OAuthFlowError",
@@ -350,8 +342,7 @@ def client_credentials_provider(
 ) -> StoredOAuthProvider:
     """The SDK's ``ClientCredentialsOAuthProvider`` (machine to machine, no browser) over
     ``store``."""
-    sdk.load_modules(*AUTH_MODULES, CLIENT_CREDENTIALS)
-    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+    from mcpctl.probe.sdk import ClientCredentialsOAuthProvider
 
     class ClientCredentials(StoredOAuthProvider, ClientCredentialsOAuthProvider):
         def __init__(self) -> None:

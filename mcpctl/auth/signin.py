@@ -160,7 +160,7 @@ async def sign_in(request: SignIn, say: Say) -> SignedIn:
             await anyio.to_thread.run_sync(webbrowser.open, url, abandon_on_cancel=True)
 
     async def on_answer() -> Any:
-        from mcp.shared.auth import AuthorizationCodeResult
+        from mcpctl.probe.sdk import AuthorizationCodeResult
 
         with anyio.move_on_after(request.timeout):
             while True:

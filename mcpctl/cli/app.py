@@ -18,10 +18,6 @@ from types import FrameType
 from typing import Any, NoReturn
 
 import typer
-
-# typer 0.28 vendors click; its exception classes are only reachable here.
-from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption
-from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperOption
 
 from mcpctl._version import __version__
@@ -246,8 +242,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     forget_secrets()  # what an earlier run in this process resolved is not this run's
     STATE.json = _wants_json(args)
     STATE.argv = args
-    if not args:
-        args = ["--help"]  # bare mcpctl: the help, and success
     try:
         with _interruptible():
             rv = build_command(args).main(args, prog_name="mcpctl", standalone_mode=False)
@@ -256,17 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _interrupted(exc)
     except McpctlError as exc:
         return _fail(exc)
-    except NoArgsIsHelpError:  # a group named alone (mcpctl secret): its help is printed
-        return 0
-    except ClickUsageError as exc:
-        hint = None
-        if isinstance(exc, NoSuchOption) and STATE.command == "add":
-            hint = "put '--' before the server's command: mcpctl add NAME [options] -- CMD ARGS..."
-        elif exc.ctx is not None:
-            hint = f"see '{exc.ctx.command_path} --help'"
-        return _fail(UsageError(exc.format_message(), hint=hint))
-    except ClickException as exc:
-        return _fail(McpctlError(exc.format_message()))
+    except typer.TyperException as exc:  # what the parser raises: a usage error exits 2
+        return _fail(_parse_error(exc))
     except (KeyboardInterrupt, typer.Abort):  # typer.Abort: a prompt got Ctrl-C or its input ended
         return _interrupted(Interrupted(signal.SIGINT))
     except BrokenPipeError:
@@ -287,6 +272,32 @@ def main(argv: Sequence[str] | None = None) -> int:
                 hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
             )
         )
+
+
+def _parse_error(exc: typer.TyperException) -> McpctlError:
+    """A command-line error as mcpctl's own: a usage error (click's exit code 2) or another.
+
+    typer keeps its parser's exception classes private: what each error says is read from
+    the attributes they document (``exit_code``, ``ctx``, ``option_name``).
+    """
+    message = exc.format_message()
+    if exc.exit_code != 2:
+        return McpctlError(message)
+    hint = None
+    ctx = getattr(exc, "ctx", None)
+    if STATE.command == "add" and _unknown_option(exc, ctx):
+        hint = "put '--' before the server's command: mcpctl add NAME [options] -- CMD ARGS..."
+    elif ctx is not None:
+        hint = f"see '{ctx.command_path} --help'"
+    return UsageError(message, hint=hint)
+
+
+def _unknown_option(exc: typer.TyperException, ctx: Any) -> bool:
+    """Whether ``exc`` is about an option the command does not have (``add a npx -y pkg``)."""
+    name = getattr(exc, "option_name", None)
+    if name is None or ctx is None:
+        return False
+    return not any(name in (*p.opts, *p.secondary_opts) for p in ctx.command.get_params(ctx))
 
 
 def _reader_gone() -> int:

@@ -89,7 +89,14 @@ def reflow(text: str | None) -> str | None:
 
 
 class CommandGroup(TyperGroup):
-    """Records which command runs (``registry add``), so errors can name it in the envelope."""
+    """A command group: records which command runs (``registry add``), so errors can name it
+    in the envelope; named alone, it prints its help (as ``--help`` does) and succeeds."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            args = [ctx.help_option_names[0]]
+        rest: list[str] = super().parse_args(ctx, args)
+        return rest
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name, cmd, rest = super().resolve_command(ctx, args)

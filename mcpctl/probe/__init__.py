@@ -6,7 +6,10 @@
 * :mod:`~mcpctl.probe.spawn` -- stdio processes: a minimal environment, own process group,
   stderr tail, fast stop; :mod:`~mcpctl.probe.procs` and :mod:`~mcpctl.probe.reaper` --
   every descendant found and stopped, start-up slots freed once a server only waits;
-* :mod:`~mcpctl.probe.connect` -- sessions over every transport: the only importer of the SDK;
+* :mod:`~mcpctl.probe.connect` -- sessions over every transport;
+* :mod:`~mcpctl.probe.sdk` -- the MCP SDK's names, loaded without its server half in the
+  ``mcpctl`` program: the only importer of the SDK's ``mcp`` package (here and in
+  :mod:`mcpctl.auth`, its message types come from ``mcp_types`` directly);
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
 * :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`,

@@ -1,11 +1,12 @@
 """Open an MCP client session to a configured server, its protocol era settled.
 
-Importing this module costs over a second (the MCP SDK), so commands import it only once
-they know they will connect. The streams of each transport come from
-:mod:`mcpctl.probe.streams` (their table is :mod:`mcpctl.probe.transports`); with a ``url``
-and no ``transport``, streamable HTTP is tried first and SSE second
-(:attr:`Connection.transport` says which one answered). The era -- the stateless revision
-or the ``initialize`` handshake -- is settled by :func:`mcpctl.probe.negotiate.negotiate`.
+Importing this module costs over a second (the MCP SDK, whose names come from
+:mod:`mcpctl.probe.sdk`), so commands import it only once they know they will connect. The
+streams of each transport come from :mod:`mcpctl.probe.streams` (their table is
+:mod:`mcpctl.probe.transports`); with a ``url`` and no ``transport``, streamable HTTP is tried
+first and SSE second (:attr:`Connection.transport` says which one answered). The era -- the
+stateless revision or the ``initialize`` handshake -- is settled by
+:func:`mcpctl.probe.negotiate.negotiate`.
 
 Between the transport and the session, :func:`mcpctl.probe.tolerant.tolerant_streams`
 repairs tool listings that real servers get slightly wrong.
@@ -13,39 +14,34 @@ repairs tool listings that real servers get slightly wrong.
 
 from __future__ import annotations
 
-from mcpctl.probe import sdk
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-sdk.load()  # the client half only, when the mcpctl program asked for it
+import anyio
+import httpx2
+import mcp_types as types
+from anyio.abc import Process
 
-import contextlib  # noqa: E402 -- after the SDK is loaded
-from collections.abc import AsyncIterator, Mapping  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from typing import Any  # noqa: E402
-
-import anyio  # noqa: E402
-import httpx2  # noqa: E402
-import mcp_types as types  # noqa: E402
-from anyio.abc import Process  # noqa: E402
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-
-from mcpctl._version import __version__  # noqa: E402
-from mcpctl.config.model import ProtocolMode, ServerEntry  # noqa: E402
-from mcpctl.config.placeholders import (  # noqa: E402
+from mcpctl._version import __version__
+from mcpctl.config.model import ProtocolMode, ServerEntry
+from mcpctl.config.placeholders import (
     MissingPolicy,
     ResolvedEntry,
     SecretSource,
     resolve_entry,
 )
-from mcpctl.errors import PlaceholderError, exception_leaves  # noqa: E402
-from mcpctl.probe import streams  # noqa: E402
-from mcpctl.probe.eras import Era, EraMemory, effective_mode  # noqa: E402
-from mcpctl.probe.negotiate import negotiate, sse_mismatch  # noqa: E402
-from mcpctl.probe.spawn import StdioDiagnostics  # noqa: E402
-from mcpctl.probe.streams import Opener, open_sse, open_stdio, open_streamable_http  # noqa: E402
-from mcpctl.probe.tasks import declaration  # noqa: E402
-from mcpctl.probe.tolerant import Listing, tolerant_streams  # noqa: E402
-from mcpctl.probe.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport  # noqa: E402
+from mcpctl.errors import PlaceholderError, exception_leaves
+from mcpctl.probe import streams
+from mcpctl.probe.eras import Era, EraMemory, effective_mode
+from mcpctl.probe.negotiate import negotiate, sse_mismatch
+from mcpctl.probe.sdk import ClientSession, MCPError
+from mcpctl.probe.spawn import StdioDiagnostics
+from mcpctl.probe.streams import Opener, open_sse, open_stdio, open_streamable_http
+from mcpctl.probe.tasks import declaration
+from mcpctl.probe.tolerant import Listing, tolerant_streams
+from mcpctl.probe.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport
 
 __all__ = [
     "ClientSession",

@@ -17,14 +17,13 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
-from mcp.client.subscriptions import ListenNotSupportedError, listen
-from mcp.shared.exceptions import MCPError
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import SecretSource
 from mcpctl.probe.catalog import Catalog, catalog_of
 from mcpctl.probe.connect import Connection, connect
 from mcpctl.probe.eras import EraMemory
+from mcpctl.probe.sdk import ListenNotSupportedError, MCPError, listen
 
 __all__ = ["follow_catalog"]
 

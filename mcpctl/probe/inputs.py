@@ -22,8 +22,8 @@ from mcpctl.errors import InputRequiredError, UsageError
 
 if TYPE_CHECKING:
     import mcp_types as types
-    from mcp.client.session import ClientSession
 
+    from mcpctl.probe.sdk import ClientSession
     from mcpctl.probe.tasks import TaskOptions
 
 __all__ = [

@@ -14,20 +14,15 @@ server that stays silent on it costs a few seconds once (the era is then remembe
 
 from __future__ import annotations
 
-from mcpctl.probe import sdk
+import anyio
+import mcp_types as types
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError  # a discovery result that does not parse
 
-sdk.load()
-
-import anyio  # noqa: E402 -- after the SDK is loaded
-import mcp_types as types  # noqa: E402
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS  # noqa: E402
-from pydantic import ValidationError  # noqa: E402 -- a discovery result that does not parse
-
-from mcpctl.config.model import ProtocolMode  # noqa: E402
-from mcpctl.errors import ProbeFailed  # noqa: E402
-from mcpctl.probe.eras import Era, describe_versions  # noqa: E402
+from mcpctl.config.model import ProtocolMode
+from mcpctl.errors import ProbeFailed
+from mcpctl.probe.eras import Era, describe_versions
+from mcpctl.probe.sdk import ClientSession, MCPError
 
 __all__ = [
     "CLIENT_HANDSHAKE_VERSIONS",

@@ -1,14 +1,26 @@
-"""How the MCP SDK is imported: whole (the library's default), or only its client half.
+"""The MCP SDK, as mcpctl imports it: every name of the ``mcp`` package that mcpctl uses.
 
-``mcp/__init__`` and ``mcp/client/__init__`` re-export the server side as well (the server
-session, starlette, uvicorn...): about 0.3 s of CPU on every connecting command, for code a
-client never runs. The ``mcpctl`` program calls :func:`use_client_half` before it imports
-the probe; :mod:`mcpctl.probe.connect` then loads the client modules it needs with unexecuted
-stand-ins in the two packages' places, removed afterwards, so a later ``import mcp`` gets the
-real package.
+The rest of the package takes them from here (``from mcpctl.probe.sdk import ClientSession``);
+this is the only module that imports ``mcp``. The SDK's message types come from their own
+package, ``mcp_types``, imported directly: it has no server half.
+
+Why a module of its own: ``mcp/__init__`` and ``mcp/client/__init__`` re-export the SDK's
+server side (the server session, starlette, uvicorn, click...): about 200 modules more, for
+code a client never runs. Measured on a 2-core machine: ``mcpctl health --json`` of one stdio
+server spends 0.2 s more, of wall time and of CPU, with the plain import (medians of 30
+interleaved runs); importing :mod:`mcpctl.probe.connect` takes 0.37 s more (0.16 s of CPU).
+So, in the ``mcpctl`` program (:func:`use_client_half`), the SDK modules are loaded with
+unexecuted stand-ins in those two packages' places, removed afterwards: a module once loaded
+is found without its parent, and a later ``import mcp`` gets the real package.
 
 That swaps entries of ``sys.modules``, which is only safe in a process mcpctl owns: a daemon
 that imports the library (and may import ``mcp`` from another thread) gets the plain import.
+It also relies on the SDK's layout (``mcp`` and ``mcp.client`` are packages whose client
+modules import each other by their full names); ``tests/probe/test_sdk.py`` fails when that
+changes, and at run time an unexpected layout gets the plain import.
+
+Names are loaded on first use, each from its module (:data:`MODULES`): importing this module
+does not import the SDK.
 """
 
 from __future__ import annotations
@@ -17,16 +29,79 @@ import importlib
 import importlib.util
 import sys
 
-__all__ = ["CLIENT_MODULES", "load", "load_modules", "use_client_half"]
+TYPE_CHECKING = False  # importing typing would cost the quick paths (launcher, completion)
 
-# Every SDK module mcpctl.probe imports: once loaded, they are found without their parent.
-CLIENT_MODULES = (
-    "mcp.client.session",
-    "mcp.client.sse",
-    "mcp.client.streamable_http",
-    "mcp.shared.exceptions",
-    "mcp.shared.message",
-)
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+    from mcp.client.auth.exceptions import OAuthFlowError
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+    from mcp.client.auth.oauth2 import OAuthClientProvider
+    from mcp.client.extension import ClaimContext, ResultClaim
+    from mcp.client.session import ClientSession
+    from mcp.client.sse import sse_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.client.subscriptions import ListenNotSupportedError, listen
+    from mcp.shared.auth import (
+        AuthorizationCodeResult,
+        OAuthClientInformationFull,
+        OAuthClientMetadata,
+        OAuthMetadata,
+        OAuthToken,
+        ProtectedResourceMetadata,
+    )
+    from mcp.shared.exceptions import MCPError
+    from mcp.shared.message import SessionMessage
+
+__all__ = [
+    "MODULES",
+    "AuthorizationCodeResult",
+    "ClaimContext",
+    "ClientCredentialsOAuthProvider",
+    "ClientSession",
+    "ListenNotSupportedError",
+    "MCPError",
+    "OAuthClientInformationFull",
+    "OAuthClientMetadata",
+    "OAuthClientProvider",
+    "OAuthFlowError",
+    "OAuthMetadata",
+    "OAuthToken",
+    "ProtectedResourceMetadata",
+    "ResultClaim",
+    "SessionMessage",
+    "listen",
+    "sse_client",
+    "streamable_http_client",
+    "use_client_half",
+]
+
+#: Each name this module gives -> the SDK module it comes from (the imports above, for
+#: the type checker; ``tests/probe/test_sdk.py`` keeps the two the same).
+MODULES = {
+    "OAuthFlowError": "mcp.client.auth.exceptions",
+    "ClientCredentialsOAuthProvider": "mcp.client.auth.extensions.client_credentials",
+    "OAuthClientProvider": "mcp.client.auth.oauth2",
+    "ClaimContext": "mcp.client.extension",
+    "ResultClaim": "mcp.client.extension",
+    "ClientSession": "mcp.client.session",
+    "sse_client": "mcp.client.sse",
+    "streamable_http_client": "mcp.client.streamable_http",
+    "ListenNotSupportedError": "mcp.client.subscriptions",
+    "listen": "mcp.client.subscriptions",
+    "AuthorizationCodeResult": "mcp.shared.auth",
+    "OAuthClientInformationFull": "mcp.shared.auth",
+    "OAuthClientMetadata": "mcp.shared.auth",
+    "OAuthMetadata": "mcp.shared.auth",
+    "OAuthToken": "mcp.shared.auth",
+    "ProtectedResourceMetadata": "mcp.shared.auth",
+    "MCPError": "mcp.shared.exceptions",
+    "SessionMessage": "mcp.shared.message",
+}
+
+#: The packages whose ``__init__`` loads the server half: stand-ins take their place.
+STAND_INS = ("mcp", "mcp.client")
 
 _client_half = False
 
@@ -37,33 +112,39 @@ def use_client_half() -> None:
     _client_half = True
 
 
-def load() -> None:
-    """Import the SDK's client modules: the client half if switched on, else plainly."""
-    load_modules(*CLIENT_MODULES)
+def __getattr__(name: str) -> Any:
+    module = MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpctl.probe.sdk' has no attribute {name!r}")
+    value = getattr(_import(module), name)
+    globals()[name] = value
+    return value
 
 
-def load_modules(*names: str) -> None:
-    """Import SDK modules ``names`` (``mcp.client.auth.oauth2``...) the way :func:`load` does:
-    without the package's server half when the program switched that on."""
-    if _client_half and "mcp" not in sys.modules:
-        _load_client_half(names)
-    for name in names:
-        importlib.import_module(name)
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
-def _load_client_half(names: tuple[str, ...]) -> None:
+def _import(name: str) -> ModuleType:
+    """The SDK module ``name``: without the package's server half when the program switched
+    that on and nothing has imported the real ``mcp`` yet."""
+    if _client_half and name not in sys.modules and "mcp" not in sys.modules:
+        _load_with_stand_ins(name)
+    return importlib.import_module(name)
+
+
+def _load_with_stand_ins(name: str) -> None:
     stand_ins = []
     try:
-        for name in ("mcp", "mcp.client"):
-            if name in sys.modules:
+        for package in STAND_INS:
+            if package in sys.modules:
                 continue
-            spec = importlib.util.find_spec(name)
+            spec = importlib.util.find_spec(package)
             if spec is None or spec.submodule_search_locations is None:
-                return  # an unexpected layout: the plain imports still work
-            sys.modules[name] = importlib.util.module_from_spec(spec)
-            stand_ins.append(name)
-        for name in names:
-            importlib.import_module(name)
+                return  # an unexpected layout: the plain import still works
+            sys.modules[package] = importlib.util.module_from_spec(spec)
+            stand_ins.append(package)
+        importlib.import_module(name)
     finally:
-        for name in stand_ins:
-            del sys.modules[name]
+        for package in stand_ins:
+            del sys.modules[package]

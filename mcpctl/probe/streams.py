@@ -22,13 +22,11 @@ import anyio
 import httpx2
 import mcp_types as types
 from anyio.abc import Process
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.message import SessionMessage
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import ResolvedEntry
 from mcpctl.errors import ProbeFailed
+from mcpctl.probe.sdk import SessionMessage, sse_client, streamable_http_client
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
 
 __all__ = ["Opener", "Streams", "open_sse", "open_stdio", "open_streamable_http"]
@@ -237,9 +235,8 @@ async def open_streamable_http(
 def _stand_in_for_status(exc: BaseException) -> bool:
     """Whether ``exc`` is the SDK's stand-in for an HTTP error status (and not a failure
     mcpctl already explained, such as a sign-in that is needed)."""
-    from mcp.shared.exceptions import MCPError
-
     from mcpctl.errors import exception_leaves
+    from mcpctl.probe.sdk import MCPError
 
     leaves = exception_leaves(exc)
     if any(isinstance(leaf, ProbeFailed) for leaf in leaves):

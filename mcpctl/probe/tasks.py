@@ -16,27 +16,23 @@ deadline, a question nobody answers) cancels its task before the connection clos
 
 from __future__ import annotations
 
-from mcpctl.probe import sdk
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-sdk.load()  # the client half only, when the mcpctl program asked for it
+import anyio
+import anyio.lowlevel
+import mcp_types as types
 
-import contextlib  # noqa: E402 -- after the SDK is loaded
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-from typing import TYPE_CHECKING, Any, Literal, NoReturn  # noqa: E402
-
-import anyio  # noqa: E402
-import anyio.lowlevel  # noqa: E402
-import mcp_types as types  # noqa: E402
-from mcp.client.extension import ClaimContext, ResultClaim  # noqa: E402
-
-from mcpctl.errors import InputRequiredError, ProbeFailed  # noqa: E402
-from mcpctl.probe.failures import one_line  # noqa: E402
-from mcpctl.probe.inputs import Answerer, InputLog, answer_requests  # noqa: E402
-from mcpctl.text import escape_controls  # noqa: E402
+from mcpctl.errors import InputRequiredError, ProbeFailed
+from mcpctl.probe.failures import one_line
+from mcpctl.probe.inputs import Answerer, InputLog, answer_requests
+from mcpctl.probe.sdk import ClaimContext, ResultClaim
+from mcpctl.text import escape_controls
 
 if TYPE_CHECKING:
-    from mcp.client.session import ClientSession
+    from mcpctl.probe.sdk import ClientSession
 
 __all__ = [
     "EXTENSION",

@@ -20,9 +20,10 @@ from typing import Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
 from mcp_types.jsonrpc import JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
+
+from mcpctl.probe.sdk import SessionMessage
 
 __all__ = ["Listing", "repair_tool", "tolerant_streams"]
 

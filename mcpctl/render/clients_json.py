@@ -1,6 +1,6 @@
 """The plain JSON clients: a servers object of ``{command, args, env}`` / ``{url, headers}``.
 
-Each is one :class:`~mcpctl.render.clients.McpServersClient` with its own spelling of the
+Each is one :class:`~mcpctl.render.clients_base.McpServersClient` with its own spelling of the
 transports, its placeholder syntax, its optional settings and its file locations.
 """
 

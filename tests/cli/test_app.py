@@ -28,8 +28,8 @@ def all_commands() -> list[tuple[str, object]]:
 
 
 def test_every_command_has_help_with_an_example(cli: Cli) -> None:
-    from mcpctl.cli.docgen import examples_of
-    from mcpctl.cli.doclines import check_command_line, shell_commands
+    from tools.docgen import examples_of
+    from tools.doclines import check_command_line, shell_commands
 
     commands = all_commands()
     assert {name for name, _ in commands} >= {

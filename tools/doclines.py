@@ -2,8 +2,9 @@
 
 :func:`shell_commands` finds the ``mcpctl`` commands in a line of shell, :func:`fenced_lines`
 the shell lines of a Markdown page (and the ``run:``/``script:`` values of its CI YAML), and
-:func:`check_command_line` parses one against the click command tree: the tests use them so
-that no example in ``--help`` or in ``docs/`` can go stale. Never imported by the CLI.
+:func:`check_command_line` parses one against the command tree: the tests use them so that
+no example in ``--help`` or in ``docs/`` can go stale. A development tool, not part of the
+mcpctl package.
 """
 
 from __future__ import annotations
@@ -108,29 +109,34 @@ def fenced_lines(markdown: str, languages: Sequence[str]) -> list[str]:
 
 
 def check_command_line(root: Any, args: Sequence[str]) -> None:
-    """Parse ``mcpctl ARGS`` against the click command ``root`` without running it.
+    """Parse ``mcpctl ARGS`` against the command tree ``root`` without running it.
+
+    The line goes through the app's own parsing (``main``), on a copy of the tree whose
+    commands do nothing: every group resolves its subcommand as it would, and no command runs.
 
     Raises:
-        click's UsageError (or a subclass): an unknown command or option, a missing or
-            extra argument, a value the option's type refuses.
+        The parser's usage error (``exit_code`` 2): an unknown command or option, a missing
+            or extra argument, a value the option's type refuses.
     """
     import contextlib
     import io
 
-    from typer import Exit
-
     from mcpctl.cli.output import STATE
 
-    command = root
     # --version and --help print and stop while parsing: that is a line that parses.
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exit):
+    with contextlib.redirect_stdout(io.StringIO()):
         try:
-            ctx = root.make_context("mcpctl", list(args))
-            while hasattr(command, "commands"):
-                rest = [*ctx._protected_args, *ctx.args]
-                if not rest:
-                    break
-                name, command, rest = command.resolve_command(ctx, rest)
-                ctx = command.make_context(name, rest, parent=ctx)
+            _inert(root).main(list(args), prog_name="mcpctl", standalone_mode=False)
         finally:
             STATE.reset()
+
+
+def _inert(command: Any) -> Any:
+    """A copy of ``command`` and its subcommands without their callbacks: parsed, never run."""
+    import copy
+
+    clone = copy.copy(command)
+    clone.callback = None
+    if hasattr(command, "commands"):
+        clone.commands = {name: _inert(sub) for name, sub in command.commands.items()}
+    return clone
