@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 
 __all__ = [
+    "BudgetExceededError",
     "CommandNotFoundError",
     "ConfigError",
     "ConfigInvalidError",
@@ -122,6 +123,12 @@ class ToolError(McpctlError):
     """A tool answered a call with an error (the server works; the call did not)."""
 
     code = "tool_error"
+
+
+class BudgetExceededError(McpctlError):
+    """A tool catalog costs more tokens than the budget it was given (``tools --budget``)."""
+
+    code = "over_budget"
 
 
 class SignInError(McpctlError):
