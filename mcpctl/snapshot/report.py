@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
+from mcpctl.probe.tokens import ENCODING
 from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
-from mcpctl.snapshot.model import McpRecord, Snapshot
+from mcpctl.snapshot.model import McpRecord, Snapshot, tools_tokens
 from mcpctl.text import escape_controls
 
 __all__ = [
@@ -64,6 +65,7 @@ class ServerSummary:
     resource_template_count: int | None = None
     protocol: dict[str, str] | None = None  # the era and version spoken, when probed
     degraded: tuple[str, ...] = ()  # why it is degraded
+    tokens: int | None = None  # what its tools' definitions cost the model, when known
 
     @property
     def listed(self) -> bool:
@@ -91,6 +93,7 @@ class ServerSummary:
             "resource_template_count": self.resource_template_count,
             "protocol_version": (self.protocol or {}).get("version"),
             "protocol": self.protocol,
+            "tokens": None if self.tokens is None else {"encoding": ENCODING, "total": self.tokens},
         }
 
 
@@ -222,6 +225,7 @@ def _summary(record: McpRecord, entry: ServerEntry | None) -> ServerSummary:
         resource_template_count=len(state.resource_templates),
         protocol=state.protocol,
         degraded=tuple(state.warnings),
+        tokens=tools_tokens(state),
     )
 
 
@@ -357,10 +361,11 @@ def _lines(report: Report, fmt: _Plain, limit: int) -> list[str]:
 
 def _server_lines(server: ServerSummary, fmt: _Plain, limit: int) -> list[str]:
     head = f"{fmt.bullet}{fmt.name(server.name)}"
+    cost = f", {server.tokens:,} tokens" if server.tokens is not None else ""
     if server.status == "healthy":
-        head += f" ({_plural(len(server.tools))})"
+        head += f" ({_plural(len(server.tools))}{cost})"
     elif server.status == "degraded":
-        head += f" ({_plural(len(server.tools))}, degraded)"
+        head += f" ({_plural(len(server.tools))}{cost}, degraded)"
     elif server.status == "needs_auth":
         head += f" (needs a sign-in: {fmt.code('mcpctl auth ' + server.name)})"
     elif server.status == "failed":
@@ -420,6 +425,8 @@ def _server_change(change: ServerChange, fmt: _Plain, limit: int) -> list[tuple[
         out.append(("!", f"{word} {fmt.code(definition.name)} changed ({fields})"))
     if change.instructions:
         out.append(("!", "instructions changed"))
+    if change.tokens_line is not None:
+        out.append(("~", change.tokens_line))
     return out
 
 
