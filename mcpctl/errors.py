@@ -9,6 +9,7 @@ change meaning once released.
     McpctlError                        exit 1  error
     ├── InternalError                  exit 1  internal_error
     ├── ToolError                      exit 1  tool_error
+    ├── BudgetExceededError            exit 1  over_budget
     ├── SignInError                    exit 1  sign_in_failed
     ├── UsageError                     exit 2  usage_error
     │   ├── ServerNotFoundError        exit 2  server_not_found

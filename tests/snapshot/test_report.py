@@ -193,7 +193,10 @@ def test_no_servers() -> None:
 
 def test_external_servers_list_their_first_tools() -> None:
     text = render_text(probed_report())
-    assert "- github (7 tools, 164 tokens): GitHub pull requests, commits and code search for the…\n" in text
+    assert (
+        "- github (7 tools, 164 tokens): GitHub pull requests, commits and code search for the…\n"
+        in text
+    )
     assert (
         "  create_branch, create_pull_request, get_commit, get_file_contents, list_commits, +2 more\n"
         in text
