@@ -9,6 +9,7 @@ change meaning once released.
     McpctlError                        exit 1  error
     ├── InternalError                  exit 1  internal_error
     ├── ToolError                      exit 1  tool_error
+    ├── BudgetExceededError            exit 1  over_budget
     ├── SignInError                    exit 1  sign_in_failed
     ├── UsageError                     exit 2  usage_error
     │   ├── ServerNotFoundError        exit 2  server_not_found
@@ -50,6 +51,7 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 
 __all__ = [
+    "BudgetExceededError",
     "CommandNotFoundError",
     "ConfigError",
     "ConfigInvalidError",
@@ -124,6 +126,12 @@ class ToolError(McpctlError):
     """A tool answered a call with an error (the server works; the call did not)."""
 
     code = "tool_error"
+
+
+class BudgetExceededError(McpctlError):
+    """A tool catalog costs more tokens than the budget it was given (``tools --budget``)."""
+
+    code = "over_budget"
 
 
 class SignInError(McpctlError):

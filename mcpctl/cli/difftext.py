@@ -53,6 +53,8 @@ def _server_lines(change: ServerChange) -> list[str]:
         lines.append(f"! {name}: instructions changed")
     for changed in change.changed:
         lines += _definition_lines(name, changed)
+    if change.tokens_line is not None:
+        lines.append(f"~ {name}: {change.tokens_line}")
     return lines
 
 

@@ -30,7 +30,7 @@ from mcpctl.cli.common import (
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import Lines, Table
 from mcpctl.cli.progress import Ticker, progress
-from mcpctl.errors import ToolError, UsageError
+from mcpctl.errors import BudgetExceededError, ToolError, UsageError
 from mcpctl.results import Result
 from mcpctl.text import plural
 
@@ -73,6 +73,14 @@ def tools(
         help="Per-server timeout: 10s, 500ms; a bare number is seconds.",
     ),
     group: list[str] = GROUP,
+    budget: int | None = typer.Option(
+        None,
+        "--budget",
+        min=0,
+        metavar="TOKENS",
+        help="Exit 1 when the exposed tools' definitions cost more tokens than this, "
+        "all servers listed together (a CI gate).",
+    ),
     protocol: Protocol | None = PROTOCOL,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
@@ -84,6 +92,11 @@ def tools(
     listing is still fresh (servers of the stateless protocol era say for how long) are not
     started at all.
 
+    TOKENS is what each tool's definition costs the model: the o200k_base tokens of
+    {"name", "description", "input_schema"} as compact JSON, the name as exposed. Each
+    server's total counts its exposed tools only. --budget exits 1 when the exposed tools
+    of all the servers listed cost more, naming each server's share.
+
     Examples:
 
       mcpctl tools time
@@ -93,10 +106,13 @@ def tools(
       mcpctl tools --cached
 
       mcpctl tools --group work --prefix underscore
+
+      mcpctl tools --budget 20000
     """
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import build_catalog
+    from mcpctl.probe.tokens import ENCODING, count_tool_tokens
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
@@ -129,12 +145,26 @@ def tools(
         ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix.value
     )
     info = {(r.name, t.name): t for r in ok for t in r.tools}
+    # What each definition costs, under the name the host exposes it by.
+    tokens = {
+        c.name: count_tool_tokens(
+            {"name": c.name, "description": info[(c.server, c.tool)].description,
+             "input_schema": info[(c.server, c.tool)].input_schema}
+        )
+        for c in catalog
+        if c.exposed or show_all
+    }  # fmt: skip
+    totals = {r.name: 0 for r in ok}
+    for c in catalog:
+        if c.exposed:
+            totals[c.server] += tokens[c.name]
     rows_data = [
         {
             "name": c.name, "server": c.server, "tool": c.tool, "exposed": c.exposed,
             "description": info[(c.server, c.tool)].description,
             "params": info[(c.server, c.tool)].params_summary(),
             "input_schema": info[(c.server, c.tool)].input_schema,
+            "tokens": tokens[c.name],
         }
         for c in catalog
         if c.exposed or show_all
@@ -152,26 +182,62 @@ def tools(
         "servers": [
             {"name": r.name, "protocol_version": r.protocol_version,
              "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count,
-             "cached_age_s": None if r.from_cache is None else round(r.from_cache, 1)}
+             "cached_age_s": None if r.from_cache is None else round(r.from_cache, 1),
+             "tokens": {"encoding": ENCODING, "total": totals[r.name]} if r.error is None
+             else None}
             for r in results
         ],
+        "tokens": {"encoding": ENCODING, "total": sum(totals.values())},
     }  # fmt: skip
     exit_code = 1 if collisions or len(ok) != len(results) else 0
+    errors = []
+    if budget is not None:
+        over = _over_budget(budget, totals)
+        data["budget"] = {"limit": budget, "total": sum(totals.values()),
+                          "over": max(0, sum(totals.values()) - budget)}  # fmt: skip
+        if over is not None:
+            errors.append(over.to_dict())
+            exit_code = 1
 
     def human(_: Result) -> Table:
-        cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION"]
+        cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION", "TOKENS"]
         rows = [
             [
                 str(d["name"]) + ("" if d["exposed"] else " (hidden)"),
                 str(d["server"]),
                 str(d["params"]),
                 str(d["description"] or "").split("\n")[0],
+                f"{d['tokens']:,}",
             ]
             for d in rows_data
         ]
-        return Table(cols, rows, "no tools")
+        shares = ", ".join(f"{name} {count:,}" for name, count in _by_cost(totals))
+        title = f"{sum(totals.values()):,} tokens ({ENCODING})" + (f": {shares}" if shares else "")
+        return Table(cols, rows, "no tools", title=title if rows else None)
 
-    return output.emit(Result("tools", data, warnings, exit_code=exit_code), human)
+    return output.emit(Result("tools", data, warnings, errors, exit_code=exit_code), human)
+
+
+def _by_cost(totals: dict[str, int]) -> list[tuple[str, int]]:
+    """Servers, the costliest first."""
+    return sorted(totals.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | None:
+    """The error of a catalog that costs more than ``budget`` tokens, naming each server's
+    share (the costliest first), or ``None`` when it fits."""
+    from mcpctl.probe.tokens import ENCODING
+
+    total = sum(totals.values())
+    if total <= budget:
+        return None
+    shares = ", ".join(f"{name} {count:,}" for name, count in _by_cost(totals) if count)
+    return BudgetExceededError(
+        f"the exposed tools cost {total:,} tokens ({ENCODING}), {total - budget:,} over the "
+        f"budget of {budget:,}: {shares}",
+        hint="hide tools with tools.allow/deny in the entries, or raise --budget",
+        subjects=list(totals),
+    )
 
 
 def _load_args_json(args_json: str | None) -> dict[str, Any]:

@@ -95,6 +95,7 @@ class ServerChange:
     renamed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     changed: list[DefinitionChange] = field(default_factory=list)
     probe_failed: str | None = None  # the new probe failed: what it offers is unknown
+    tokens: tuple[int, int] | None = None  # its tools' tokens before and after, when they differ
 
     @property
     def definitions_changed(self) -> bool:
@@ -122,7 +123,20 @@ class ServerChange:
         out["definitions_changed"] = self.definitions_changed
         if self.probe_failed is not None:
             out["probe_failed"] = self.probe_failed
+        if self.tokens is not None:
+            from mcpctl.probe.tokens import ENCODING
+
+            old, new = self.tokens
+            out["tokens"] = {"encoding": ENCODING, "old": old, "new": new, "change": new - old}
         return out
+
+    @property
+    def tokens_line(self) -> str | None:
+        """``tokens 1,234 → 1,410 (+176)``, when its tools' tokens changed."""
+        if self.tokens is None:
+            return None
+        old, new = self.tokens
+        return f"tokens {old:,} → {new:,} ({new - old:+,})"
 
 
 @dataclass
@@ -229,6 +243,16 @@ def _offered(change: ServerChange, old: ServerState, new: ServerState) -> None:
             if before[name].fingerprint != after[name].fingerprint:
                 fields = _fields(before[name], after[name])
                 change.changed.append(DefinitionChange(kind, name, fields))
+    tools_changed = any(
+        "tools" in part for part in (change.added, change.removed, change.renamed)
+    ) or any(c.kind == "tools" for c in change.changed)
+    if tools_changed:
+        from mcpctl.snapshot.model import tools_tokens
+
+        before_tokens, after_tokens = tools_tokens(old), tools_tokens(new)
+        if None not in (before_tokens, after_tokens) and before_tokens != after_tokens:
+            assert before_tokens is not None and after_tokens is not None
+            change.tokens = (before_tokens, after_tokens)
 
 
 def _renames(

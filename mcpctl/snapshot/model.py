@@ -24,6 +24,7 @@ __all__ = [
     "ServerState",
     "Snapshot",
     "snapshot_of_config",
+    "tools_tokens",
 ]
 
 #: What a probe lists, as the snapshot names them.
@@ -90,6 +91,17 @@ class ServerState:
             found = self.of_kind(kind)
             out += [(kind, name) for name in sorted(found) if found[name].redacted]
         return out
+
+
+def tools_tokens(state: ServerState) -> int | None:
+    """What the tools of ``state`` cost the model, in tokens (see :mod:`mcpctl.probe.tokens`),
+    from their stored definitions; ``None`` when the probe failed or a definition was not
+    stored (a snapshot that kept only fingerprints)."""
+    if state.error is not None or any(not d.data for d in state.tools.values()):
+        return None
+    from mcpctl.probe.tokens import catalog_tokens
+
+    return catalog_tokens(d.data for d in state.tools.values())
 
 
 @dataclass

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
+from mcpctl.probe.tokens import ENCODING
 from mcpctl.snapshot.diff import RedactedSecret, ServerChange, SnapshotDiff
-from mcpctl.snapshot.model import McpRecord, Snapshot
+from mcpctl.snapshot.model import McpRecord, Snapshot, tools_tokens
 from mcpctl.text import escape_controls
 
 __all__ = [
@@ -65,6 +66,7 @@ class ServerSummary:
     resource_template_count: int | None = None
     protocol: dict[str, str] | None = None  # the era and version spoken, when probed
     degraded: tuple[str, ...] = ()  # why it is degraded
+    tokens: int | None = None  # what its tools' definitions cost the model, when known
 
     @property
     def listed(self) -> bool:
@@ -92,6 +94,7 @@ class ServerSummary:
             "resource_template_count": self.resource_template_count,
             "protocol_version": (self.protocol or {}).get("version"),
             "protocol": self.protocol,
+            "tokens": None if self.tokens is None else {"encoding": ENCODING, "total": self.tokens},
         }
 
 
@@ -223,6 +226,7 @@ def _summary(record: McpRecord, entry: ServerEntry | None) -> ServerSummary:
         resource_template_count=len(state.resource_templates),
         protocol=state.protocol,
         degraded=tuple(state.warnings),
+        tokens=tools_tokens(state),
     )
 
 
@@ -369,10 +373,11 @@ def _redacted_line(item: RedactedSecret, fmt: _Plain) -> str:
 
 def _server_lines(server: ServerSummary, fmt: _Plain, limit: int) -> list[str]:
     head = f"{fmt.bullet}{fmt.name(server.name)}"
+    cost = f", {server.tokens:,} tokens" if server.tokens is not None else ""
     if server.status == "healthy":
-        head += f" ({_plural(len(server.tools))})"
+        head += f" ({_plural(len(server.tools))}{cost})"
     elif server.status == "degraded":
-        head += f" ({_plural(len(server.tools))}, degraded)"
+        head += f" ({_plural(len(server.tools))}{cost}, degraded)"
     elif server.status == "needs_auth":
         head += f" (needs a sign-in: {fmt.code('mcpctl auth ' + server.name)})"
     elif server.status == "failed":
@@ -432,6 +437,8 @@ def _server_change(change: ServerChange, fmt: _Plain, limit: int) -> list[tuple[
         out.append(("!", f"{word} {fmt.code(definition.name)} changed ({fields})"))
     if change.instructions:
         out.append(("!", "instructions changed"))
+    if change.tokens_line is not None:
+        out.append(("~", change.tokens_line))
     return out
 
 

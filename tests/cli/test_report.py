@@ -11,6 +11,7 @@ import pytest
 
 from tests.cli.test_health import make_internal
 from tests.conftest import SERVERS, Cli, write_config
+from tests.probe.test_tokens import independent_tokens
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")], "description": "The basic server"}
@@ -162,14 +163,19 @@ def test_probe_counts_tools_and_failures(cli: Cli, config_path: Path) -> None:
     assert r.exit_code == 1  # a server failed, as health
     out = r.stdout
     assert out.startswith("MCP servers: 2 (0 internal, 2 external), 1 healthy, 1 failed\n")
+    listed = cli("tools", "basic", "--all", "--json").json["data"]["tools"]
+    cost = independent_tokens({**t, "name": t["tool"]} for t in listed)
     assert (
-        "- basic (10 tools): The basic server\n  add, audio, echo, fail, headers, +5 more\n" in out
-    )
+        f"- basic (10 tools, {cost:,} tokens): The basic server\n"
+        "  add, audio, echo, fail, headers, +5 more\n"
+    ) in out
     assert "- broken (failed: server_exited)\n" in out
     assert out.endswith("Failed:\n- broken: server_exited\n")
     write_config(config_path, {"basic": BASIC})
     r = cli("report", "--probe", "--json")
     assert r.exit_code == 0 and r.json["data"]["summary"]["healthy"] == 1
+    basic = r.json["data"]["servers"][0]
+    assert basic["tokens"] == {"encoding": "o200k_base", "total": cost}
     assert r.json["data"]["servers"][0]["tool_count"] == 10
 
 

@@ -14,6 +14,7 @@ import pytest
 from mcpctl.cli.snapshot import NO_EARLIER, diff_lines
 from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
 from tests.conftest import SERVERS, Cli, write_config
+from tests.probe.test_tokens import independent_tokens
 from tests.snapshot.test_sarif import check_sarif
 
 PY = sys.executable
@@ -281,6 +282,7 @@ def test_a_rug_pull_fails_the_gate(cli: Cli, config_path: Path, tmp_path: Path) 
     assert lines[1].startswith("! shifty: tool lookup changed (description, inputSchema")
     assert lines[2] == "    description was: Look up the weather of a city."
     assert lines[3].startswith("    description now: Look up the weather of a city. <IMPORTANT>")
+    assert lines[-1].startswith("~ shifty: tokens ")  # the poison costs tokens too
     assert "definitions changed in place on shifty" in r.stderr
     r = cli(*gate, "--json", env={"SHIFTY_MODE": "poison,rename,extra"})
     change = r.json["data"]["changed"][0]
@@ -300,10 +302,27 @@ def test_renames_and_new_tools_read_as_such(cli: Cli, config_path: Path, tmp_pat
     cli("snapshot", "save", "--probe", "-o", str(lock), env={"SHIFTY_MODE": ""})
     r = cli("snapshot", "diff", "--probe", "--against", str(lock),
             env={"SHIFTY_MODE": "rename,extra,instructions"})  # fmt: skip
+    # The tokens on both sides, counted here from the definitions each snapshot stored.
+    after = tmp_path / "after.json"
+    cli("snapshot", "save", "--probe", "-o", str(after),
+        env={"SHIFTY_MODE": "rename,extra,instructions"})  # fmt: skip
+    old, new = (independent_tokens(_stored_tools(path)) for path in (lock, after))
+    assert old != new
     assert r.stdout.splitlines() == [
         "~ shifty", "    + tool delete_everything", "    tool renamed add -> sum",
         "! shifty: instructions changed",
+        f"~ shifty: tokens {old:,} → {new:,} ({new - old:+,})",
     ]  # fmt: skip
+    r = cli("snapshot", "diff", "--probe", "--json", "--against", str(lock),
+            env={"SHIFTY_MODE": "rename,extra,instructions"})  # fmt: skip
+    assert r.json["data"]["changed"][0]["tokens"] == {
+        "encoding": "o200k_base", "old": old, "new": new, "change": new - old,
+    }  # fmt: skip
+
+
+def _stored_tools(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [t["definition"] for t in data["mcps"][0]["probe"]["tools"]]
 
 
 def test_a_failed_probe_is_not_everything_removed(

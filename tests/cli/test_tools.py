@@ -13,6 +13,7 @@ import pytest
 from mcpctl.config.model import ToolFilter
 from mcpctl.probe.naming import build_catalog, prefixed
 from tests.conftest import SERVERS, Cli, write_config
+from tests.probe.test_tokens import independent_tokens
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
@@ -67,6 +68,47 @@ def test_tools_collision_exits_1(cli: Cli, config_path: Path) -> None:
     r = cli("tools", "--prefix", "none", "--json")
     assert r.exit_code == 1 and r.json["data"]["collisions"]
     assert any("name collision" in w for w in r.json["warnings"])
+
+
+@pytest.mark.slow
+def test_tools_tokens_and_the_budget(cli: Cli, config_path: Path) -> None:
+    filters = {"allow": ["echo", "add", "weather", "fail"], "deny": ["fail"]}
+    write_config(
+        config_path,
+        {"basic": {**BASIC, "tools": filters}, "other": {**BASIC, "tools": {"allow": ["echo"]}}},
+    )
+    r = cli("tools", "--prefix", "underscore", "--all", "--json")
+    assert r.exit_code == 0, r.stderr
+    listed = r.json["data"]["tools"]
+    # Each tool: its definition as the host sends it, under the exposed (prefixed) name.
+    for t in listed:
+        assert t["tokens"] == independent_tokens([t]), t["name"]
+    exposed = {
+        s: [t for t in listed if t["server"] == s and t["exposed"]] for s in ("basic", "other")
+    }
+    totals = {s: independent_tokens(tools) for s, tools in exposed.items()}
+    servers = {s["name"]: s["tokens"] for s in r.json["data"]["servers"]}
+    assert servers == {s: {"encoding": "o200k_base", "total": n} for s, n in totals.items()}
+    total = sum(totals.values())
+    assert r.json["data"]["tokens"] == {"encoding": "o200k_base", "total": total}
+    # Hidden tools cost nothing: the filters are applied before the budget.
+    assert total < independent_tokens(listed)
+
+    ok = cli("tools", "--prefix", "underscore", "--budget", str(total), "--json")
+    assert ok.exit_code == 0 and ok.json["errors"] == []
+    assert ok.json["data"]["budget"] == {"limit": total, "total": total, "over": 0}
+    over = cli("tools", "--prefix", "underscore", "--budget", str(total - 10))
+    assert over.exit_code == 1
+    costly, cheap = sorted(totals.items(), key=lambda kv: -kv[1])
+    assert (
+        f"error: the exposed tools cost {total:,} tokens (o200k_base), 10 over the budget of "
+        f"{total - 10:,}: {costly[0]} {costly[1]:,}, {cheap[0]} {cheap[1]:,}"
+    ) in " ".join(over.stderr.split())
+    data = cli("tools", "--prefix", "underscore", "--budget", str(total - 10), "--json").json
+    assert data["errors"][0]["code"] == "over_budget" and data["data"]["budget"]["over"] == 10
+    # The text table ends with each tool's tokens.
+    echo = {**listed[0], "name": "echo"}
+    assert cli("tools", "basic").stdout.splitlines()[0].endswith(f"\t{independent_tokens([echo])}")
 
 
 def test_tools_of_a_server_with_a_non_conforming_list(cli: Cli, config_path: Path) -> None:

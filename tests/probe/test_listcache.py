@@ -112,3 +112,10 @@ def test_tools_cached_on_the_command_line(cli, config_path: Path, tmp_path: Path
     assert servers[0]["cached_age_s"] is not None
     assert {t["tool"] for t in again.json["data"]["tools"]} == {"echo", "add", "ask"}
     assert methods(log).count("tools/list") == 1
+    # The budget gate judges a cached listing without starting the server.
+    cost = again.json["data"]["tokens"]["total"]
+    assert cost > 0 and servers[0]["tokens"]["total"] == cost
+    assert cli("tools", "--cached", "--budget", str(cost)).exit_code == 0
+    over = cli("tools", "--cached", "--budget", str(cost - 1), "--json")
+    assert over.exit_code == 1 and over.json["errors"][0]["code"] == "over_budget"
+    assert methods(log).count("tools/list") == 1

