@@ -206,7 +206,7 @@ def test_external_servers_list_their_first_tools() -> None:
     )
     assert "- search (needs a sign-in: mcpctl auth search): Web search (*beta*)\n" in text
     assert (
-        "- time (2 tools, 42 tokens, degraded): Current time and time-zone conversion\n"
+        "- time (2 tools, 44 tokens, degraded): Current time and time-zone conversion\n"
         "  convert_time, get_current_time\n" in text
     )
     assert "Degraded:\n- time: tool 'convert_time': inputSchema has no \"type\"\n" in text
