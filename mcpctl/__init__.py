@@ -10,15 +10,12 @@ Names are loaded on first use, so ``import mcpctl`` stays cheap.
 
 from __future__ import annotations
 
-from importlib import import_module
-
+from mcpctl._lazy import lazy_exports
 from mcpctl._version import __version__
 
 TYPE_CHECKING = False  # importing typing would cost the quick paths (launcher, completion)
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from mcpctl.config.loader import LoadResult, load_config
     from mcpctl.config.model import Config, Problem, ServerEntry
     from mcpctl.config.placeholders import ResolvedEntry, resolve_entry
@@ -100,14 +97,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcpctl' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

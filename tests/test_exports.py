@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import mcpctl
 
 
@@ -95,3 +97,24 @@ def test_docstring_references_resolve() -> None:
             if target is None:
                 stale.append(f"{file.name}: {found.group(1)}")
     assert not stale, stale
+
+
+LAZY_PACKAGES = ["mcpctl", "mcpctl.auth", "mcpctl.doctor", "mcpctl.probe", "mcpctl.snapshot"]
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_each_lazy_package_exports_exactly_what_it_lists(package: str) -> None:
+    import importlib
+
+    module = importlib.import_module(package)
+    table = module._LAZY
+    eager = {n for n in module.__all__ if n not in table}
+    # Every lazily exported name is in __all__, and every name of __all__ is either lazy or
+    # defined at import already (the version, say).
+    assert set(table) <= set(module.__all__)
+    assert all(n in vars(module) for n in eager), eager - set(vars(module))
+    assert dir(module) == sorted(module.__all__)
+    for name, where in table.items():
+        assert hasattr(importlib.import_module(where), name), f"{package}.{name}: not in {where}"
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        module.nope  # noqa: B018

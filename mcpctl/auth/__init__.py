@@ -17,8 +17,9 @@ Names are loaded on first use: importing this package does not import ``keyring`
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcpctl._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from mcpctl.auth.revoke import SignOut, sign_out
@@ -53,14 +54,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcpctl.auth' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

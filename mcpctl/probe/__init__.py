@@ -27,13 +27,11 @@ Names are loaded on first use: importing this package does not import the MCP SD
 
 from __future__ import annotations
 
-from importlib import import_module
+from mcpctl._lazy import lazy_exports
 
 TYPE_CHECKING = False  # importing typing would cost the quick paths (launcher, completion)
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from mcpctl.probe.catalog import Catalog, catalog, catalog_all
     from mcpctl.probe.connect import Connection, connect, open_session
     from mcpctl.probe.eras import Era, EraMemory
@@ -102,14 +100,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcpctl.probe' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
