@@ -397,13 +397,6 @@ def _summary(merged: Merged) -> str:
 
 
 def _current(path: Path) -> str | None:
-    """The text of the file a rendering goes to (``None``: there is none yet).
+    from mcpctl.config.safefile import read_text_file
 
-    Raises:
-        UsageError: it is not a regular file, too large, or not UTF-8.
-        StorageError: it cannot be read.
-    """
-    from mcpctl.config.safefile import decode_text, read_file
-
-    raw = read_file(path)
-    return decode_text(raw, path) if raw is not None else None
+    return read_text_file(path)

@@ -13,7 +13,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import PROTOCOL, Protocol, parse_duration, paths, run_async
 from mcpctl.cli.output import STATE
-from mcpctl.errors import Interrupted, McpctlError, StorageError, UsageError
+from mcpctl.errors import Interrupted, McpctlError, UsageError
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -229,6 +229,7 @@ class _Watcher:
     def render(self, config: Config) -> None:
         """Render into -o FILE (written only when it differs); a failure is reported."""
         from mcpctl.auth.secrets import keyring_source
+        from mcpctl.config.safefile import read_text_file
         from mcpctl.config.store import atomic_write
         from mcpctl.render import render as render_target
         from mcpctl.render.base import grouped
@@ -241,7 +242,7 @@ class _Watcher:
                 self.target, config.entries, secrets=keyring_source(),
                 launcher=Launcher.for_config(self.path),
             )  # fmt: skip
-            changed = _read(self.out) != rendered.text
+            changed = read_text_file(self.out) != rendered.text
             if changed:
                 mode = 0o600 if rendered.holds_secrets else None
                 atomic_write(self.out, rendered.text.encode("utf-8"), mode=mode)
@@ -321,15 +322,6 @@ def _stamped(event: dict[str, Any]) -> dict[str, Any]:
 
     now = datetime.now().astimezone().isoformat(timespec="seconds")
     return {"event": event["event"], "time": now, **event}
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text("utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _sink() -> Any:

@@ -45,6 +45,7 @@ __all__ = [
     "loads_json",
     "lone_surrogate",
     "read_file",
+    "read_text_file",
     "refuse_unreadable",
     "size_limit",
 ]
@@ -191,6 +192,18 @@ def read_file(
     if len(raw) > cap:  # it grew after the fstat
         raise _too_large(file, f"more than {describe_size(cap)}", cap, error)
     return raw
+
+
+def read_text_file(path: str | os.PathLike[str]) -> str | None:
+    """The UTF-8 text of the file at ``path`` (``None``: there is none), read as
+    :func:`read_file` reads.
+
+    Raises:
+        UsageError: it is not a regular file, too large, or not UTF-8.
+        StorageError: it cannot be read.
+    """
+    raw = read_file(path)
+    return decode_text(raw, path) if raw is not None else None
 
 
 def _too_large(path: str, size: str, cap: int, error: type[McpctlError]) -> McpctlError:
