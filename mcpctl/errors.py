@@ -48,6 +48,7 @@ Beside the tree, not an error but the end of a command:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from enum import IntEnum
 from os import PathLike
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "ConfigInvalidError",
     "ConfigNotFoundError",
     "ConfigSyntaxError",
+    "ExitCode",
     "GroupNotFoundError",
     "InputRequiredError",
     "InternalError",
@@ -88,6 +90,19 @@ __all__ = [
 ]
 
 
+class ExitCode(IntEnum):
+    """The exit codes of every command (docs/commands.md#output-and-exit-codes); a signal
+    adds its own (128 + its number)."""
+
+    OK = 0
+    #: The thing checked is not OK: an unhealthy server, drift, a validation problem.
+    FAILED = 1
+    #: Bad usage or bad input: an unknown server, an invalid config file, a literal secret.
+    USAGE = 2
+    #: A failure outside mcpctl: a read-only file, a lock held too long, the network.
+    OUTSIDE = 3
+
+
 class McpctlError(Exception):
     """Root of every error mcpctl raises on purpose.
 
@@ -101,7 +116,7 @@ class McpctlError(Exception):
     """
 
     code = "error"
-    exit_code = 1
+    exit_code: int = ExitCode.FAILED
 
     def __init__(
         self, message: str, *, hint: str | None = None, subjects: Iterable[str] = ()
@@ -144,7 +159,7 @@ class UsageError(McpctlError):
     """The request cannot be carried out as given (bad flag, bad value, wrong name)."""
 
     code = "usage_error"
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class ServerNotFoundError(UsageError):
@@ -283,7 +298,7 @@ class ConfigError(McpctlError):
     """The config file cannot be used as it is."""
 
     code = "config_error"
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class ConfigNotFoundError(ConfigError):
@@ -326,7 +341,7 @@ class PlaceholderError(McpctlError):
     """
 
     code = "missing_variable"
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
     def __init__(self, message: str, *, variable: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
@@ -346,7 +361,7 @@ class OutsideError(McpctlError):
     """Something outside mcpctl failed: the file system, the network, a server."""
 
     code = "outside_error"
-    exit_code = 3
+    exit_code = ExitCode.OUTSIDE
 
 
 class ProbeFailed(OutsideError):

@@ -76,3 +76,19 @@ def test_import_boundaries_are_enforced(path: str, source: str, banned: bool) ->
         input=f"{source}\n", cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert ("TID251" in r.stdout) is banned, r.stdout + r.stderr
+
+
+def test_commands_name_their_exit_codes() -> None:
+    """Every command's exit code is an ``ExitCode`` member, never a bare number."""
+    import re
+
+    literal = re.compile(
+        r"\bcode\b\s*(?::\s*int\s*)?=\s*[0-9]|exit_code\s*(?::\s*int\s*)?=\s*[0-9]"
+    )
+    found = [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in sorted((ROOT / "mcpctl" / "cli").glob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert not found, found

@@ -11,7 +11,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import parse_duration, read_config, run_async
 from mcpctl.cli.output import STATE, CommandGroup, Table
-from mcpctl.errors import Interrupted, ServerNotFoundError, SignInError, UsageError
+from mcpctl.errors import ExitCode, Interrupted, ServerNotFoundError, SignInError, UsageError
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
@@ -252,7 +252,12 @@ def auth_status(
         [_status_row(r) for r in rows],
         "no remote servers",
     )
-    result = Result("auth status", {"servers": rows}, problems, exit_code=1 if problems else 0)
+    result = Result(
+        "auth status",
+        {"servers": rows},
+        problems,
+        exit_code=ExitCode.FAILED if problems else ExitCode.OK,
+    )
     return output.emit(result, lambda _: table)
 
 

@@ -9,6 +9,7 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE, Lines
+from mcpctl.errors import ExitCode
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def doctor() -> int:
     from mcpctl.doctor.run import run_doctor
 
     report = run_doctor(STATE.config)
-    exit_code = 0 if report.ok else 1
+    exit_code = ExitCode.OK if report.ok else ExitCode.FAILED
     errors: list[dict[str, object]] = [
         {"code": f.code, "message": f.message, "hint": f.fix}
         for f in report.findings

@@ -24,7 +24,7 @@ from mcpctl.cli.common import (
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import STATE, Table
 from mcpctl.cli.progress import progress
-from mcpctl.errors import ProbeFailed
+from mcpctl.errors import ExitCode, ProbeFailed
 from mcpctl.results import Result
 from mcpctl.text import plural
 
@@ -219,7 +219,7 @@ def health(
         for r in failed
         if r.error is not None
     ]
-    exit_code = 1 if failed else 0
+    exit_code = ExitCode.FAILED if failed else ExitCode.OK
     names_on = [s.value for s in HealthStatus if s in failing]
     data = _health_data(results, scope, names_on, limit)
     result = Result("health", data, warnings, errors, exit_code)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE, Table
-from mcpctl.errors import ProbeFailed, UsageError
+from mcpctl.errors import ExitCode, ProbeFailed, UsageError
 from mcpctl.results import Result
 from mcpctl.text import plural
 
@@ -81,7 +81,7 @@ def health_as(
         for r in (row.result for row in report.rows)
         if r is not None and r.error is not None
     ]
-    exit_code = 0 if report.healthy else 1
+    exit_code = ExitCode.OK if report.healthy else ExitCode.FAILED
     data = _data(report)
     result = Result("health", data, warnings, errors, exit_code)
     if STATE.json:

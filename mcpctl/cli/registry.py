@@ -11,7 +11,7 @@ import typer
 from mcpctl.cli import common, output
 from mcpctl.cli.output import CommandGroup, Detail, Table
 from mcpctl.cli.progress import progress
-from mcpctl.errors import RegistryError, UsageError
+from mcpctl.errors import ExitCode, RegistryError, UsageError
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
@@ -160,7 +160,11 @@ def registry_sync(
             f"({outcome.mode}, {outcome.seconds:.2f} s)"
         )
     result = Result(
-        "registry sync", {"synced": done}, warnings, errors, exit_code=3 if errors else 0
+        "registry sync",
+        {"synced": done},
+        warnings,
+        errors,
+        exit_code=ExitCode.OUTSIDE if errors else ExitCode.OK,
     )
     return output.emit(result)
 

@@ -11,7 +11,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.common import GROUP, group_selection, read_config
 from mcpctl.cli.output import Lines
-from mcpctl.errors import UsageError
+from mcpctl.errors import ExitCode, UsageError
 from mcpctl.render.targets import TARGET_MODULES
 from mcpctl.results import Result
 
@@ -205,7 +205,7 @@ def render(
     if check or diff:
         lines = unified_diff(current or "", rendered.text, out) if data["changed"] else []
         data["diff"] = lines
-        exit_code = 1 if check and data["changed"] else 0
+        exit_code = ExitCode.FAILED if check and data["changed"] else ExitCode.OK
         if not data["changed"]:
             output.info(f"{out} is up to date")
         return output.emit(Result("render", data, warnings, exit_code=exit_code),
@@ -331,7 +331,7 @@ def install_into_client(
         data.update(_changes(merged[0]), diff=lines)
         if not merged[0].changed:
             output.info(f"{path} is up to date")
-        code = 1 if check and merged[0].changed else 0
+        code = ExitCode.FAILED if check and merged[0].changed else ExitCode.OK
         return output.emit(Result("render", data, warnings, exit_code=code), lambda _: Lines(lines))
     store = FileStore(path, backups=paths().backups_for(path), locks=paths().locks_dir)
     store.replace(

@@ -24,7 +24,7 @@ from mcpctl.cli.common import (
     run_async,
 )
 from mcpctl.cli.output import STATE, Lines
-from mcpctl.errors import McpctlError, UsageError
+from mcpctl.errors import ExitCode, McpctlError, UsageError
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def report(
         since=previous.timestamp if previous is not None else None,
         problems=loaded.warnings,
     )
-    exit_code = 1 if probe and summary.unhealthy else 0
+    exit_code: int = ExitCode.FAILED if probe and summary.unhealthy else ExitCode.OK
     errors: list[dict[str, object]] = []
     if save:
         if previous is not None and previous.probed and not current.probed:

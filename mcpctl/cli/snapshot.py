@@ -26,7 +26,7 @@ from mcpctl.cli.common import (
 from mcpctl.cli.difftext import NOUNS, diff_lines
 from mcpctl.cli.output import STATE, CommandGroup, Lines
 from mcpctl.cli.progress import progress
-from mcpctl.errors import UsageError
+from mcpctl.errors import ExitCode, UsageError
 from mcpctl.results import Result
 from mcpctl.text import plural
 
@@ -301,7 +301,7 @@ def diff(
     if save_after:
         save_snapshot(new, source)
         output.info(f"Wrote {source}")
-    code = 1 if exit_code and not changes.empty else 0
+    code: int = ExitCode.FAILED if exit_code and not changes.empty else ExitCode.OK
     if fmt is DiffFormat.sarif:
         for line in warnings:
             output.warn(line)

@@ -30,7 +30,7 @@ from mcpctl.cli.common import (
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import Lines, Table
 from mcpctl.cli.progress import Ticker, progress
-from mcpctl.errors import BudgetExceededError, ToolError, UsageError
+from mcpctl.errors import BudgetExceededError, ExitCode, ToolError, UsageError
 from mcpctl.results import Result
 from mcpctl.text import plural
 
@@ -189,7 +189,7 @@ def tools(
         ],
         "tokens": {"encoding": ENCODING, "total": sum(totals.values())},
     }  # fmt: skip
-    exit_code = 1 if collisions or len(ok) != len(results) else 0
+    exit_code = ExitCode.FAILED if collisions or len(ok) != len(results) else ExitCode.OK
     errors = []
     if budget is not None:
         over = _over_budget(budget, totals)
@@ -197,7 +197,7 @@ def tools(
                           "over": max(0, sum(totals.values()) - budget)}  # fmt: skip
         if over is not None:
             errors.append(over.to_dict())
-            exit_code = 1
+            exit_code = ExitCode.FAILED
 
     def human(_: Result) -> Table:
         cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION", "TOKENS"]
@@ -405,13 +405,17 @@ def call(
             "structured": res.structured, "content": res.content, "task": res.task}  # fmt: skip
     if res.is_error:
         err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
-        return output.emit(Result("call", data, warnings, [err.to_dict()], exit_code=1))
+        return output.emit(
+            Result("call", data, warnings, [err.to_dict()], exit_code=ExitCode.FAILED)
+        )
     if structured and res.task is None and res.structured is None:
         none = UsageError(
             f"{name}/{tool} returned no structured content",
             hint="drop --structured to print its text",
         )
-        return output.emit(Result("call", data, warnings, [none.to_dict()], exit_code=2))
+        return output.emit(
+            Result("call", data, warnings, [none.to_dict()], exit_code=ExitCode.USAGE)
+        )
 
     def human(_: Result) -> Lines:
         if res.task is not None:

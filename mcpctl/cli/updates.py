@@ -8,6 +8,7 @@ from mcpctl.cli import output
 from mcpctl.cli.common import cache, config_store, parse_pairs, read_config, sources
 from mcpctl.cli.output import Table
 from mcpctl.cli.registry import TIMEOUT_HELP, parse_timeout
+from mcpctl.errors import ExitCode
 from mcpctl.results import Result
 
 app = typer.Typer()
@@ -62,7 +63,9 @@ def outdated(
         [[u.name, u.server, u.pinned, u.latest, u.registry] for u in updates],
         "everything added from a registry is up to date",
     )
-    result = Result("outdated", data, warnings, exit_code=1 if updates else 0)
+    result = Result(
+        "outdated", data, warnings, exit_code=ExitCode.FAILED if updates else ExitCode.OK
+    )
     return output.emit(result, lambda _: table)
 
 

@@ -12,7 +12,7 @@ from mcpctl.cli import output
 from mcpctl.cli.common import MANIFEST_HELP, ORCHESTRATOR_KEY
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.config.model import Problem
-from mcpctl.errors import UsageError
+from mcpctl.errors import ExitCode, UsageError
 from mcpctl.paths import Paths
 from mcpctl.results import Result
 from mcpctl.text import escape_controls
@@ -107,7 +107,7 @@ def validate(
     path = Paths.from_env(STATE.config).config
     report = validate_config(path, strict_commands=strict_commands, internal_names=internal)
     shown = _shown_path(report.path)
-    exit_code = 0 if report.ok else 1
+    exit_code = ExitCode.OK if report.ok else ExitCode.FAILED
     errors: list[dict[str, object]] = [dict(p.to_error()) for p in report.errors]
     # The paths are the problems' subjects: shown as they are, even when a server's name
     # looks like a token (hf_hub.env.HF_TOKEN) or equals a secret's value.
