@@ -8,7 +8,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import typer
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mcpctl.config.model import ProtocolMode, ServerEntry
     from mcpctl.config.siblings import Scope
     from mcpctl.config.store import ConfigStore
-    from mcpctl.probe.eras import EraMemory
+    from mcpctl.probe.eras import Era, EraMemory
     from mcpctl.registry.cache import DiscoveryCache
     from mcpctl.registry.sources import RegistrySource
 
@@ -183,6 +183,18 @@ def parse_duration(text: str, *, flag: str = "--timeout") -> tuple[float, str | 
             f"number is seconds); write {number:g}ms for milliseconds"
         )
     return seconds, warning
+
+
+@overload
+def duration_option(
+    text: str | None, warnings: list[str], *, flag: str = ..., default: float
+) -> float: ...
+
+
+@overload
+def duration_option(
+    text: str | None, warnings: list[str], *, flag: str = ..., default: None = None
+) -> float | None: ...
 
 
 def duration_option(
@@ -376,3 +388,16 @@ def stop_signals() -> list[signal.Signals]:
     """SIGINT, SIGTERM and SIGHUP, where they exist, less those ignored (``nohup``, ``&``)."""
     found = (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP"))
     return [s for s in found if s is not None and signal.getsignal(s) is not signal.SIG_IGN]
+
+
+REGISTRY_TIMEOUT_HELP = (
+    "How long the registries may take to answer, all together: 15s, 1m (a bare number is "
+    "seconds; default 15s). Those that have not answered are used from the cache."
+)
+
+
+def protocol_cell(era: Era | None) -> str:
+    """``2026-07-28`` or ``2025-11-25 (handshake)``; ``-`` when no era was settled."""
+    if era is None:
+        return "-"
+    return era.version if era.name == "modern" else f"{era.version} (handshake)"

@@ -18,6 +18,7 @@ from mcpctl.cli.common import (
     Protocol,
     duration_option,
     era_options,
+    protocol_cell,
     run_async,
     targets,
 )
@@ -30,7 +31,7 @@ from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ProtocolMode, ServerEntry
-    from mcpctl.probe.eras import Era, EraMemory
+    from mcpctl.probe.eras import EraMemory
     from mcpctl.probe.health import ProbeResult
 
 app = typer.Typer()
@@ -280,13 +281,6 @@ def _health_table(results: list[ProbeResult]) -> Table:
     if wide:
         columns.insert(3, "PROTOCOL")
     return Table(columns, rows, "no servers to probe", styles={columns.index("STATUS"): STYLES})
-
-
-def protocol_cell(era: Era | None) -> str:
-    """``2026-07-28`` or ``2025-11-25 (handshake)``; ``-`` when no era was settled."""
-    if era is None:
-        return "-"
-    return era.version if era.name == "modern" else f"{era.version} (handshake)"
 
 
 def _health_notes(results: list[ProbeResult]) -> None:

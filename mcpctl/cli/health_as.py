@@ -116,7 +116,7 @@ def _data(report: AsClientHealth) -> dict[str, Any]:
 
 
 def _table(report: AsClientHealth) -> Table:
-    from mcpctl.cli.health import protocol_cell
+    from mcpctl.cli.common import protocol_cell
 
     wide = STATE.verbose > 0
     rows = []

@@ -113,10 +113,6 @@ def registry_remove(
 
 
 SYNC_HELP = "For all the registries together: 30s, 5m (a bare number is seconds; default 2m)."
-TIMEOUT_HELP = (
-    "How long the registries may take to answer, all together: 15s, 1m (a bare number is "
-    "seconds; default 15s). Those that have not answered are used from the cache."
-)
 
 
 @registry_app.command("sync")
@@ -142,7 +138,7 @@ def registry_sync(
     from mcpctl.registry.syncing import SYNC_TIMEOUT, SyncFailure, sync_many
 
     warnings: list[str] = []
-    seconds = parse_timeout(timeout, SYNC_TIMEOUT, warnings)
+    seconds = common.duration_option(timeout, warnings, default=SYNC_TIMEOUT)
     srcs = common.sources(registry_ids)
     done, errors = [], []
     names = ", ".join(dict.fromkeys(s.id for s in srcs))
@@ -167,17 +163,6 @@ def registry_sync(
         exit_code=ExitCode.OUTSIDE if errors else ExitCode.OK,
     )
     return output.emit(result)
-
-
-def parse_timeout(text: str | None, default: float, warnings: list[str]) -> float:
-    """Seconds of a ``--timeout DURATION`` (``default`` when not given); a warning about an
-    implausible bare number goes to ``warnings``.
-
-    Raises:
-        UsageError: not a duration, or zero.
-    """
-    seconds = common.duration_option(text, warnings)
-    return default if seconds is None else seconds
 
 
 @app.command("discover")
@@ -205,7 +190,9 @@ def discover(
     export: Path | None = typer.Option(
         None, "--export", metavar="FILE", help="Also write the matches as a discovery file."
     ),
-    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
+    timeout: str | None = typer.Option(
+        None, "--timeout", metavar="DURATION", help=common.REGISTRY_TIMEOUT_HELP
+    ),
 ) -> int:
     """Search the registries for servers (ranked; from the local cache, refreshed hourly).
 
@@ -230,7 +217,7 @@ def discover(
     if refresh and offline:
         raise UsageError("--refresh and --offline contradict each other")
     warnings: list[str] = []
-    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, warnings)
+    seconds = common.duration_option(timeout, warnings, default=REFRESH_TIMEOUT)
     sources = common.sources(registry)
     cache = common.cache()
     with progress("Refreshing the registries' cache"):
@@ -334,7 +321,9 @@ def show(
         None, "--registry", "-r", metavar="ID", help="Only this registry."
     ),
     offline: bool = typer.Option(False, "--offline", help="Never touch the network."),
-    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
+    timeout: str | None = typer.Option(
+        None, "--timeout", metavar="DURATION", help=common.REGISTRY_TIMEOUT_HELP
+    ),
 ) -> int:
     """Show everything needed to decide: description, versions, packages, remotes, inputs.
 
@@ -350,7 +339,7 @@ def show(
     from mcpctl.registry.syncing import refresh as refresh_cache
 
     warnings: list[str] = []
-    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, warnings)
+    seconds = common.duration_option(timeout, warnings, default=REFRESH_TIMEOUT)
     cache = common.cache()
     wanted = common.sources([registry] if registry else None)
     with progress("Refreshing the registries' cache"):

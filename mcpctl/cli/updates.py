@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from mcpctl.cli import output
-from mcpctl.cli.common import cache, config_store, parse_pairs, read_config, sources
+from mcpctl.cli import common, output
+from mcpctl.cli.common import (
+    cache,
+    config_store,
+    parse_pairs,
+    read_config,
+    sources,
+)
 from mcpctl.cli.output import Table
-from mcpctl.cli.registry import TIMEOUT_HELP, parse_timeout
 from mcpctl.errors import ExitCode
 from mcpctl.results import Result
 
@@ -17,7 +22,9 @@ app = typer.Typer()
 @app.command("outdated")
 def outdated(
     offline: bool = typer.Option(False, "--offline", help="Compare with the cache only."),
-    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
+    timeout: str | None = typer.Option(
+        None, "--timeout", metavar="DURATION", help=common.REGISTRY_TIMEOUT_HELP
+    ),
 ) -> int:
     """List servers added from a registry whose pinned version is behind the latest.
 
@@ -33,7 +40,7 @@ def outdated(
     from mcpctl.registry.updates import find_updates
 
     notes: list[str] = []
-    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, notes)
+    seconds = common.duration_option(timeout, notes, default=REFRESH_TIMEOUT)
     loaded = read_config()
     entries = dict(loaded.config.entries)
     # Only the registries the entries come from (none when no entry has a source).
@@ -79,7 +86,9 @@ def upgrade(
         [], "--env", "-e", metavar="KEY=VALUE", help="A value a new version needs (repeatable)."
     ),
     offline: bool = typer.Option(False, "--offline", help="Use the cache only."),
-    timeout: str | None = typer.Option(None, "--timeout", metavar="DURATION", help=TIMEOUT_HELP),
+    timeout: str | None = typer.Option(
+        None, "--timeout", metavar="DURATION", help=common.REGISTRY_TIMEOUT_HELP
+    ),
 ) -> int:
     """Move servers added from a registry to the latest version (one write, undoable).
 
@@ -95,7 +104,7 @@ def upgrade(
     from mcpctl.registry.syncing import REFRESH_TIMEOUT
 
     notes: list[str] = []
-    seconds = parse_timeout(timeout, REFRESH_TIMEOUT, notes)
+    seconds = common.duration_option(timeout, notes, default=REFRESH_TIMEOUT)
     loaded = read_config()
     plan = plan_upgrade(
         cache(), sources(), loaded.config.entries, names or [],
