@@ -322,17 +322,23 @@ def run(*, collector_paused: bool = False) -> NoReturn:
     ``collector_paused``: the caller turned the garbage collector off for the start-up; it
     is turned back on once the command is built, before it runs.
 
-    Once a command has loaded the MCP SDK, the interpreter's teardown (freeing the SDK's
-    pydantic schemas object by object) takes 0.2-0.3 s after the output is complete; the
-    program leaves without it. Everything mcpctl writes is closed before ``main`` returns and
-    every server it started has been stopped, so only the standard streams need flushing.
+    The program leaves without the interpreter's teardown, which frees every module and
+    object one by one: a tenth of a quick command's time, and 0.2-0.3 s once the MCP SDK
+    (its pydantic schemas) is loaded. Everything mcpctl writes is closed before ``main``
+    returns, every server it started has been stopped and its threads are daemons, so only
+    the standard streams need flushing; a failed flush of stdout (a full disk) exits 120, as
+    the interpreter would.
     """
     _COLLECTOR.paused = collector_paused
     code = main()
-    if "mcp_types" not in sys.modules:
-        sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
-        # A closed pipe: nothing more can reach the reader anyway.
-        with contextlib.suppress(OSError, ValueError):
+        try:
             stream.flush()
+        except BrokenPipeError:  # the reader is gone: nothing more can reach it anyway
+            pass
+        except OSError:
+            if stream is sys.stdout and code == 0:
+                code = 120
+        except ValueError:  # closed
+            pass
     os._exit(code)

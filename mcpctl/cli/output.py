@@ -25,7 +25,7 @@ from typer.core import TyperGroup
 
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
-from mcpctl.text import CONTROLS_RE, escape_controls
+from mcpctl.text import controls_in, escape_controls
 
 if TYPE_CHECKING:
     import logging
@@ -302,7 +302,7 @@ def _json_text(document: Any, *, indent: int | None, keep: Sequence[str] = ()) -
         text = json.dumps(_redacted(document, _redactor(), keep), indent=indent, ensure_ascii=False)
     # json.dumps escapes C0 controls but leaves DEL, C1, bidirectional overrides and lone
     # surrogates raw; they only occur inside strings, where \\uXXXX is their JSON form.
-    return CONTROLS_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return controls_in(text).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def print_json(document: Any, *, keep: Sequence[str] = ()) -> None:

@@ -2,7 +2,7 @@
 
 A server's name, command, arguments, environment, working directory, URL, headers and
 credentials reach a process, a connection or a terminal. A control character there (one of
-:data:`mcpctl.text.CONTROLS_RE`: C0 but newline and tab, DEL, C1, bidirectional overrides and
+:func:`mcpctl.text.controls_re`: C0 but newline and tab, DEL, C1, bidirectional overrides and
 isolates, lone surrogates) is at best a typo and at worst a disguise: ``validate`` reports
 each such string as an error, showing the character escaped (``\\x1b``), never raw.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from mcpctl.config.model import PathPart
 from mcpctl.config.report import ProblemCollector
-from mcpctl.text import CONTROLS_RE, find_controls
+from mcpctl.text import controls_in, find_controls
 
 __all__ = [
     "CHECKED_FIELDS",
@@ -40,7 +40,7 @@ _CONTROL_ESCAPE_RE = re.compile(
 def may_hold_controls(raw: str) -> bool:
     """Whether JSON text ``raw`` could decode to a string with a control character (a quick
     scan: when not, none of its strings needs looking at)."""
-    return CONTROLS_RE.search(raw) is not None or (
+    return controls_in(raw).search(raw) is not None or (
         "\\" in raw and _CONTROL_ESCAPE_RE.search(raw) is not None
     )
 
