@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from pathlib import Path
 
 __all__ = [
@@ -49,16 +49,53 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-@dataclass(frozen=True)
+# The frozen dataclass's methods are written out: generating them costs every command's
+# start-up (bench/README.md).
+@dataclass(init=False, repr=False, eq=False)
 class Paths:
     """The resolved locations for one invocation.
 
     Build it with :meth:`Paths.from_env`; tests and the daemon may construct it directly.
     """
 
-    home: Path | None = None
-    config_override: Path | None = None
-    cwd: Path | None = None
+    home: Path | None
+    config_override: Path | None
+    cwd: Path | None
+
+    def __init__(
+        self,
+        home: Path | None = None,
+        config_override: Path | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        d = self.__dict__
+        d["home"] = home
+        d["config_override"] = config_override
+        d["cwd"] = cwd
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Paths)
+            return (self.home, self.config_override, self.cwd) == (
+                other.home,
+                other.config_override,
+                other.cwd,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.home, self.config_override, self.cwd))
+
+    def __repr__(self) -> str:
+        return (
+            f"Paths(home={self.home!r}, config_override={self.config_override!r}, cwd={self.cwd!r})"
+        )
 
     @classmethod
     def from_env(cls, config: str | os.PathLike[str] | None = None) -> Paths:

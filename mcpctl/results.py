@@ -6,7 +6,7 @@ Every command produces one :class:`Result`; ``--json`` prints :meth:`Result.enve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from mcpctl.errors import McpctlError
@@ -16,7 +16,9 @@ __all__ = ["ENVELOPE_VERSION", "Result"]
 ENVELOPE_VERSION = 1
 
 
-@dataclass
+# The dataclass's methods are written out: generating them costs every command's start-up
+# a millisecond (bench/README.md).
+@dataclass(init=False, repr=False, eq=False)
 class Result:
     """The outcome of one command.
 
@@ -25,10 +27,40 @@ class Result:
     """
 
     command: str
-    data: Any = None
-    warnings: list[str] = field(default_factory=list)
-    errors: list[dict[str, object]] = field(default_factory=list)
-    exit_code: int = 0
+    data: Any
+    warnings: list[str]
+    errors: list[dict[str, object]]
+    exit_code: int
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __init__(
+        self,
+        command: str,
+        data: Any = None,
+        warnings: list[str] | None = None,
+        errors: list[dict[str, object]] | None = None,
+        exit_code: int = 0,
+    ) -> None:
+        self.command = command
+        self.data = data
+        self.warnings = [] if warnings is None else warnings
+        self.errors = [] if errors is None else errors
+        self.exit_code = exit_code
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.command, self.data, self.warnings, self.errors, self.exit_code)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Result)
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(command={self.command!r}, data={self.data!r}, warnings={self.warnings!r},"
+            f" errors={self.errors!r}, exit_code={self.exit_code!r})"
+        )
 
     @property
     def ok(self) -> bool:

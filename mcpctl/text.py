@@ -14,15 +14,35 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTROLS_RE", "escape_controls", "find_controls", "plural"]
+__all__ = ["controls_in", "controls_re", "escape_controls", "find_controls", "plural"]
 
-CONTROLS_RE = re.compile(
+_CONTROLS = (
     "[\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but newline and tab, DEL, C1
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, overrides and isolates
     "\u200b-\u200d\u2060\ufeff"  # zero width: space, non-joiner, joiner; word joiner; BOM
     "\u2028\u2029"  # line and paragraph separators
     "\ud800-\udfff]"  # lone surrogates
 )
+# The same set within ASCII: C0 but newline and tab, and DEL.
+_ASCII_CONTROLS_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_compiled: list[re.Pattern[str]] = []
+
+
+def controls_re() -> re.Pattern[str]:
+    """The pattern of every control character above.
+
+    Compiled on first use: a set beyond Latin-1 compiles to a 64K-character table, a
+    millisecond that most commands (their output is ASCII) never need.
+    """
+    if not _compiled:
+        _compiled.append(re.compile(_CONTROLS))
+    return _compiled[0]
+
+
+def controls_in(text: str) -> re.Pattern[str]:
+    """The pattern of control characters to scan ``text`` with (:func:`controls_re`, or
+    its cheaper ASCII part when ``text`` is ASCII)."""
+    return _ASCII_CONTROLS_RE if text.isascii() else controls_re()
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -35,7 +55,9 @@ def escape_controls(text: str, *, keep_newlines: bool = True) -> str:
 
     Newlines and tabs stay unless ``keep_newlines`` is false (a table cell, one line).
     """
-    text = CONTROLS_RE.sub(_escaped, text)
+    if text.isprintable():  # every control character is unprintable: nothing to escape
+        return text
+    text = controls_in(text).sub(_escaped, text)
     if not keep_newlines:
         text = text.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     return text
@@ -43,7 +65,9 @@ def escape_controls(text: str, *, keep_newlines: bool = True) -> str:
 
 def find_controls(text: str) -> str | None:
     """The first control character in ``text``, escaped, or ``None`` when there is none."""
-    match = CONTROLS_RE.search(text)
+    if text.isprintable():
+        return None
+    match = controls_in(text).search(text)
     return _escaped(match) if match else None
 
 

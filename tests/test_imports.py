@@ -47,10 +47,39 @@ def test_read_paths_import_nothing_heavy(args: list[str], tmp_path: Path) -> Non
     assert "rich.table" not in mods
 
 
+# Every mcpctl module `mcpctl list --json` may load. A module that joins this path costs every
+# user of the command its import: add it here only when the command really needs it
+# (bench/README.md has the start-up budget).
+LIST_JSON_MODULES = {
+    "mcpctl", "mcpctl._lazy", "mcpctl._version", "mcpctl.cli", "mcpctl.cli.app", "mcpctl.cli.common",
+    "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.config", "mcpctl.config.checks",
+    "mcpctl.config.lexicon", "mcpctl.config.loader", "mcpctl.config.model",
+    "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
+    "mcpctl.errors", "mcpctl.paths", "mcpctl.probe", "mcpctl.probe.transports",
+    "mcpctl.results", "mcpctl.text",
+}  # fmt: skip
+
+
+def test_list_json_loads_only_the_modules_it_uses(tmp_path: Path) -> None:
+    mods = loaded(["list", "--json"], tmp_path)
+    ours = {m for m in mods if m == "mcpctl" or m.startswith("mcpctl.")}
+    assert ours - LIST_JSON_MODULES == set(), "new on the list path"
+    assert "mcpctl.cli.listing" in ours  # the probe really ran the command
+    for heavy in ("rich", "pydantic", "anyio", "mcp", "httpx", "httpx2", "keyring", "filelock"):
+        assert heavy not in tops(mods), heavy
+    # Nor the other command modules, nor the strict validator.
+    assert not [m for m in ours if m.startswith(("mcpctl.cli.servers", "mcpctl.config.schema"))]
+
+
 def test_add_path_imports_no_pydantic_or_network(tmp_path: Path) -> None:
     mods = loaded(["add", "new", "--", "echo"], tmp_path)
     assert not (tops(mods) & {"mcp", "httpx", "httpx2", "keyring", "pydantic", "rich"})
-    assert "filelock" in tops(mods)  # the lock is real
+    # The lock is real: flock(2) on POSIX, filelock (its ~40 ms of imports) only without it.
+    if sys.platform != "win32":
+        assert "fcntl" in mods
+        assert "filelock" not in tops(mods)
+    else:
+        assert "filelock" in tops(mods)
 
 
 def test_health_of_unstartable_servers_skips_the_sdk(tmp_path: Path) -> None:

@@ -19,13 +19,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typer.core import TyperGroup
 
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
-from mcpctl.text import CONTROLS_RE, escape_controls
+from mcpctl.text import controls_in, escape_controls
 
 if TYPE_CHECKING:
     import logging
@@ -260,13 +261,57 @@ def _redacted(value: Any, redact: Redactor, keep: Sequence[str]) -> Any:
     return value
 
 
+_JSON_CONSTANTS = {True: "true", False: "false", None: "null"}
+
+
+def _indented(
+    value: Any, redact: Redactor, keep: Sequence[str], indent: str, out: list[str]
+) -> None:
+    # json.dumps(_redacted(value), indent=2, ensure_ascii=False), in one pass: with an
+    # indent the stdlib encodes in pure Python, several times slower than this.
+    if isinstance(value, str):
+        out.append(encode_basestring(redact(value, keep)))
+    elif value is None or value is True or value is False:
+        out.append(_JSON_CONSTANTS[value])
+    elif type(value) is int:
+        out.append(int.__repr__(value))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = indent + "  "
+        sep = "{\n" + inner
+        for key, item in value.items():
+            out.append(sep + encode_basestring(redact(str(key), keep)) + ": ")
+            _indented(item, redact, keep, inner, out)
+            sep = ",\n" + inner
+        out.append("\n" + indent + "}")
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = indent + "  "
+        sep = "[\n" + inner
+        for item in value:
+            out.append(sep)
+            _indented(item, redact, keep, inner, out)
+            sep = ",\n" + inner
+        out.append("\n" + indent + "]")
+    else:  # floats and the rare rest: the stdlib's spelling (and its TypeError)
+        out.append(json.dumps(value))
+
+
 def _json_text(document: Any, *, indent: int | None, keep: Sequence[str] = ()) -> str:
-    safe = _redacted(document, _redactor(), keep)
-    text = json.dumps(safe, indent=indent, ensure_ascii=False)
+    if indent == 2:
+        out: list[str] = []
+        _indented(document, _redactor(), keep, "", out)
+        text = "".join(out)
+    else:
+        text = json.dumps(_redacted(document, _redactor(), keep), indent=indent, ensure_ascii=False)
     # json.dumps escapes C0 controls but leaves DEL, C1, bidirectional controls, zero-width
     # characters, line separators and lone surrogates raw; they only occur inside strings,
     # where \\uXXXX is their JSON form.
-    return CONTROLS_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return controls_in(text).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def print_json(document: Any, *, keep: Sequence[str] = ()) -> None:

@@ -27,7 +27,7 @@ import os
 import sys
 
 from mcpctl.completion.engine import Pairs, Reply, complete, load_tree
-from mcpctl.text import CONTROLS_RE
+from mcpctl.text import controls_in
 
 __all__ = ["SHELLS", "BadRequest", "answer", "list_files", "reply_text", "split_line"]
 
@@ -115,9 +115,9 @@ def list_files(partial: str, dirs_only: bool = False) -> list[str]:
 def _clean(candidates: Pairs) -> Pairs:
     out: Pairs = []
     for value, description in candidates:
-        if not value or CONTROLS_RE.search(value) or "\n" in value or "\t" in value:
+        if not value or controls_in(value).search(value) or "\n" in value or "\t" in value:
             continue
-        text = " ".join(CONTROLS_RE.sub("?", description).split())
+        text = " ".join(controls_in(description).sub("?", description).split())
         out.append((value, text))
     return out
 

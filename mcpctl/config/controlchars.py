@@ -2,7 +2,7 @@
 
 A server's name, command, arguments, environment, working directory, URL, headers and
 credentials reach a process, a connection or a terminal. A control character there (one of
-:data:`mcpctl.text.CONTROLS_RE`: C0 but newline and tab, DEL, C1, bidirectional overrides,
+:func:`mcpctl.text.controls_re`: C0 but newline and tab, DEL, C1, bidirectional overrides,
 isolates and marks, zero-width characters, line and paragraph separators, lone surrogates)
 is at best a typo and at worst a disguise: ``validate`` reports each such string as an
 error, showing the character escaped (``\\x1b``, ``\\u200b``), never raw.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpctl.config.model import PathPart
 from mcpctl.config.report import ProblemCollector
-from mcpctl.text import CONTROLS_RE, find_controls
+from mcpctl.text import controls_in, find_controls
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -48,7 +48,7 @@ _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff")
 def may_hold_controls(raw: str) -> bool:
     """Whether JSON text ``raw`` could decode to a string with a control character (a quick
     scan: when not, none of its strings needs looking at)."""
-    return CONTROLS_RE.search(raw) is not None or (
+    return controls_in(raw).search(raw) is not None or (
         "\\" in raw and _CONTROL_ESCAPE_RE.search(raw) is not None
     )
 

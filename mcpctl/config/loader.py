@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 
-@dataclass
+# The dataclasses of this module write their methods out: generating them costs every
+# command's start-up (bench/README.md).
+@dataclass(init=False, repr=False, eq=False)
 class Document:
     """A config file's JSON object as written, in file order.
 
@@ -42,8 +44,38 @@ class Document:
     path: Path
     data: dict[str, Any]
     exists: bool
-    raw: bytes = b""
-    duplicates: list[str] = field(default_factory=list)
+    raw: bytes
+    duplicates: list[str]
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __init__(
+        self,
+        path: Path,
+        data: dict[str, Any],
+        exists: bool,
+        raw: bytes = b"",
+        duplicates: list[str] | None = None,
+    ) -> None:
+        self.path = path
+        self.data = data
+        self.exists = exists
+        self.raw = raw
+        self.duplicates = [] if duplicates is None else duplicates
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.path, self.data, self.exists, self.raw, self.duplicates)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Document)
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return (
+            f"Document(path={self.path!r}, data={self.data!r}, exists={self.exists!r},"
+            f" raw={self.raw!r}, duplicates={self.duplicates!r})"
+        )
 
 
 def _decode(raw: bytes, path: Path) -> str:
@@ -179,7 +211,7 @@ def build_config(data: dict[str, Any]) -> tuple[Config, list[Problem]]:
     return config, problems
 
 
-@dataclass
+@dataclass(init=False, repr=False, eq=False)
 class LoadResult:
     """What a load found: usable entries and everything it had to skip.
 
@@ -190,7 +222,37 @@ class LoadResult:
     config: Config
     problems: list[Problem]
     exists: bool
-    document: Document | None = None
+    document: Document | None
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __init__(
+        self,
+        path: Path,
+        config: Config,
+        problems: list[Problem],
+        exists: bool,
+        document: Document | None = None,
+    ) -> None:
+        self.path = path
+        self.config = config
+        self.problems = problems
+        self.exists = exists
+        self.document = document
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.path, self.config, self.problems, self.exists, self.document)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, LoadResult)
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return (
+            f"LoadResult(path={self.path!r}, config={self.config!r},"
+            f" problems={self.problems!r}, exists={self.exists!r}, document={self.document!r})"
+        )
 
     @property
     def ok(self) -> bool:

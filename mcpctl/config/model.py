@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, NamedTuple
+from dataclasses import FrozenInstanceError, dataclass, replace
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from mcpctl.config.lexicon import (
     ENV_NAME_RE,
@@ -134,6 +134,49 @@ class Problem(NamedTuple):
         return f"{file}:{self.line}:{self.column or 1}"
 
 
+class _Record:
+    """Frozen-record behaviour, written once for the model's classes.
+
+    ``@dataclass`` generating ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and the
+    frozen ``__setattr__`` compiles each of them at import: for these classes that was a
+    quarter of ``mcpctl list``'s own start-up (bench/README.md). They keep the decorator with
+    ``init=False, repr=False, eq=False`` (so :func:`dataclasses.replace` and
+    :func:`dataclasses.fields` still work), write their ``__init__`` by hand and get the rest
+    from here, behaving as ``@dataclass(frozen=True)`` would.
+    """
+
+    __slots__ = ()
+    _FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        d = self.__dict__
+        return tuple(d[name] for name in self._FIELDS)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, _Record)
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        d = self.__dict__
+        inner = ", ".join(f"{name}={d[name]!r}" for name in self._FIELDS)
+        return f"{type(self).__qualname__}({inner})"
+
+
+def _fields(cls: type[_Record]) -> None:
+    cls._FIELDS = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+
+
 class EntryIssue(NamedTuple):
     """A reason an entry breaks the model (path relative to the document root)."""
 
@@ -143,12 +186,17 @@ class EntryIssue(NamedTuple):
     hint: str | None = None
 
 
-@dataclass(frozen=True)
-class ToolFilter:
+@dataclass(init=False, repr=False, eq=False)
+class ToolFilter(_Record):
     """Which tools of a server are exposed (glob patterns; deny wins)."""
 
-    allow: tuple[str, ...] | None = None
-    deny: tuple[str, ...] = ()
+    allow: tuple[str, ...] | None
+    deny: tuple[str, ...]
+
+    def __init__(self, allow: tuple[str, ...] | None = None, deny: tuple[str, ...] = ()) -> None:
+        d = self.__dict__
+        d["allow"] = allow
+        d["deny"] = deny
 
     def allows(self, tool: str) -> bool:
         """Whether ``tool`` passes the filter."""
@@ -159,30 +207,63 @@ class ToolFilter:
         return self.allow is None or any(fnmatchcase(tool, pat) for pat in self.allow)
 
 
-@dataclass(frozen=True)
-class Source:
+@dataclass(init=False, repr=False, eq=False)
+class Source(_Record):
     """Provenance of an entry added from a registry, with the pinned version."""
 
     registry: str
     name: str
     version: str
 
+    def __init__(self, registry: str, name: str, version: str) -> None:
+        d = self.__dict__
+        d["registry"] = registry
+        d["name"] = name
+        d["version"] = version
 
-@dataclass(frozen=True)
-class AuthConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class AuthConfig(_Record):
     """How a remote server authenticates; fields beyond ``type`` depend on it."""
 
     type: AuthType
-    token: str | None = None
-    name: str | None = None
-    value: str | None = None
-    username: str | None = None
-    password: str | None = None
-    scopes: tuple[str, ...] = ()
-    client_id: str | None = None
-    client_secret: str | None = None
-    client_metadata_url: str | None = None
-    callback_port: int | None = None
+    token: str | None
+    name: str | None
+    value: str | None
+    username: str | None
+    password: str | None
+    scopes: tuple[str, ...]
+    client_id: str | None
+    client_secret: str | None
+    client_metadata_url: str | None
+    callback_port: int | None
+
+    def __init__(
+        self,
+        type: AuthType,
+        token: str | None = None,
+        name: str | None = None,
+        value: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        scopes: tuple[str, ...] = (),
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        client_metadata_url: str | None = None,
+        callback_port: int | None = None,
+    ) -> None:
+        d = self.__dict__
+        d["type"] = type
+        d["token"] = token
+        d["name"] = name
+        d["value"] = value
+        d["username"] = username
+        d["password"] = password
+        d["scopes"] = scopes
+        d["client_id"] = client_id
+        d["client_secret"] = client_secret
+        d["client_metadata_url"] = client_metadata_url
+        d["callback_port"] = callback_port
 
     def map_values(self, fn: Callable[[str], str]) -> AuthConfig:
         """A copy with ``fn`` applied to every string credential (for placeholders)."""
@@ -213,35 +294,77 @@ class AuthConfig:
         return data
 
 
-@dataclass(frozen=True)
-class ServerEntry:
+@dataclass(init=False, repr=False, eq=False)
+class ServerEntry(_Record):
     """One server of ``external-mcps.json``, as written (placeholders unresolved).
 
     ``transport`` is what the file says (``None`` = inferred); use
-    :attr:`effective_transport` to know how to connect.
+    :attr:`effective_transport` to know how to connect. ``env`` and ``headers`` default to
+    a new empty dict.
     """
 
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    inherit_env: bool | tuple[str, ...] = False
-    url: str | None = None
-    transport: Transport | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    command: str | None
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str | None
+    inherit_env: bool | tuple[str, ...]
+    url: str | None
+    transport: Transport | None
+    headers: Mapping[str, str]
     #: env and header keys named like secrets that may hold a literal (not a secret after
     #: all): the write guard and ``validate`` leave them alone.
-    allow_literal: tuple[str, ...] = ()
-    auth: AuthConfig | None = None
-    timeout: int | None = None
-    protocol: ProtocolMode | None = None
-    sensitive: bool = False
-    description: str | None = None
+    allow_literal: tuple[str, ...]
+    auth: AuthConfig | None
+    timeout: int | None
+    protocol: ProtocolMode | None
+    sensitive: bool
+    description: str | None
     #: the groups the server belongs to (valid names, as server names are), in file order.
-    groups: tuple[str, ...] = ()
-    enabled: bool = True
-    tools: ToolFilter | None = None
-    source: Source | None = None
+    groups: tuple[str, ...]
+    enabled: bool
+    tools: ToolFilter | None
+    source: Source | None
+
+    def __init__(
+        self,
+        command: str | None = None,
+        args: tuple[str, ...] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        inherit_env: bool | tuple[str, ...] = False,
+        url: str | None = None,
+        transport: Transport | None = None,
+        headers: Mapping[str, str] | None = None,
+        allow_literal: tuple[str, ...] = (),
+        auth: AuthConfig | None = None,
+        timeout: int | None = None,
+        protocol: ProtocolMode | None = None,
+        sensitive: bool = False,
+        description: str | None = None,
+        groups: tuple[str, ...] = (),
+        enabled: bool = True,
+        tools: ToolFilter | None = None,
+        source: Source | None = None,
+    ) -> None:
+        d = self.__dict__
+        d["command"] = command
+        d["args"] = args
+        d["env"] = {} if env is None else env
+        d["cwd"] = cwd
+        d["inherit_env"] = inherit_env
+        d["url"] = url
+        d["transport"] = transport
+        d["headers"] = {} if headers is None else headers
+        d["allow_literal"] = allow_literal
+        d["auth"] = auth
+        d["timeout"] = timeout
+        d["protocol"] = protocol
+        d["sensitive"] = sensitive
+        d["description"] = description
+        d["groups"] = groups
+        d["enabled"] = enabled
+        d["tools"] = tools
+        d["source"] = source
 
     @property
     def effective_transport(self) -> Transport:
@@ -319,12 +442,28 @@ class ServerEntry:
         return data
 
 
-@dataclass
+@dataclass(init=False, repr=False, eq=False)
 class Config:
     """A whole config file: the valid entries in file order, plus top-level ``$`` keys."""
 
-    entries: dict[str, ServerEntry] = field(default_factory=dict)
-    extras: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, ServerEntry]
+    extras: dict[str, Any]
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass with eq
+
+    def __init__(
+        self, entries: dict[str, ServerEntry] | None = None, extras: dict[str, Any] | None = None
+    ) -> None:
+        self.entries = {} if entries is None else entries
+        self.extras = {} if extras is None else extras
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Config)
+            return (self.entries, self.extras) == (other.entries, other.extras)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Config(entries={self.entries!r}, extras={self.extras!r})"
 
     def enabled(self) -> dict[str, ServerEntry]:
         """Only the entries that are enabled."""
@@ -335,3 +474,7 @@ class Config:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+for _cls in (ToolFilter, Source, AuthConfig, ServerEntry):
+    _fields(_cls)

@@ -586,6 +586,9 @@ def _matchers(
     return ordered, known, re.compile(f"(?=({pattern}))")
 
 
+_MEMO_SIZE = 4096
+
+
 class Redactor:
     """Replaces every secret in a text by ``****``: known values (in each of their forms,
     :func:`secret_forms`) first, then patterns.
@@ -600,6 +603,9 @@ class Redactor:
             frozenset(v for v in values if len(v) >= MIN_SECRET_LEN)
         )
         self.patterns = patterns
+        # A document repeats its strings (transports, commands, env values): each distinct
+        # text is redacted once (up to _MEMO_SIZE of them: a long-lived redactor stays small).
+        self._done: dict[str, str] = {}
 
     def known(self, text: str) -> str:
         """``text`` with every known value (in any of its forms) replaced, patterns not
@@ -631,12 +637,18 @@ class Redactor:
         a secret value (a server named like a secret's value): the text around them is
         redacted piece by piece. A subject equal to a known secret value is not kept.
         """
-        known = set(self.values)
-        kept = sorted({k for k in keep if k and k in text and k not in known}, key=len,
-                      reverse=True)  # fmt: skip
+        kept = None
+        if keep:
+            kept = {k for k in keep if k and k in text and k not in self.values}
         if not kept:
-            return self._redact(text)
-        pieces = re.split("(" + "|".join(re.escape(k) for k in kept) + ")", text)
+            done = self._done.get(text)
+            if done is None:
+                done = self._redact(text)
+                if len(self._done) < _MEMO_SIZE:
+                    self._done[text] = done
+            return done
+        longest_first = sorted(kept, key=len, reverse=True)
+        pieces = re.split("(" + "|".join(re.escape(k) for k in longest_first) + ")", text)
         # re.split with one group: the kept subjects at the odd indexes.
         return "".join(p if i % 2 else self._redact(p) for i, p in enumerate(pieces))
 

@@ -5,7 +5,7 @@ A record is ``{"server": <server.json>, "_meta": {"io.modelcontextprotocol.regis
 (empty ``repository`` objects, ``version: "latest"`` in packages, unknown ``format`` values,
 several ``$schema`` versions): everything here accepts them and never raises on a bad field.
 Everything a registry sends is untrusted: :func:`clean_text` strips terminal escape sequences
-and control characters (:data:`mcpctl.text.CONTROLS_RE`: C0, DEL, C1, bidirectional controls,
+and control characters (:func:`mcpctl.text.controls_re`: C0, DEL, C1, bidirectional controls,
 zero-width characters, line separators, lone surrogates) from what is shown and searched;
 the conversion to a config entry refuses them instead (:mod:`mcpctl.registry.convert`).
 """
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mcpctl.text import CONTROLS_RE
+from mcpctl.text import controls_in
 
 __all__ = [
     "OFFICIAL_META",
@@ -46,7 +46,8 @@ def clean_text(value: object, *, limit: int = 2000) -> str:
     """A registry string made safe to print: no escape sequences or control characters."""
     if not isinstance(value, str):
         return ""
-    text = CONTROLS_RE.sub("", _ESCAPES.sub("", value))
+    text = _ESCAPES.sub("", value)
+    text = controls_in(text).sub("", text)
     return text[:limit]
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -81,6 +84,66 @@ def test_lock_timeout(tmp_path: Path) -> None:
     with FileLock(store.lock_path()), pytest.raises(LockTimeoutError):
         ConfigStore(tmp_path / "link.json", lock_timeout=0.2).add("a", ServerEntry(command="x"))
     assert json.loads(path.read_text()) == {}
+
+
+HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()  # until the test closes the pipe
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock(2) is POSIX")
+def test_a_flock_held_by_another_process_makes_writers_wait(tmp_path: Path) -> None:
+    # Another mcpctl (or a filelock user: the same flock) holding the lock.
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    store = ConfigStore(path, lock_timeout=0.3)
+    store.lock_path().parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(store.lock_path())],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(LockTimeoutError):
+            store.add("a", ServerEntry(command="x"))
+        assert json.loads(path.read_text()) == {}
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(60)
+    store.add("a", ServerEntry(command="x"))  # released with its holder
+    assert json.loads(path.read_text()) == {"a": {"command": "x"}}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock(2) is POSIX")
+@pytest.mark.filterwarnings("ignore:flock not supported")  # filelock says it falls back
+def test_without_flock_the_store_locks_with_filelock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from filelock import FileLock
+
+    def unsupported(fd: int, op: int) -> None:
+        raise OSError(errno.ENOSYS, "flock not supported")
+
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    store = ConfigStore(path, lock_timeout=0.2)
+    monkeypatch.setattr(fcntl, "flock", unsupported)
+    acquired: list[str] = []
+    real_acquire = FileLock.acquire
+
+    def acquire(self: FileLock, *args: object, **kwargs: object) -> object:
+        acquired.append(str(self.lock_file))
+        return real_acquire(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FileLock, "acquire", acquire)
+    store.add("a", ServerEntry(command="x"))
+    assert acquired == [str(store.lock_path())]
+    assert json.loads(path.read_text()) == {"a": {"command": "x"}}
 
 
 def test_the_lock_is_in_the_state_dir_not_beside_the_file(tmp_path: Path, isolated: Path) -> None:
