@@ -301,17 +301,6 @@ async def _probe(
                 diagnostics=diag, process=process, resolved=resolved,
                 protocol=speaking.protocol, eras=speaking.eras,
             ) as conn:  # fmt: skip
-                result.transport = conn.transport
-                result.available = True
-                result.era = conn.era
-                result.latency_ms["connect"] = conn.connect_ms
-                exchange = "initialize" if conn.era.name == "legacy" else "discover"
-                result.latency_ms[exchange] = conn.negotiate_ms
-                info = conn.server_info
-                if info is not None:
-                    result.server_name, result.server_version = info.name, info.version
-                result.protocol_version = conn.era.version
-                result.capabilities = _capabilities(conn.capabilities)
                 await _list_and_ping(conn, result, entry, diag, name)
                 if done is not None:
                     done()  # the answer is in: the shutdown need not hold a slot

@@ -21,14 +21,14 @@ value only the keyring holds -- and ``env`` for the others.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcpctl.config.lexicon import PLACEHOLDER_RE
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import SecretSource
+from mcpctl.render.base import names_used
 
 __all__ = [
     "SECRETS_MODES",
@@ -111,14 +111,6 @@ def entry_texts(entry: ServerEntry) -> list[str]:
     return texts
 
 
-def _names(texts: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for text in texts:
-        for match in PLACEHOLDER_RE.finditer(text):
-            seen.setdefault(match["name"], None)
-    return list(seen)
-
-
 def _launch_entry(name: str, entry: ServerEntry, launcher: Launcher) -> ServerEntry:
     """The stdio entry that runs ``mcpctl run NAME``: the launcher applies the rest."""
     return ServerEntry(
@@ -148,12 +140,12 @@ def deliver(
     A variable is "in the keyring only" when ``environ`` lacks it and ``secrets`` has it.
     """
     keyring: set[str] = set()
-    for var in _names(t for e in entries.values() for t in entry_texts(e)):
+    for var in names_used(t for e in entries.values() for t in entry_texts(e)):
         if var not in environ and secrets is not None and secrets(var) is not None:
             keyring.add(var)
     out = Delivery(dict(entries), keyring_vars=frozenset(keyring))
     for name, entry in entries.items():
-        used = [v for v in _names(entry_texts(entry)) if v in keyring]
+        used = [v for v in names_used(entry_texts(entry)) if v in keyring]
         if entry.is_remote or mode in ("inline",):
             continue
         if mode == "launcher" or (mode == "auto" and used):
