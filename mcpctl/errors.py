@@ -101,6 +101,8 @@ class ExitCode(IntEnum):
     USAGE = 2
     #: A failure outside mcpctl: a read-only file, a lock held too long, the network.
     OUTSIDE = 3
+    #: The output could not be flushed at exit (a full disk): the interpreter's own code.
+    FLUSH_FAILED = 120
 
 
 class McpctlError(Exception):

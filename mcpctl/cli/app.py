@@ -26,7 +26,7 @@ from mcpctl.cli import output
 from mcpctl.cli.common import stop_signals
 from mcpctl.cli.output import STATE, CommandGroup
 from mcpctl.config.redaction import forget as forget_secrets
-from mcpctl.errors import InternalError, Interrupted, McpctlError, UsageError
+from mcpctl.errors import ExitCode, InternalError, Interrupted, McpctlError, UsageError
 from mcpctl.results import Result
 
 __all__ = [
@@ -348,8 +348,8 @@ def run(*, collector_paused: bool = False) -> NoReturn:
         except BrokenPipeError:  # the reader is gone: nothing more can reach it anyway
             pass
         except OSError:
-            if stream is sys.stdout and code == 0:
-                code = 120
+            if stream is sys.stdout and code == ExitCode.OK:
+                code = ExitCode.FLUSH_FAILED
         except ValueError:  # closed
             pass
     os._exit(code)
