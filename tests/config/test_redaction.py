@@ -6,6 +6,7 @@ import base64
 
 import pytest
 
+from mcpctl.config.placeholders import redact_text
 from mcpctl.config.redaction import Redactor, forget, redactor, register
 
 
@@ -48,6 +49,23 @@ def test_known_values_are_hidden_in_every_form() -> None:
     assert redactor(extra=["abcdef"])("abcdef") == "****"
     forget()
     assert redactor()("plain-canary-value") == "plain-canary-value"
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_secret_containing_another_is_hidden_whole(order: int) -> None:
+    # Shortest first, the short value would cut the long one and leave its tail readable.
+    short, long = "abc", "abcdef-longer"
+    text = f"token={long}; other={short}; again {long}"
+    for redact in (Redactor([short, long][::order]), redactor(extra=[short, long][::order])):
+        out = redact(text)
+        assert out == "token=****; other=****; again ****", out
+        assert "def-longer" not in out
+    assert redact_text(text, {short, long}) == "token=****; other=****; again ****"
+    assert redact_text("1abc-2abcdef-longer", {"bc", "abc", "abcdef-longer"}) == "1****-2****"
+    # Subjects kept readable are matched longest first too.
+    subject = f"srv-{long}.env.API_KEY"
+    kept = Redactor([long])(f"{subject} holds {long}", keep=["srv", subject])
+    assert kept == f"{subject} holds ****"
 
 
 def test_secret_named_variables_are_hidden_but_not_ordinary_ones() -> None:
