@@ -106,6 +106,45 @@ def test_bonuses_come_before_weights() -> None:
     assert fts_query("  --  ") == ""
 
 
+# Where the query "time" occurs, best tier first: (name, slug, title, description).
+TIERS = [
+    ("exact name or slug", [("io.x/time", "time", "", ""), ("time", "time-x", "", "")]),
+    ("name or slug prefix", [("io.x/timer", "timer", "", ""), ("timely.io/kit", "kit", "", "")]),
+    ("name or slug substring", [("io.x/uptime", "uptime", "", ""), ("io.uptime/kit", "kit", "", "")]),
+    ("title only", [("io.x/clock", "clock", "World Time", "")]),
+    ("description only", [("io.x/clock", "clock", "Clock", "Tells the time")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("upper", range(len(TIERS) - 1))
+def test_each_bonus_tier_beats_everything_below_it(upper: int) -> None:
+    """The worst row of a tier (no other bonus, bm25 at zero) outranks the best row of any
+    tier below (the title and description bonuses stacked on it, a far better bm25)."""
+    worst = min(score("time", *row, 0.0) for row in TIERS[upper][1])
+    for lower, rows in TIERS[upper + 1 :]:
+        for name, slug, title, desc in rows:
+            # A title match would lift a description-only row a tier.
+            stacked = title if lower == "description only" else f"{title} time"
+            best = score("time", name, slug, stacked, f"{desc} time", -50.0)
+            assert worst > best, f"{TIERS[upper][0]} ranks below {lower}: {name}"
+
+
+def test_search_orders_the_bonus_tiers() -> None:
+    """The same tiers through search: their names sort the other way round, and the
+    description match has the shortest row (bm25 favours it)."""
+    cache = DiscoveryCache.memory()
+    cache.replace("r", records(
+        ("io.a/clock", "Clock", "the time"),
+        ("io.b/clock", "World Time", "A clock for every zone of the world, with alarms"),
+        ("io.c/world-time-kit", "Kit", "Watches a site for outages and reports them"),
+        ("io.d/timer", "Timer", "Counts down and rings when it is done, then resets"),
+        ("io.e/time", "Clockwork", "Gives the current date in any zone; converts between"),
+    ))  # fmt: skip
+    assert [h.name for h in cache.search("time")] == [
+        "io.e/time", "io.d/timer", "io.c/world-time-kit", "io.b/clock", "io.a/clock",
+    ]  # fmt: skip
+
+
 def test_same_server_in_two_registries_is_one_hit() -> None:
     cache = DiscoveryCache.memory()
     rec = record_from_json(make_record("io.example/dup"))
