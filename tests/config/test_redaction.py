@@ -269,6 +269,20 @@ def test_register_config_hides_the_environment_value_of_every_placeholder() -> N
     assert out == " ".join(["****"] * len(names) + ["value-of-unused"])
 
 
+def test_register_config_reads_the_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.config.loader import build_config
+    from mcpctl.config.redaction import register_config
+
+    monkeypatch.setenv("MCPCTL_T_KEY", "value-from-process")
+    config, _ = build_config({"a": {"command": "x", "env": {"K": "${MCPCTL_T_KEY}"}}})
+    forget()
+    try:
+        register_config(config.entries.values())
+        assert redactor(environ={})("value-from-process") == "****"
+    finally:
+        forget()
+
+
 def test_the_hints_for_a_literal_under_a_secret_name() -> None:
     from mcpctl.config.redaction import LiteralSecret, named_literal_hint, named_literal_message
 
@@ -288,6 +302,9 @@ def test_the_hints_for_a_literal_under_a_secret_name() -> None:
         ' (or "allow_literal": ["Proxy-Authorization"] in the entry) lets it stay'
     )
     assert "(-e API_KEY='${API_KEY}')" in named_literal_hint("s", "env", "API_KEY", "plain")
+    # Only a scheme is kept in front: two words are not a scheme and a credential.
+    assert "(-H 'X-Api-Key: ${X_API_KEY}')" in named_literal_hint("s", "headers", "X-Api-Key",
+                                                                  "my secret")  # fmt: skip
     assert named_literal_hint("s", "env", "API_KEY", "plain", in_file=True) == (
         'write "${API_KEY}" in env.API_KEY and keep the value in the keyring: mcpctl secret'
         ' set API_KEY; if it is not a secret, add "allow_literal": ["API_KEY"] to the entry'
