@@ -183,3 +183,12 @@ def test_resolve_text_fails_on_a_missing_variable_by_default(
     with pytest.raises(SkipServer) as skipped:
         resolve_text("${MCPCTL_T_GONE}", policy="skip")
     assert skipped.value.variable == "MCPCTL_T_GONE"
+
+
+def test_resolve_entry_takes_values_from_the_secret_source_and_hides_them() -> None:
+    entry = ServerEntry(command="x", env={"K": "${MCPCTL_T_KEYRING_ONLY}"})
+    resolved = resolve_entry(
+        "s", entry, environ={}, secrets={"MCPCTL_T_KEYRING_ONLY": "kr-val"}.get
+    )
+    assert resolved is not None and resolved.entry.env == {"K": "kr-val"}
+    assert resolved.secret_values == frozenset({"kr-val"})
