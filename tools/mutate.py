@@ -55,7 +55,16 @@ SNAPSHOT = ("tests/snapshot/test_diff.py", "tests/snapshot/test_fingerprints.py"
 TARGETS = [
     Target("redaction", "mcpctl/config/redaction.py", ("tests/config",)),
     Target("placeholders", "mcpctl/config/placeholders.py", ("tests/config",)),
-    Target("store", "mcpctl/config/store.py", ("tests/config",)),
+    Target(
+        "store",
+        "mcpctl/config/store.py",
+        (
+            "tests/config",
+            "tests/cli/test_servers.py",
+            "tests/cli/test_app.py",
+            "tests/adversarial/test_store_crashes.py",
+        ),
+    ),
     Target(
         "tokens",
         "mcpctl/auth/tokens.py",
