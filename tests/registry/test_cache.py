@@ -198,6 +198,10 @@ def test_search_filters_and_what_a_hit_says() -> None:
     assert cache.search(package_type="np") == []  # a whole type, not a part of one
     assert [h.name for h in cache.search("gone", all_status=True)] == ["io.x/gone"]
     assert cache.search("gone") == []
+    both = record_from_json(make_record("io.x/both", packages=[npm], remotes=remote))
+    assert both is not None
+    cache.replace("c", [both])
+    assert cache.search(registries=["c"])[0].transports == ["stdio", "streamable-http"]
 
 
 def test_same_server_in_two_registries_is_one_hit() -> None:
