@@ -204,9 +204,11 @@ def render(
     data["changed"] = current != rendered.text
     if check or diff:
         lines = unified_diff(current or "", rendered.text, out) if data["changed"] else []
-        data["diff"] = lines
+        data.update(diff=lines, exists=current is not None)
         exit_code = ExitCode.FAILED if check and data["changed"] else ExitCode.OK
-        if not data["changed"]:
+        if current is None:
+            output.info(f"{out} does not exist: rendering would create it")
+        elif not data["changed"]:
             output.info(f"{out} is up to date")
         return output.emit(Result("render", data, warnings, exit_code=exit_code),
                            lambda _: Lines(lines))  # fmt: skip
@@ -327,11 +329,15 @@ def install_into_client(
     if check or diff:
         current = _current(path)
         change(current.encode("utf-8") if current is not None else None)
-        lines = unified_diff(current or "", merged[0].text, path) if merged[0].changed else []
-        data.update(_changes(merged[0]), diff=lines)
-        if not merged[0].changed:
+        # A missing file differs, even from an empty rendering: a CI gate must not pass on it.
+        changed = merged[0].changed or current is None
+        lines = unified_diff(current or "", merged[0].text, path) if changed else []
+        data.update(_changes(merged[0]), changed=changed, diff=lines, exists=current is not None)
+        if current is None:
+            output.info(f"{path} does not exist: installing would create it")
+        elif not changed:
             output.info(f"{path} is up to date")
-        code = ExitCode.FAILED if check and merged[0].changed else ExitCode.OK
+        code = ExitCode.FAILED if check and changed else ExitCode.OK
         return output.emit(Result("render", data, warnings, exit_code=code), lambda _: Lines(lines))
     store = FileStore(path, backups=paths().backups_for(path), locks=paths().locks_dir)
     store.replace(

@@ -99,6 +99,30 @@ def test_expired_tokens_are_refreshed_in_a_new_process(mcpctl: Mcpctl, oauth_ser
     mcpctl.assert_no_token_leaked(server)
 
 
+def test_a_refresh_without_a_new_refresh_token_keeps_the_stored_one(
+    mcpctl: Mcpctl, oauth_server: Any
+) -> None:
+    # Rotation is optional: a server may answer a refresh with an access token alone. The
+    # refresh token it did not replace must stay stored, or the next expiry means a sign-in.
+    server = oauth_server()
+    mcpctl.config({"docs": oauth_entry(server)})
+    assert sign_in(mcpctl, "docs")[0].code == 0
+    before = mcpctl.record("docs")
+    assert before is not None and before["refresh_token"]
+    server.control("rotate", on="0")
+    for refreshes in (1, 2):
+        mcpctl.expire("docs", server)
+        health = mcpctl("health", "docs")
+        assert health.code == 0, health.stdout + health.stderr
+        stats = server.stats()
+        assert stats["refreshes"] == refreshes and stats["authorizations"] == 1
+        after = mcpctl.record("docs")
+        assert after is not None and after["refresh_token"] == before["refresh_token"]
+        assert after["access_token"] != before["access_token"]
+    assert server.stats().get("refresh_refused", 0) == 0
+    mcpctl.assert_no_token_leaked(server)
+
+
 def test_a_refused_token_is_renewed_once(mcpctl: Mcpctl, oauth_server: Any) -> None:
     # The server forgets the access token before it expires: the 401 is answered with a
     # refresh, not with a sign-in.

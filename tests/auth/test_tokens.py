@@ -124,6 +124,25 @@ def test_set_tokens_stores_an_absolute_expiry_and_the_metadata(
     assert record.client_source == "registered"  # the registration stays
 
 
+def test_set_tokens_without_a_refresh_token_keeps_the_stored_one(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    # A refresh answered with an access token alone (no rotation; the SDK may pass it on as
+    # it came): the refresh token it did not replace is what the next refresh needs.
+    from mcp.shared.auth import OAuthToken
+
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets)
+    anyio.run(store.get_tokens)
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-only", expires_in=120))
+    record = load_record("docs", secrets)
+    assert record is not None and record.access_token == "AT-only"
+    assert record.refresh_token == REFRESH and record.scope == "mcp:read mcp:write"
+    tokens = anyio.run(TokenStore("docs", URL, secrets).get_tokens)
+    assert tokens is not None and tokens.refresh_token == REFRESH
+
+
 def test_a_sign_in_stores_nothing_until_tokens_arrive(memory_keyring: MemoryKeyring) -> None:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 

@@ -56,6 +56,35 @@ def test_output_file_check_and_diff(cli: Cli, configured: Path, tmp_path: Path) 
     assert cli("render", "mcp-proxy", "--check").exit_code == 2, "--check needs -o"
 
 
+def test_check_fails_when_the_file_does_not_exist(
+    cli: Cli, configured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A CI gate that passes with no file at all would let a deleted or misnamed file through.
+    out = tmp_path / "never-rendered.json"
+    r = cli("render", "mcp-proxy", "-o", str(out), "--check")
+    assert r.exit_code == 1, r.stderr
+    assert f"{out} does not exist" in r.stderr and r.stdout.startswith("---")
+    r = cli("render", "mcp-proxy", "-o", str(out), "--check", "--json")
+    assert r.exit_code == 1
+    assert r.json["data"]["changed"] is True and r.json["data"]["exists"] is False
+    r = cli("render", "mcp-proxy", "-o", str(out), "--diff")
+    assert r.exit_code == 0 and "does not exist" in r.stderr
+    assert not out.exists(), "--check and --diff write nothing"
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    client = home / ".cursor" / "mcp.json"
+    r = cli("render", "cursor", "--install", "--check")
+    assert r.exit_code == 1, r.stderr
+    assert f"{client} does not exist" in r.stderr and '"time"' in r.stdout
+    r = cli("render", "cursor", "--install", "--check", "--json")
+    assert r.exit_code == 1 and r.json["data"]["exists"] is False
+    assert not client.exists()
+    write_config(configured, {})
+    r = cli("render", "cursor", "--install", "--check")
+    assert r.exit_code == 1, "a missing file differs even when there is no server to install"
+    assert not client.exists()
+
+
 def test_template_with_local_override(cli: Cli, configured: Path, tmp_path: Path) -> None:
     template = tmp_path / "base.json"
     template.write_text(json.dumps({"mcpProxy": {"addr": ":7000", "name": "team"}}))

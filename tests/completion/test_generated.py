@@ -8,7 +8,6 @@ them with ``MCPCTL_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/completion``
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from mcpctl.completion.engine import load_tree
 from mcpctl.completion.generate import KINDS, build_tree, dump_tree
 from mcpctl.completion.scripts import FILENAMES, script
 from mcpctl.render.importing import client_targets
+from tests.golden import check_golden
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -36,14 +36,7 @@ def generated() -> dict[str, str]:
 def test_generated_files_match_the_app(path: str) -> None:
     text = generated()[path]
     file = ROOT / path
-    if os.environ.get("MCPCTL_UPDATE_GOLDEN") == "1":
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(text, encoding="utf-8")
-    assert file.exists(), f"{path} is missing (MCPCTL_UPDATE_GOLDEN=1 writes it)"
-    assert file.read_text(encoding="utf-8") == text, (
-        f"{path} differs from what the app generates: regenerate it with "
-        "MCPCTL_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/completion"
-    )
+    check_golden(file, text)
 
 
 def test_the_table_lists_every_command_and_option() -> None:

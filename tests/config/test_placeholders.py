@@ -134,3 +134,61 @@ def test_hostile_placeholders_find_nothing() -> None:
     assert find_placeholders("${A:-" * 1000) == [] and find_placeholders("${" * 1000) == []
     assert near_misses("${A:-" * 3 + "}") == []  # the last one is a placeholder
     assert [p.name for p in find_placeholders("${A:-${B:-x}")] == ["B"]
+
+
+# --- what mutation testing found unpinned (docs/testing.md) ------------------------------
+
+
+def test_resolve_entry_defaults_to_empty_values_from_the_process_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpctl.config.placeholders import forget_resolved, resolved_values
+
+    monkeypatch.setenv("MCPCTL_T_CMD", "run-it")
+    monkeypatch.setenv("MCPCTL_T_ARG", "abc")
+    monkeypatch.setenv("MCPCTL_T_DIR", "ab")
+    monkeypatch.delenv("MCPCTL_T_GONE", raising=False)
+    entry = ServerEntry(command="${MCPCTL_T_CMD}", args=["--a=${MCPCTL_T_ARG}", "${MCPCTL_T_GONE}"],
+                        cwd="/srv/${MCPCTL_T_DIR}")  # fmt: skip
+    forget_resolved()
+    resolved = resolve_entry("named", entry)  # policy "empty", os.environ
+    assert resolved is not None and resolved.name == "named"
+    assert resolved.entry.command == "run-it" and resolved.entry.cwd == "/srv/ab"
+    assert resolved.entry.args == ("--a=abc", "")
+    assert resolved.warnings == (
+        "variable MCPCTL_T_GONE is not set (in server 'named'); using an empty string",
+    )
+    # Values from 3 characters on are secrets to hide; shorter ones would hide half the text.
+    assert resolved.secret_values == frozenset({"run-it", "abc"})
+    assert {"run-it", "abc"} <= resolved_values() and "ab" not in resolved_values()
+    forget_resolved()
+    assert resolved.redact("ran run-it with abc") == f"ran {REDACTED} with {REDACTED}"
+
+
+def test_resolve_text_fails_on_a_missing_variable_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpctl.errors import SkipServer
+
+    monkeypatch.setenv("MCPCTL_T_SET", "x")
+    monkeypatch.delenv("MCPCTL_T_GONE", raising=False)
+    assert resolve_text("a${MCPCTL_T_SET}b") == "axb"
+    with pytest.raises(PlaceholderError) as info:
+        resolve_text("${MCPCTL_T_GONE}")
+    assert info.value.message == "variable MCPCTL_T_GONE is not set"
+    assert info.value.hint == (
+        "store it with 'mcpctl secret set MCPCTL_T_GONE', export MCPCTL_T_GONE=..., or give "
+        "it a default: ${MCPCTL_T_GONE:-value}"
+    )
+    with pytest.raises(SkipServer) as skipped:
+        resolve_text("${MCPCTL_T_GONE}", policy="skip")
+    assert skipped.value.variable == "MCPCTL_T_GONE"
+
+
+def test_resolve_entry_takes_values_from_the_secret_source_and_hides_them() -> None:
+    entry = ServerEntry(command="x", env={"K": "${MCPCTL_T_KEYRING_ONLY}"})
+    resolved = resolve_entry(
+        "s", entry, environ={}, secrets={"MCPCTL_T_KEYRING_ONLY": "kr-val"}.get
+    )
+    assert resolved is not None and resolved.entry.env == {"K": "kr-val"}
+    assert resolved.secret_values == frozenset({"kr-val"})

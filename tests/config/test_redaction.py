@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
+from mcpctl.config.placeholders import redact_text
 from mcpctl.config.redaction import Redactor, forget, redactor, register
 
 
@@ -48,6 +50,23 @@ def test_known_values_are_hidden_in_every_form() -> None:
     assert redactor(extra=["abcdef"])("abcdef") == "****"
     forget()
     assert redactor()("plain-canary-value") == "plain-canary-value"
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_secret_containing_another_is_hidden_whole(order: int) -> None:
+    # Shortest first, the short value would cut the long one and leave its tail readable.
+    short, long = "abc", "abcdef-longer"
+    text = f"token={long}; other={short}; again {long}"
+    for redact in (Redactor([short, long][::order]), redactor(extra=[short, long][::order])):
+        out = redact(text)
+        assert out == "token=****; other=****; again ****", out
+        assert "def-longer" not in out
+    assert redact_text(text, {short, long}) == "token=****; other=****; again ****"
+    assert redact_text("1abc-2abcdef-longer", {"bc", "abc", "abcdef-longer"}) == "1****-2****"
+    # Subjects kept readable are matched longest first too.
+    subject = f"srv-{long}.env.API_KEY"
+    kept = Redactor([long])(f"{subject} holds {long}", keep=["srv", subject])
+    assert kept == f"{subject} holds ****"
 
 
 def test_secret_named_variables_are_hidden_but_not_ordinary_ones() -> None:
@@ -192,3 +211,176 @@ def test_basic_credentials_of_two_known_values_are_hidden_whole() -> None:
     assert redact(f"Authorization: Basic {pair}") == "Authorization: Basic ****"
     # Without the patterns (files), each value's part is hidden all the same.
     assert "****" in Redactor(["pass-word-value"], patterns=False)(pair)
+
+
+# --- what mutation testing found unpinned (docs/testing.md) ------------------------------
+
+
+def test_known_values_are_replaced_longest_first_whatever_their_spelling() -> None:
+    # "zz-..." sorts after "aa-zz-...": only ordering by length hides the long one whole.
+    short, long = "zz-secret-9", "aa-zz-secret-9-tail"
+    assert Redactor([short, long])(f"{long} {short}") == "**** ****"
+    assert redact_text(f"{long} {short}", {short, long}) == "**** ****"
+
+
+def test_a_known_value_is_hidden_as_json_writes_it_without_escaping_letters() -> None:
+    value = 'pä"ss-wörd'
+    text = json.dumps({"v": value}, ensure_ascii=False)  # as mcpctl's JSON output has it
+    assert Redactor([value])(text) == '{"v": "****"}'
+
+
+def test_url_passwords_and_scheme_credentials_are_replaced_exactly() -> None:
+    redact = Redactor([])
+    assert redact("postgres://admin:s3cr3t@db:5432/app") == "postgres://admin:****@db:5432/app"
+    assert redact("Authorization: Basic YWRtaW46czNjcmV0") == "Authorization: Basic ****"
+    assert redact("Token abcdefghij1") == "Token ****"
+    assert redact("Bearer abcdefghijklmnopqrst") == "Bearer ****"  # 20 letters: long enough
+    assert redact("Bearer abcdefghijklmnopqrs") == "Bearer abcdefghijklmnopqrs"  # 19, a word
+
+
+def test_free_text_keys_between_24_and_256_characters() -> None:
+    key = "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8"  # 24, mixed case, digits, random-looking
+    assert Redactor([])(f"key {key}") == "key ****"
+    assert Redactor([])(f"key {key[:23]}") == f"key {key[:23]}"
+    long = (key + "Qr9St0Uv") * 8  # 256
+    assert Redactor([])(f"blob {long}") == "blob ****"
+    assert Redactor([])(f"blob {long}x") == f"blob {long}x"  # 257: data, not a key
+
+
+def test_the_entropy_threshold_of_a_random_looking_value() -> None:
+    from mcpctl.config.redaction import looks_like_secret
+
+    # 11 symbols twice each: log2(11) = 3.46 bits a character, under the 3.5 of a key;
+    # 12 symbols: 3.58, over it.
+    assert not looks_like_secret("abcde12345f" * 2)
+    assert looks_like_secret("abcde12345fg" * 2)
+
+
+def test_registered_and_secret_named_values_from_the_shortest_length_on() -> None:
+    forget()
+    try:
+        register(["abc", "ab"])  # 3 characters are enough to be a secret, 2 are not
+        assert redactor()("abc ab") == "**** ab"
+    finally:
+        forget()
+    env = {"DEPLOY_TOKEN": "abc123", "API_KEY": "abc12", "EDITOR": "/usr/bin/vim"}
+    out = redactor(environ=env)("abc123 abc12 /usr/bin/vim")
+    assert out == "**** abc12 /usr/bin/vim"  # secret names from 6 characters, no other name
+
+
+def test_redact_keeps_the_subjects_it_is_given() -> None:
+    from mcpctl.config.redaction import redact
+
+    text = "ghp_16C7e42F292c6912E7710c838347Ae178B4a.env.X holds a literal"
+    assert redact(text).startswith("****")
+    assert redact(text, keep=["ghp_16C7e42F292c6912E7710c838347Ae178B4a.env.X"]) == text
+
+
+def test_register_config_hides_the_environment_value_of_every_placeholder() -> None:
+    from mcpctl.config.loader import build_config
+    from mcpctl.config.redaction import register_config
+
+    config, problems = build_config({
+        "a": {"command": "${CMD_V}", "args": ["--x=${ARG_V}"], "env": {"E": "${ENV_V}"},
+              "cwd": "${CWD_V}"},
+        "b": {"url": "https://${HOST_V}/mcp", "headers": {"X-K": "${HDR_V}"},
+              "auth": {"type": "bearer", "token": "${TOK_V}"}},
+        "c": {"url": "https://c.example/mcp",
+              "auth": {"type": "oauth", "client_id": "x", "client_secret": "${CS_V}"}},
+        "d": {"url": "https://d.example/mcp",
+              "auth": {"type": "basic", "username": "u", "password": "${PW_V}"}},
+        "e": {"url": "https://e.example/mcp",
+              "auth": {"type": "header", "name": "X-Api", "value": "${VAL_V}"}},
+    })  # fmt: skip
+    assert problems == [], problems
+    names = ["CMD_V", "ARG_V", "ENV_V", "CWD_V", "HOST_V", "HDR_V", "TOK_V", "CS_V", "PW_V",
+             "VAL_V"]  # fmt: skip
+    env = {n: f"value-of-{n.lower()}" for n in names}
+    env["UNUSED_V"] = "value-of-unused"
+    forget()
+    try:
+        register_config(config.entries.values(), env)
+        out = redactor(environ={})(" ".join(env.values()))
+    finally:
+        forget()
+    assert out == " ".join(["****"] * len(names) + ["value-of-unused"])
+
+
+def test_register_config_reads_the_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.config.loader import build_config
+    from mcpctl.config.redaction import register_config
+
+    monkeypatch.setenv("MCPCTL_T_KEY", "value-from-process")
+    config, _ = build_config({"a": {"command": "x", "env": {"K": "${MCPCTL_T_KEY}"}}})
+    forget()
+    try:
+        register_config(config.entries.values())
+        assert redactor(environ={})("value-from-process") == "****"
+    finally:
+        forget()
+
+
+def test_the_hints_for_a_literal_under_a_secret_name() -> None:
+    from mcpctl.config.redaction import LiteralSecret, named_literal_hint, named_literal_message
+
+    keyring = "keep the value in the keyring with 'mcpctl secret set"
+    assert named_literal_hint("my-srv", "args", "--api-key") == (
+        f"{keyring} API_KEY' and pass --api-key '${{API_KEY}}' in the server's arguments; if it"
+        ' is not a secret, --allow-literal=--api-key (or "allow_literal": ["--api-key"] in the'
+        " entry) lets it stay"
+    )
+    assert named_literal_hint("my-srv", "args", "--api-key", in_file=True).endswith(
+        'if it is not a secret, add "allow_literal": ["--api-key"] to the entry'
+    )
+    # Authorization headers are named after the server; the scheme in front stays shown.
+    assert named_literal_hint("my-srv", "headers", "Proxy-Authorization", "Bearer ab cd") == (
+        f"{keyring} MY_SRV_TOKEN' and write the placeholder instead (-H 'Proxy-Authorization:"
+        " Bearer ${MY_SRV_TOKEN}'); if it is not a secret, --allow-literal Proxy-Authorization"
+        ' (or "allow_literal": ["Proxy-Authorization"] in the entry) lets it stay'
+    )
+    assert "(-e API_KEY='${API_KEY}')" in named_literal_hint("s", "env", "API_KEY", "plain")
+    # Only a scheme is kept in front: two words are not a scheme and a credential.
+    assert "(-H 'X-Api-Key: ${X_API_KEY}')" in named_literal_hint("s", "headers", "X-Api-Key",
+                                                                  "my secret")  # fmt: skip
+    assert named_literal_hint("s", "env", "API_KEY", "plain", in_file=True) == (
+        'write "${API_KEY}" in env.API_KEY and keep the value in the keyring: mcpctl secret'
+        ' set API_KEY; if it is not a secret, add "allow_literal": ["API_KEY"] to the entry'
+    )
+    assert named_literal_message("s.args[1]", LiteralSecret(("args", 1), "--token")) == (
+        "s.args[1] (the value of --token) is a literal; a flag named like a secret must take"
+        " a ${VAR} placeholder"
+    )
+    assert named_literal_message("s.env.X", LiteralSecret(("env", "X"), "X")) == (
+        "s.env.X holds a literal value; a key named like a secret must hold a ${VAR} placeholder"
+    )
+
+
+def test_shown_entries_hide_literals_in_every_field() -> None:
+    from mcpctl.config.redaction import redact_entry_data
+
+    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    out = redact_entry_data({
+        "command": token, "cwd": token, "url": "https://me:s3cr3t@h.example/mcp",
+        "args": ["plain", 5, token],
+    })  # fmt: skip
+    assert out["command"] == "****" and out["cwd"] == "****"
+    assert out["url"] == "https://me:****@h.example/mcp"
+    assert out["args"] == ["plain", 5, "****"]
+    # allow_literal shows a value under a name only the write guard takes for a secret (a
+    # name that says secret outright stays hidden): header names in any case, env names as
+    # written.
+    entry = {"headers": {"X-Pass": "open-sesame", "X-Api-Key": "abc"},
+             "env": {"MY_PAT": "abc-def", "MY_PASS": "ghi-jkl"}}  # fmt: skip
+    hidden = redact_entry_data(entry)
+    assert hidden["headers"] == {"X-Pass": "****", "X-Api-Key": "****"}
+    assert hidden["env"] == {"MY_PAT": "****", "MY_PASS": "****"}
+    shown = redact_entry_data({**entry, "allow_literal": ["X-PASS", "MY_PAT", "my_pass"]})
+    assert shown["headers"] == {"X-Pass": "open-sesame", "X-Api-Key": "****"}
+    assert shown["env"] == {"MY_PAT": "abc-def", "MY_PASS": "****"}
+    for key in ("token", "value", "password", "client_secret"):
+        auth = redact_entry_data({"auth": {"type": "x", key: "short"}})["auth"]
+        assert auth == {"type": "x", key: "****"}, key
+        kept = redact_entry_data({"auth": {"type": "x", key: "Bearer ${T}"}})["auth"]
+        assert kept == {"type": "x", key: "Bearer ${T}"}, key
+        mixed = redact_entry_data({"auth": {"type": "x", key: f"{token} ${{T}}"}})["auth"]
+        assert mixed == {"type": "x", key: "****"}, key

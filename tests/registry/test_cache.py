@@ -106,6 +106,104 @@ def test_bonuses_come_before_weights() -> None:
     assert fts_query("  --  ") == ""
 
 
+# Where the query "time" occurs, best tier first: (name, slug, title, description).
+TIERS = [
+    ("exact name or slug", [("io.x/time", "time", "", ""), ("time", "time-x", "", "")]),
+    ("name or slug prefix", [("io.x/timer", "timer", "", ""), ("timely.io/kit", "kit", "", "")]),
+    ("name or slug substring", [("io.x/uptime", "uptime", "", ""), ("io.uptime/kit", "kit", "", "")]),
+    ("title only", [("io.x/clock", "clock", "World Time", "")]),
+    ("description only", [("io.x/clock", "clock", "Clock", "Tells the time")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("upper", range(len(TIERS) - 1))
+def test_each_bonus_tier_beats_everything_below_it(upper: int) -> None:
+    """The worst row of a tier (no other bonus, bm25 at zero) outranks the best row of any
+    tier below (the title and description bonuses stacked on it, a far better bm25)."""
+    worst = min(score("time", *row, 0.0) for row in TIERS[upper][1])
+    for lower, rows in TIERS[upper + 1 :]:
+        for name, slug, title, desc in rows:
+            # A title match would lift a description-only row a tier.
+            stacked = title if lower == "description only" else f"{title} time"
+            best = score("time", name, slug, stacked, f"{desc} time", -50.0)
+            assert worst > best, f"{TIERS[upper][0]} ranks below {lower}: {name}"
+
+
+def test_search_orders_the_bonus_tiers() -> None:
+    """The same tiers through search: their names sort the other way round, and the
+    description match has the shortest row (bm25 favours it)."""
+    cache = DiscoveryCache.memory()
+    cache.replace("r", records(
+        ("io.a/clock", "Clock", "the time"),
+        ("io.b/clock", "World Time", "A clock for every zone of the world, with alarms"),
+        ("io.c/world-time-kit", "Kit", "Watches a site for outages and reports them"),
+        ("io.d/timer", "Timer", "Counts down and rings when it is done, then resets"),
+        ("io.e/time", "Clockwork", "Gives the current date in any zone; converts between"),
+    ))  # fmt: skip
+    assert [h.name for h in cache.search("time")] == [
+        "io.e/time", "io.d/timer", "io.c/world-time-kit", "io.b/clock", "io.a/clock",
+    ]  # fmt: skip
+
+
+def test_among_matches_of_one_tier_bm25_still_ranks() -> None:
+    """The bonuses add to bm25, they do not replace it: two exact slug matches are ordered
+    by their rows (the shorter row first), not by name; so are two substring matches. A
+    description holding the whole query outranks one holding its words apart."""
+    cache = DiscoveryCache.memory()
+    cache.replace("r", records(
+        ("io.a/time", "Clock", "Tells the hour and the date in any zone of the whole world"),
+        ("io.z/time", "Clock", "Hours"),
+        ("io.a/world-time-kit", "Kit", "Tells the hour and the date in any zone of the world"),
+        ("io.z/world-time-kit", "Kit", "Hours"),
+    ))  # fmt: skip
+    assert [h.name for h in cache.search("time")] == [
+        "io.z/time", "io.a/time", "io.z/world-time-kit", "io.a/world-time-kit",
+    ]  # fmt: skip
+    cache.replace("r", records(
+        ("io.a/kit", "Kit", "quartz and then nimbus"),
+        ("io.z/kit", "Kit", "A long description that holds quartz nimbus in the middle of it"),
+    ))  # fmt: skip
+    assert [h.name for h in cache.search("quartz nimbus")] == ["io.z/kit", "io.a/kit"]
+
+
+def test_search_filters_and_what_a_hit_says() -> None:
+    cache = DiscoveryCache.memory()
+    secret = {"registryType": "pypi", "identifier": "x", "version": "1", "transport":
+              {"type": "stdio"}, "environmentVariables": [{"name": "K", "isSecret": True}]}  # fmt: skip
+    npm = {"registryType": "npm", "identifier": "y", "version": "1", "transport": {"type": "stdio"}}
+    remote = [{"type": "streamable-http", "url": "https://r.example/mcp"}]
+    cache.replace("a", [r for r in (
+        record_from_json(make_record("io.x/local", "1.0.0", title="Local", packages=[secret, npm])),
+        record_from_json(make_record("io.x/remote", remotes=remote)),
+        record_from_json(make_record("io.x/gone", status="deleted")),
+    ) if r is not None])  # fmt: skip
+    newer = record_from_json(make_record("io.x/local", "2.0.0", packages=[secret, npm]))
+    assert newer is not None
+    cache.replace("b", [newer])
+    local, remote_hit = cache.search()
+    assert (local.name, remote_hit.name) == ("io.x/local", "io.x/remote")
+    assert local.to_dict() == {  # the newest version of the registries that have it
+        "name": "io.x/local", "title": "Local", "description": "The local server",
+        "version": "2.0.0", "status": "active", "transports": ["stdio"],
+        "package_types": ["pypi", "npm"], "needs_secrets": True, "registries": ["a", "b"],
+    }  # fmt: skip
+    assert remote_hit.transports == ["streamable-http"] and remote_hit.package_types == []
+    assert remote_hit.needs_secrets is False
+    assert [h.name for h in cache.search(registries=["b"])] == ["io.x/local"]
+    assert [h.name for h in cache.search(registries=["a", "b"], transport="remote")] == [
+        "io.x/remote"
+    ]
+    assert [h.name for h in cache.search("io", transport="stdio")] == ["io.x/local"]
+    assert [h.name for h in cache.search(package_type="npm")] == ["io.x/local"]
+    assert cache.search(package_type="np") == []  # a whole type, not a part of one
+    assert [h.name for h in cache.search("gone", all_status=True)] == ["io.x/gone"]
+    assert cache.search("gone") == []
+    both = record_from_json(make_record("io.x/both", packages=[npm], remotes=remote))
+    assert both is not None
+    cache.replace("c", [both])
+    assert cache.search(registries=["c"])[0].transports == ["stdio", "streamable-http"]
+
+
 def test_same_server_in_two_registries_is_one_hit() -> None:
     cache = DiscoveryCache.memory()
     rec = record_from_json(make_record("io.example/dup"))

@@ -7,7 +7,6 @@ client; regenerate them with MCPCTL_UPDATE_GOLDEN=1.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -23,6 +22,7 @@ from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.errors import UsageError
 from mcpctl.render.base import Places, RenderRequest
 from mcpctl.render.targets import TARGET_MODULES, get_target
+from tests.golden import check_golden
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "render"
 CLIENTS = [name for name, module in TARGET_MODULES.items() if ".clients" in module]
@@ -79,10 +79,7 @@ def test_golden(client: str) -> None:
     target = get_target(client)
     rendered = render(client, fixture())
     golden = DATA / "golden" / f"{client}.{EXT[target.file_format]}"
-    if os.environ.get("MCPCTL_UPDATE_GOLDEN") == "1":
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(rendered.text, "utf-8")
-    assert rendered.text == golden.read_text("utf-8")
+    check_golden(golden, rendered.text)
     assert rendered.text.endswith("\n") and not rendered.holds_secrets
     assert render(client, fixture()).text == rendered.text, "render is deterministic"
 

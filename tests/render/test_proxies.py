@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from mcpctl.render.base import Rendered, RenderRequest
 from mcpctl.render.listen import parse_listen
 from mcpctl.render.proxies import TARGETS
 from mcpctl.render.targets import TARGET_MODULES, get_target
+from tests.golden import check_golden
 
 PROXIES = ["mcp-proxy", "fastmcp", "mcp-proxy-py", "1mcp"]
 DATA = Path(__file__).resolve().parent.parent / "data" / "render"
@@ -70,10 +70,7 @@ def test_golden(target: str) -> None:
     entries = load_config(DATA / "fixture.json").config.enabled()
     rendered = get_target(target).render(RenderRequest(entries, environ={}))
     golden = DATA / "golden" / f"{target}.json"
-    if os.environ.get("MCPCTL_UPDATE_GOLDEN") == "1":
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(rendered.text, encoding="utf-8")
-    assert rendered.text == golden.read_text(encoding="utf-8")
+    check_golden(golden, rendered.text)
     assert get_target(target).render(RenderRequest(entries, environ={})).text == rendered.text
     assert "disabled-one" not in rendered.text
     assert all(w.split(":", 1)[0] in entries for w in rendered.warnings)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import string
 from pathlib import Path
@@ -29,6 +28,7 @@ from mcpctl.render import render
 from mcpctl.render.base import RenderRequest
 from mcpctl.render.targets import get_target
 from mcpctl.render.toolhive import NAME_MAX, TARGETS, _yaml, dns_name, secret_ref, var_of_key
+from tests.golden import check_golden
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FIXTURE = DATA / "render" / "fixture.json"
@@ -155,10 +155,7 @@ def test_the_crds_serve_v1alpha1_deprecated_and_v1beta1() -> None:
 
 def test_fixture_renders_the_golden_manifests() -> None:
     rendered = run(fixture_entries())
-    if os.environ.get("MCPCTL_UPDATE_GOLDEN") == "1":
-        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(rendered.text, encoding="utf-8")
-    assert rendered.text == GOLDEN.read_text(encoding="utf-8")
+    check_golden(GOLDEN, rendered.text)
     assert run(fixture_entries()).text == rendered.text  # deterministic
     assert not rendered.holds_secrets
 

@@ -27,6 +27,8 @@ python oauth_server.py PORT [--as-port PORT] [--access-ttl S] [--client ID:SECRE
   requests seen, the registration requests' bodies, every token issued), ``POST /_test/deny?on=1``, ``POST /_test/ttl?seconds=N``,
   ``POST /_test/refresh-delay?seconds=N`` (refreshes are answered that much later),
   ``POST /_test/revoke-refresh`` (every refresh token stops working),
+  ``POST /_test/rotate?on=0`` (a refresh answers without a new refresh token; the one used
+  keeps working -- rotation is optional in OAuth 2.1),
   ``POST /_test/expire-access`` (every access token stops working).
 * Hostile modes, also test controls (on the authorization server, acting on every port):
   ``POST /_test/trickle?path=P&every=S`` -- the answers to requests for path ``P`` (the token
@@ -78,6 +80,7 @@ class TestProvider:
         self.deny = False
         self.cimd_redirect: str | None = None  # set: https client ids are documents
         self.refresh_delay = 0.0
+        self.rotate = True  # False: a refresh keeps the refresh token and sends none back
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -196,9 +199,13 @@ class TestProvider:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> Any:
+        self.stats["refreshes"] += 1
+        if not self.rotate:  # the answer has no refresh token: the client keeps its own
+            token = self.issue(client.client_id, scopes, refresh_token.resource, refresh=False)
+            self.pair[token.access_token] = refresh_token.token
+            return token
         # Rotation: the refresh token just used never works again.
         self.refresh.pop(refresh_token.token, None)
-        self.stats["refreshes"] += 1
         return self.issue(client.client_id, scopes, refresh_token.resource)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
@@ -393,6 +400,10 @@ def admin_routes(
         provider.refresh_delay = float(request.query_params["seconds"])
         return JSONResponse({"refresh_delay": provider.refresh_delay})
 
+    async def rotate(request: Request) -> Response:
+        provider.rotate = request.query_params.get("on", "1") == "1"
+        return JSONResponse({"rotate": provider.rotate})
+
     async def revoke_refresh(request: Request) -> Response:
         count = len(provider.refresh)
         provider.refresh.clear()
@@ -427,6 +438,7 @@ def admin_routes(
         Route("/_test/ttl", ttl, methods=["POST"]),
         Route("/_test/refresh-delay", refresh_delay, methods=["POST"]),
         Route("/_test/revoke-refresh", revoke_refresh, methods=["POST"]),
+        Route("/_test/rotate", rotate, methods=["POST"]),
         Route("/_test/expire-access", expire_access, methods=["POST"]),
         Route("/_test/trickle", trickle, methods=["POST"]),
         Route("/_test/token-override", token_override, methods=["POST"]),

@@ -211,3 +211,32 @@ def test_the_json_view_is_json() -> None:
     assert change["renamed"] == {"tools": [{"old": "search", "new": "s2"}]}
     assert change["changed"][0]["fields"]["description"] == {"old": CREATE["description"],
                                                              "new": "other"}  # fmt: skip
+
+
+# --- what mutation testing found unpinned (docs/testing.md) ------------------------------
+
+
+def test_a_type_change_and_a_field_change_are_both_named() -> None:
+    old = Snapshot("t", {"x": McpRecord("x", "external", None, "sha256:a", {"args": "sha256:1"})})
+    new = Snapshot("t", {"x": McpRecord("x", "internal", None, "sha256:b", {"args": "sha256:2"})})
+    assert diff_snapshots(old, new).changed[0].fields == ["type", "args"]
+
+
+def test_a_configuration_that_changed_in_no_known_field_says_configuration() -> None:
+    # Fingerprints that differ with the same fields (a field this version does not list).
+    old = Snapshot("t", {"x": McpRecord("x", fingerprint="sha256:a", fields={"k": "sha256:1"})})
+    new = Snapshot("t", {"x": McpRecord("x", fingerprint="sha256:b", fields={"k": "sha256:1"})})
+    assert diff_snapshots(old, new).changed[0].fields == ["configuration"]
+
+
+def test_the_json_view_of_a_changed_identity_and_of_one_server() -> None:
+    old = snap({"g": GITHUB}, g=[CREATE])
+    new = snap({"g": GITHUB}, g=[CREATE])
+    assert old.mcps["g"].probe is not None and new.mcps["g"].probe is not None
+    new.mcps["g"].probe.server_info = {"name": "g", "version": "2"}
+    data = json.loads(json.dumps(diff_snapshots(old, new).to_data()))
+    assert data["changed"][0]["serverInfo"] == {
+        "old": {"name": "g", "version": "1"}, "new": {"name": "g", "version": "2"},
+    }  # fmt: skip
+    change = diff_server_states("g", old.mcps["g"].probe, new.mcps["g"].probe)
+    assert change.name == "g" and change.to_data()["name"] == "g"

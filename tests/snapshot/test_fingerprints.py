@@ -163,3 +163,13 @@ def test_entry_fingerprint_changes_with_the_configuration() -> None:
     assert fingerprint_entry(ServerEntry(command="npx", args=("-y", "server"), timeout=5000)) != (
         fingerprint_entry(base)
     )
+
+
+def test_integers_beyond_2_53_in_lists_are_doubles_and_the_rest_stay() -> None:
+    # Inside a list as in an object; the values around the big one are kept as they are.
+    assert canonical_json({"enum": [1, "a", 2**64, None]}) == (
+        b'{"enum":[1,"a",18446744073709552000,null]}'
+    )
+    assert canonical_json([2**53 - 1, -(2**53), {"m": 2**63}]) == (
+        b'[9007199254740991,-9007199254740992,{"m":9223372036854776000}]'
+    )

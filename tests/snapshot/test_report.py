@@ -7,7 +7,6 @@ The goldens in tests/data/report/ are the report of a fixed config and hand-buil
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from mcpctl.snapshot.report import (
     render_markdown,
     render_text,
 )
+from tests import golden
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "report"
 BEFORE = "2025-05-01T08:00:00Z"
@@ -120,10 +120,7 @@ def unprobed_report() -> Report:
 
 
 def check_golden(name: str, text: str) -> None:
-    path = DATA / name
-    if os.environ.get("MCPCTL_UPDATE_GOLDEN") == "1":
-        path.write_text(text, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == text, f"{name} differs (MCPCTL_UPDATE_GOLDEN=1)"
+    golden.check_golden(DATA / name, text)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import shutil
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def watching(
     body: Callable[[Watch], Awaitable[None]],
     *,
     handling: float = 0.0,
+    debounce: float = DEBOUNCE,
     **options: Any,
 ) -> None:
     """Run ``body`` against a watch of ``path``; the consumer takes ``handling`` seconds per
@@ -75,7 +77,7 @@ def watching(
             ready.set()
 
         async def consume() -> None:
-            changes = watch_config(path, debounce=DEBOUNCE, on_ready=on_ready, **options)
+            changes = watch_config(path, debounce=debounce, on_ready=on_ready, **options)
             async with contextlib.aclosing(changes):
                 async for change in changes:
                     await send.send(change)
@@ -108,6 +110,35 @@ def test_a_burst_of_writes_gives_one_change_set(config_path: Path) -> None:
         await w.quiet()
 
     watching(config_path, body)
+
+
+def test_writes_spread_over_the_debounce_give_one_change_set_after_the_last(
+    config_path: Path,
+) -> None:
+    # 100 ms apart, the writes reach the watcher one by one (the watcher library merges only
+    # events closer than its 50 ms step): only the debounce makes them one change set. Loaded
+    # on the burst's first event, the file would give a change set per write, the first
+    # with one server added.
+    config_path.write_text(dump({"a": A}))
+    debounce = 1.0  # the writes take 0.3 s; a slow machine may stretch them well past that
+
+    async def body(w: Watch) -> None:
+        data: dict[str, Any] = {"a": A}
+        started = time.monotonic()
+        for i in range(4):
+            if i:
+                await anyio.sleep(0.1)
+            data[f"s{i}"] = A
+            config_path.write_text(dump(data))
+        last_write, written = time.monotonic(), datetime.now().astimezone()
+        assert last_write - started < debounce, "the machine was too slow to write a burst"
+        change = await w.next()
+        assert change.time >= written, "the file was loaded before the burst ended"
+        assert change.ok and change.diff.added == ["s0", "s1", "s2", "s3"], change.to_data()
+        assert sorted(change.config.entries) == ["a", "s0", "s1", "s2", "s3"]
+        await w.quiet(1.5)  # no second change set: the later writes were in the first
+
+    watching(config_path, body, debounce=debounce)
 
 
 @pytest.mark.parametrize("style", ["rename", "backup-then-write"])
