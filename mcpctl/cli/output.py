@@ -34,12 +34,14 @@ if TYPE_CHECKING:
     from mcpctl.config.redaction import Redactor
 
 __all__ = [
+    "SHOWN_PROGRESS",
     "STATE",
     "CommandGroup",
     "Detail",
     "Lines",
     "State",
     "Table",
+    "active_console",
     "clean",
     "configure_logging",
     "emit",
@@ -72,6 +74,15 @@ class State:
 
 
 STATE = State()
+
+# The rich Progress shown now, if any (at most one): :mod:`mcpctl.cli.progress` shows it, and
+# what is printed on stderr meanwhile goes through its console (above the bar, not through it).
+SHOWN_PROGRESS: list[Any] = []
+
+
+def active_console() -> Any | None:
+    """The console of the progress shown now (print through it), or ``None``."""
+    return SHOWN_PROGRESS[-1].console if SHOWN_PROGRESS else None
 
 
 def reflow(text: str | None) -> str | None:
@@ -180,8 +191,6 @@ def clean(
 
 
 def _stderr_console() -> Any:
-    from mcpctl.cli.progress import active_console
-
     shown = active_console()  # a progress bar on screen: print above it, not through it
     if shown is not None:
         return shown
@@ -208,8 +217,6 @@ def _stderr_line(
 
 def stderr(text: str) -> None:
     """``text`` (already clean) on stderr as it is, above any progress bar shown."""
-    from mcpctl.cli.progress import active_console
-
     shown = active_console()
     if shown is not None:  # above the progress bar, whole (an address must stay copyable)
         shown.print(text, markup=False, highlight=False, soft_wrap=True)

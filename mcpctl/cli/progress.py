@@ -17,11 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mcpctl.cli.output import STATE
+from mcpctl.cli.output import SHOWN_PROGRESS, STATE, active_console, clean
 
 __all__ = ["Ticker", "active_console", "progress", "wanted"]
-
-_active: list[Any] = []  # the rich Progress shown now, if any (at most one)
 
 
 def wanted() -> bool:
@@ -31,13 +29,8 @@ def wanted() -> bool:
         and os.environ.get("TERM") != "dumb"
         and not STATE.json
         and not STATE.quiet
-        and not _active
+        and not SHOWN_PROGRESS
     )
-
-
-def active_console() -> Any | None:
-    """The console of the progress shown now (print through it), or ``None``."""
-    return _active[-1].console if _active else None
 
 
 class Ticker:
@@ -79,8 +72,6 @@ def progress(what: str, total: int | None = None, *, delay: float = 0.3) -> Iter
         TimeElapsedColumn,
     )
 
-    from mcpctl.cli.output import clean
-
     columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
     if total is not None:
         columns += [BarColumn(bar_width=24), MofNCompleteColumn()]
@@ -96,12 +87,12 @@ def progress(what: str, total: int | None = None, *, delay: float = 0.3) -> Iter
     # Drawn only once the work has taken a moment: quick work shows nothing, not a flash.
     timer = threading.Timer(delay, bar.start)
     timer.daemon = True
-    _active.append(bar)
+    SHOWN_PROGRESS.append(bar)
     timer.start()
     try:
         yield Ticker(bar, task)
     finally:
         timer.cancel()
         timer.join()
-        _active.pop()
+        SHOWN_PROGRESS.pop()
         bar.stop()  # erases the line (transient); harmless when it never started

@@ -10,19 +10,27 @@ keyring), then from the default. When none has it, the policy decides:
 * ``error`` -- raise :class:`~mcpctl.errors.PlaceholderError` (what ``validate`` and CI use).
 
 Every value resolved from the environment or the secret source is remembered for the rest of
-the process (:func:`resolved_values`), so that whatever mcpctl prints can be redacted of the
-secrets of every entry, not only of the one at hand (:mod:`mcpctl.config.redaction`).
+the process (:func:`resolved_values`, kept by :mod:`mcpctl.config.secretvalues`), so that
+whatever mcpctl prints can be redacted of the secrets of every entry, not only of the one at
+hand (:mod:`mcpctl.config.redaction`).
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mcpctl.config.lexicon import PLACEHOLDER_RE
+from mcpctl.config.secretvalues import (
+    MIN_SECRET_LEN,
+    REDACTED,
+    forget_resolved,
+    redact_text,
+    resolved_values,
+)
+from mcpctl.config.secretvalues import remember as _remember
 from mcpctl.errors import PlaceholderError, SkipServer
 
 if TYPE_CHECKING:
@@ -47,8 +55,6 @@ __all__ = [
 MissingPolicy = Literal["empty", "skip", "error"]
 SecretSource = Callable[[str], "str | None"]
 """Looks a variable up in a secret store; returns ``None`` when it is not there."""
-
-REDACTED = "****"
 
 # What people write when they mean a placeholder but that we do not expand.
 NEAR_MISS_RE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -75,31 +81,6 @@ def near_misses(text: str) -> list[str]:
     """Fragments that look like placeholders but are not expanded (``$X``, ``${x}``)."""
     stripped = PLACEHOLDER_RE.sub("", text)
     return [m.group(0) for m in NEAR_MISS_RE.finditer(stripped)]
-
-
-# Values shorter than this would redact half of any output: not worth hiding.
-MIN_SECRET_LEN = 3
-_seen: set[str] = set()
-_seen_lock = threading.Lock()
-
-
-def _remember(value: str) -> None:
-    if len(value) >= MIN_SECRET_LEN:
-        with _seen_lock:
-            _seen.add(value)
-
-
-def forget_resolved() -> None:
-    """Forget the values resolved so far (a new run of the CLI in the same process)."""
-    with _seen_lock:
-        _seen.clear()
-
-
-def resolved_values() -> frozenset[str]:
-    """Every value a placeholder resolved to in this process (from the environment or the
-    secret source, never a default): what output must never show."""
-    with _seen_lock:
-        return frozenset(_seen)
 
 
 class _Resolution:
@@ -229,11 +210,3 @@ def resolve_entry(
         return None
     secrets_seen = frozenset(v for v in res.secret_values if len(v) >= MIN_SECRET_LEN)
     return ResolvedEntry(name, resolved, tuple(res.warnings), secrets_seen)
-
-
-def redact_text(text: str, values: frozenset[str] | set[str]) -> str:
-    """``text`` with each of ``values`` (longest first) replaced by ``****``."""
-    for value in sorted(values, key=len, reverse=True):
-        if value:
-            text = text.replace(value, REDACTED)
-    return text

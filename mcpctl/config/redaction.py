@@ -8,7 +8,7 @@ Two jobs share the same knowledge:
   ``validate`` reports it; :func:`redact_entry_data` hides literal ones in shown entries.
 * **Redaction** -- :class:`Redactor` (:func:`redactor` builds the current one) replaces in any
   text every secret value known to this process: each value a placeholder resolved to
-  (:func:`mcpctl.config.placeholders.resolved_values`), the values of the config's
+  (:func:`mcpctl.config.secretvalues.resolved_values`), the values of the config's
   placeholders in the environment (:func:`register_config`), OAuth tokens and client secrets
   (:func:`register`), the values of environment variables whose names say they are secret --
   each in every form it may take in text (JSON-escaped, percent-encoded, base64:
@@ -28,11 +28,10 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mcpctl.config.placeholders import (
+from mcpctl.config.lexicon import PLACEHOLDER_RE
+from mcpctl.config.secretvalues import (
     MIN_SECRET_LEN,
-    PLACEHOLDER_RE,
     REDACTED,
-    find_placeholders,
     forget_resolved,
     redact_text,
     resolved_values,
@@ -164,7 +163,7 @@ def _redact_named(key: str, value: object, allowed: bool) -> object:
     guard takes for secrets)."""
     if not isinstance(value, str):
         return value
-    if SECRET_NAME_RE.search(key) and value and not find_placeholders(value):
+    if SECRET_NAME_RE.search(key) and value and not PLACEHOLDER_RE.search(value):
         return REDACTED
     if not allowed and literal_under_secret_name(key, value):
         return REDACTED
@@ -201,7 +200,7 @@ def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
             # Credentials in auth are secret whatever they look like, unless they
             # only reference variables ("Bearer ${TOKEN}").
             if isinstance(value, str) and not (
-                find_placeholders(value) and not looks_like_secret(value)
+                PLACEHOLDER_RE.search(value) and not looks_like_secret(value)
             ):
                 clean[key] = REDACTED
         out["auth"] = clean
@@ -211,7 +210,7 @@ def redact_entry_data(data: Mapping[str, object]) -> dict[str, object]:
 def _auth_literal(value: str) -> bool:
     # A credential in auth is secret whatever it looks like, unless it only references
     # variables ("Bearer ${TOKEN}").
-    return bool(value) and not (find_placeholders(value) and not looks_like_secret(value))
+    return bool(value) and not (PLACEHOLDER_RE.search(value) and not looks_like_secret(value))
 
 
 # The env and header keys whose values are secret by name, whatever they look like:
@@ -240,7 +239,7 @@ def literal_under_secret_name(key: str, value: str) -> bool:
     bare = value.strip()
     if not bare or bare.lower() in _SCHEMES or _SETTING_RE.fullmatch(bare):
         return False  # nothing, an auth scheme with nothing after it, or a setting
-    return not find_placeholders(value)
+    return not PLACEHOLDER_RE.search(value)
 
 
 # A command-line flag that takes a secret (--api-key VALUE, --token=VALUE): its last word.
@@ -450,7 +449,8 @@ def register_config(
             auth = entry.auth
             texts += [auth.token or "", auth.value or "", auth.password or "",
                       auth.client_secret or ""]  # fmt: skip
-        names.update(p.name for text in texts if "${" in text for p in find_placeholders(text))
+        found = (PLACEHOLDER_RE.finditer(text) for text in texts if "${" in text)
+        names.update(m["name"] for matches in found for m in matches)
     register(env[n] for n in names if n in env)
 
 

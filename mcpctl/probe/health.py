@@ -25,7 +25,7 @@ from mcpctl.errors import PlaceholderError, UsageError, closest
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
 from mcpctl.probe.spawn import ProbeError
-from mcpctl.probe.tools import ToolInfo, list_all_tools
+from mcpctl.probe.toolinfo import ToolInfo, list_all_tools
 
 if TYPE_CHECKING:
     from anyio import CapacityLimiter

@@ -23,9 +23,6 @@ from mcpctl.errors import InputRequiredError, UsageError
 if TYPE_CHECKING:
     import mcp_types as types
 
-    from mcpctl.probe.sdk import ClientSession
-    from mcpctl.probe.tasks import TaskOptions
-
 __all__ = [
     "MAX_INPUT_ROUNDS",
     "Answerer",
@@ -34,7 +31,6 @@ __all__ = [
     "InputRequest",
     "answer_requests",
     "answers_from",
-    "call_with_inputs",
     "elicitation_callback",
 ]
 
@@ -250,52 +246,3 @@ async def answer_requests(
         if found is not None:
             responses[key] = found
     return responses
-
-
-async def call_with_inputs(
-    session: ClientSession,
-    tool: str,
-    arguments: dict[str, Any],
-    answer: Answerer | None,
-    log: InputLog,
-    *,
-    max_rounds: int = MAX_INPUT_ROUNDS,
-    tasks: TaskOptions | None = None,
-) -> Any:
-    """``tools/call``, answering each ``input_required`` round through ``answer``.
-
-    With ``tasks``, the server may run the call as a task (:mod:`mcpctl.probe.tasks`): it is
-    polled to its end (its questions answered the same way), or with ``tasks.wait`` false its
-    :class:`~mcpctl.probe.tasks.TaskHandle` is returned instead of a result.
-
-    Raises:
-        InputRequiredError: a request went unanswered.
-        UsageError: the server asked for more than ``max_rounds`` rounds of input.
-        and those of :func:`mcpctl.probe.tasks.await_task`, for a task.
-    """
-    import mcp_types as types
-
-    claimed = tasks is not None  # a task handle is a claimed (extension) result
-    result = await session.call_tool(
-        tool, arguments, allow_input_required=True, allow_claimed=claimed
-    )
-    for _ in range(max_rounds):
-        if not isinstance(result, types.InputRequiredResult):
-            break
-        responses = await answer_requests(result.input_requests or {}, answer, log)
-        log.check(tool)
-        result = await session.call_tool(
-            tool, arguments, input_responses=responses, request_state=result.request_state,
-            allow_input_required=True, allow_claimed=claimed,
-        )  # fmt: skip
-    if isinstance(result, types.InputRequiredResult):
-        raise UsageError(
-            f"{tool} kept asking for input: {max_rounds} rounds answered, and it asks again",
-            hint="the server may not accept the answers given; check them, or call it elsewhere",
-        )
-    if tasks is not None and tasks.wait:
-        from mcpctl.probe.tasks import TaskHandle, await_task
-
-        if isinstance(result, TaskHandle):
-            return await await_task(session, result, tool, answer, log, tasks)
-    return result

@@ -25,9 +25,9 @@ import anyio
 import anyio.lowlevel
 import mcp_types as types
 
-from mcpctl.errors import InputRequiredError, ProbeFailed
+from mcpctl.errors import InputRequiredError, ProbeFailed, UsageError
 from mcpctl.probe.failures import one_line
-from mcpctl.probe.inputs import Answerer, InputLog, answer_requests
+from mcpctl.probe.inputs import MAX_INPUT_ROUNDS, Answerer, InputLog, answer_requests
 from mcpctl.probe.sdk import ClaimContext, ResultClaim
 from mcpctl.text import escape_controls
 
@@ -41,6 +41,7 @@ __all__ = [
     "TaskOptions",
     "TaskState",
     "await_task",
+    "call_with_inputs",
     "cancel_task",
     "declaration",
     "guarded",
@@ -321,3 +322,48 @@ async def _ended(
 def _shown(text: str, limit: int = 300) -> str:
     """A server's text as one line of printable characters (it is untrusted)."""
     return escape_controls(one_line(text, limit), keep_newlines=False)
+
+
+async def call_with_inputs(
+    session: ClientSession,
+    tool: str,
+    arguments: dict[str, Any],
+    answer: Answerer | None,
+    log: InputLog,
+    *,
+    max_rounds: int = MAX_INPUT_ROUNDS,
+    tasks: TaskOptions | None = None,
+) -> Any:
+    """``tools/call``, answering each ``input_required`` round through ``answer``.
+
+    With ``tasks``, the server may run the call as a task: it is polled to its end (its
+    questions answered the same way), or with ``tasks.wait`` false its :class:`TaskHandle` is
+    returned instead of a result. (It lives here, not in :mod:`mcpctl.probe.inputs`, which
+    this module builds on.)
+
+    Raises:
+        InputRequiredError: a request went unanswered.
+        UsageError: the server asked for more than ``max_rounds`` rounds of input.
+        and those of :func:`await_task`, for a task.
+    """
+    claimed = tasks is not None  # a task handle is a claimed (extension) result
+    result = await session.call_tool(
+        tool, arguments, allow_input_required=True, allow_claimed=claimed
+    )
+    for _ in range(max_rounds):
+        if not isinstance(result, types.InputRequiredResult):
+            break
+        responses = await answer_requests(result.input_requests or {}, answer, log)
+        log.check(tool)
+        result = await session.call_tool(
+            tool, arguments, input_responses=responses, request_state=result.request_state,
+            allow_input_required=True, allow_claimed=claimed,
+        )  # fmt: skip
+    if isinstance(result, types.InputRequiredResult):
+        raise UsageError(
+            f"{tool} kept asking for input: {max_rounds} rounds answered, and it asks again",
+            hint="the server may not accept the answers given; check them, or call it elsewhere",
+        )
+    if tasks is not None and tasks.wait and isinstance(result, TaskHandle):
+        return await await_task(session, result, tool, answer, log, tasks)
+    return result

@@ -1,5 +1,9 @@
 """Tools of a server: listing them (every page), checking arguments, calling one.
 
+:class:`ToolInfo` and :func:`list_all_tools` (a connected server's tools, every page) live in
+:mod:`mcpctl.probe.toolinfo`, which :mod:`mcpctl.probe.health` uses too; they are
+importable from here as well.
+
 Arguments are checked against the tool's ``inputSchema`` before anything is sent, so a
 missing or mistyped argument is one clear line ("missing required argument timezone
 (string)"), not whatever the server makes of it. Results keep every content block whole;
@@ -23,6 +27,8 @@ from mcpctl.errors import (
     exception_leaves,
 )
 from mcpctl.probe.failures import as_exception, classify, one_line, precheck, timeout_error
+from mcpctl.probe.toolinfo import ToolInfo, list_all_tools
+from mcpctl.probe.toolinfo import type_of as _type_of
 
 if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
@@ -39,46 +45,7 @@ __all__ = [
     "list_tools",
 ]
 
-MAX_TOOL_PAGES = 100
 DEFAULT_CALL_TIMEOUT = 60.0
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    """One tool of a server (``raw``: the object exactly as the server sent it)."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    title: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    def params_summary(self, limit: int = 6) -> str:
-        """``city*: string, days: integer`` (``*`` = required)."""
-        props = self.input_schema.get("properties") or {}
-        required = set(self.input_schema.get("required") or [])
-        parts = []
-        for pname, spec in list(props.items())[:limit]:
-            parts.append(f"{pname}{'*' if pname in required else ''}: {_type_of(spec)}")
-        if len(props) > limit:
-            parts.append(f"+{len(props) - limit} more")
-        return ", ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "input_schema": self.input_schema,
-        }
-
-
-def _type_of(spec: object) -> str:
-    kind = spec.get("type", "any") if isinstance(spec, dict) else "any"
-    if isinstance(kind, list):
-        return "|".join(str(k) for k in kind)
-    return str(kind)
 
 
 @dataclass(frozen=True)
@@ -98,31 +65,6 @@ class ToolCallResult:
     content: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     task: dict[str, Any] | None = None
-
-
-async def list_all_tools(conn: Connection) -> list[ToolInfo]:
-    """Every tool of a connected server, through every page."""
-    import mcp_types as types
-
-    tools: list[ToolInfo] = []
-    cursor: str | None = None
-    for _ in range(MAX_TOOL_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await conn.session.list_tools(params=params)
-        for tool in page.tools:
-            tools.append(
-                ToolInfo(
-                    tool.name,
-                    tool.description or "",
-                    dict(tool.input_schema or {}),
-                    tool.title,
-                    conn.listing.raw_tools.get(tool.name, {}),
-                )
-            )
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools
 
 
 async def list_tools(
@@ -316,9 +258,9 @@ async def call_tool(
     import anyio
 
     from mcpctl.probe.connect import connect
-    from mcpctl.probe.inputs import InputLog, call_with_inputs, elicitation_callback
+    from mcpctl.probe.inputs import InputLog, elicitation_callback
     from mcpctl.probe.spawn import StdioDiagnostics
-    from mcpctl.probe.tasks import TaskOptions, guarded
+    from mcpctl.probe.tasks import TaskOptions, call_with_inputs, guarded
 
     seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, DEFAULT_CALL_TIMEOUT)
     diag = StdioDiagnostics() if not entry.is_remote else None

@@ -24,15 +24,12 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mcpctl.config.model import NAME_RE, AuthConfig, ServerEntry, format_path
 from mcpctl.config.placeholders import PLACEHOLDER_RE
 from mcpctl.errors import UsageError
 from mcpctl.render.base import Parsed, Places, RenderRequest, convert_placeholders, warn
-
-if TYPE_CHECKING:
-    from mcpctl.render.clients_base import ClientBase
 
 __all__ = [
     "BRACED",
@@ -165,10 +162,21 @@ def load_jsonc(text: str, what: str) -> Any:
         raise UsageError(f"this is not a {what} file: {message}{where}") from None
 
 
+class Client(Protocol):
+    """What a :class:`RenderContext` reads of its client target (a
+    :class:`~mcpctl.render.clients_base.ClientBase`, whose module imports this one)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def syntax(self) -> Syntax: ...
+
+
 class RenderContext:
     """One rendering's running state: warnings, secrets written, the server at hand."""
 
-    def __init__(self, client: ClientBase, request: RenderRequest) -> None:
+    def __init__(self, client: Client, request: RenderRequest) -> None:
         self.client = client
         self.request = request
         self.syntax = client.syntax

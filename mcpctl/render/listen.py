@@ -9,12 +9,9 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mcpctl.errors import UsageError
-
-if TYPE_CHECKING:
-    from mcpctl.render.base import Target
 
 __all__ = ["ListenAddress", "listen_for", "parse_listen"]
 
@@ -106,7 +103,18 @@ def parse_listen(text: str) -> ListenAddress:
     return ListenAddress(host, int(port))
 
 
-def listen_for(target: Target, text: str) -> ListenAddress:
+class _Target(Protocol):
+    """What :func:`listen_for` reads of a :class:`~mcpctl.render.base.Target` (whose module
+    imports this one: naming it here would make the two import each other)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def family(self) -> str: ...
+
+
+def listen_for(target: _Target, text: str) -> ListenAddress:
     """``text`` read as where ``target``'s proxy listens.
 
     Raises:

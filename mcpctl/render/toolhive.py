@@ -20,14 +20,13 @@ from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.config.placeholders import PLACEHOLDER_RE
 from mcpctl.errors import UsageError
 from mcpctl.render.base import Family, Parsed, Rendered, RenderRequest, warn
+from mcpctl.render.toolhive_names import DESCRIPTION_KEY, KINDS, NAME_KEY, var_of_key
 
 __all__ = ["TARGETS", "ToolHive", "dns_name", "secret_ref", "var_of_key"]
 
 GROUP = "toolhive.stacklok.dev"
 API_VERSIONS = (f"{GROUP}/v1alpha1", f"{GROUP}/v1beta1")
 MANAGED = {"app.kubernetes.io/managed-by": "mcpctl"}
-NAME_KEY, DESCRIPTION_KEY = "mcpctl/server", "mcpctl/description"
-KINDS = ("MCPServer", "MCPRemoteProxy", "MCPExternalAuthConfig", "MCPGroup", "VirtualMCPServer")
 PROXY_PORT = 8080
 # The operator names a Service "mcp-<name>-remote-proxy", which must stay a 63-character label.
 NAME_MAX = 46
@@ -43,7 +42,6 @@ RESTRICTED_RE = re.compile(
 DOCKER_FLAGS = frozenset(["-i", "-t", "-it", "-ti", "--interactive", "--tty", "--rm", "--init"])
 DOCKER_VALUED = frozenset(["-e", "--env", "--name", "--pull", "--platform"])
 BEARER_RE = re.compile(r"Bearer (\$\{[A-Z_][A-Z0-9_]*(?::-[^{}]*)?\})")
-K8S_REF_RE = re.compile(r"\$\$|\$\((?P<name>[-._A-Za-z0-9]+)\)")
 # Strings written unquoted: none that YAML 1.1 (as Kubernetes reads it) takes for another type.
 PLAIN_RE = re.compile(
     r"(?!(?i:y|n|yes|no|true|false|on|off|null)$)[A-Za-z_/][-A-Za-z0-9_./@:,=+]*(?<!:)"
@@ -56,12 +54,6 @@ def dns_name(text: str, limit: int = NAME_MAX, empty: str = "mcp") -> str:
     """``text`` as a DNS-1123 name: lowercase, each other character a ``-``, at most ``limit``
     long, ``-`` trimmed at both ends (``My_Server`` -> ``my-server``)."""
     return re.sub(r"[^a-z0-9-]", "-", text.lower())[:limit].strip("-") or empty
-
-
-def var_of_key(key: str) -> str:
-    """The variable a Secret key stands for (``github_token`` -> ``GITHUB_TOKEN``)."""
-    name = re.sub(r"[^A-Z0-9_]", "_", key.upper())
-    return f"_{name}" if name[:1].isdigit() or not name else name
 
 
 def secret_ref(warnings: list[str], server: str, resource: str, what: str,
@@ -88,14 +80,6 @@ def _escape(text: str, last: bool = True) -> str:
     """Literal text Kubernetes leaves alone: ``$`` doubled before ``$`` or ``(``, and at the end
     unless ``last`` (a ``$(NAME)`` follows)."""
     return re.sub(r"\$(?=[$(])" if last else r"\$(?=[$(]|\Z)", "$$", text)
-
-
-def unescape(text: str, refs: dict[str, str]) -> str:
-    def one(m: re.Match[str]) -> str:
-        var = refs.get(m["name"] or "")
-        return "$" if m[0] == "$$" else f"${{{var}}}" if var else m[0]
-
-    return K8S_REF_RE.sub(one, text)
 
 
 @dataclass

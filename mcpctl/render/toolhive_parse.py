@@ -3,15 +3,28 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from mcpctl.config.model import NAME_RE, AuthConfig, ServerEntry, ToolFilter, Transport
 from mcpctl.errors import UsageError
 from mcpctl.render.base import Parsed, warn
-from mcpctl.render.toolhive import DESCRIPTION_KEY, KINDS, NAME_KEY, unescape, var_of_key
+from mcpctl.render.toolhive_names import DESCRIPTION_KEY, KINDS, NAME_KEY, var_of_key
 
 __all__ = ["parse_manifests"]
+
+K8S_REF_RE = re.compile(r"\$\$|\$\((?P<name>[-._A-Za-z0-9]+)\)")
+
+
+def unescape(text: str, refs: dict[str, str]) -> str:
+    """Kubernetes' ``$(NAME)`` in ``text`` as ``${VAR}`` (``refs``: NAME -> VAR); ``$$``: ``$``."""
+
+    def one(m: re.Match[str]) -> str:
+        var = refs.get(m["name"] or "")
+        return "$" if m[0] == "$$" else f"${{{var}}}" if var else m[0]
+
+    return K8S_REF_RE.sub(one, text)
 
 
 def parse_manifests(text: str) -> Parsed:
