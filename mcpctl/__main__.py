@@ -6,7 +6,7 @@ several times the interpreter's start-up:
 * a TAB press runs the program again (``mcpctl __complete ...``, from the shell scripts of
   :mod:`mcpctl.completion.scripts`);
 * ``mcpctl run NAME`` (with at most a ``--config FILE``), which a client starts for each
-  session of a server (:mod:`mcpctl.probe.launch`): the server replaces mcpctl quickly.
+  session of a server (:mod:`mcpctl.launch`): the server replaces mcpctl quickly.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def run() -> NoReturn:
 
         sys.exit(answer(args[1:]))
     if "run" in args[:3]:
-        from mcpctl.probe import launch
+        from mcpctl import launch
 
         if launch.fast_args(args) is not None:
             sys.exit(launch.main(args))

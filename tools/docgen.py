@@ -390,14 +390,14 @@ def _fields_table(
 
 
 def _needed_by(field: str) -> str:
-    from mcpctl.probe.transports import TRANSPORTS
+    from mcpctl.config.transports import TRANSPORTS
 
     names = [spec.name for spec in TRANSPORTS.values() if spec.requires == field]
     return f"for {', '.join(names)}" if names else "no"
 
 
 def _applies_to(field: str) -> str:
-    from mcpctl.probe.transports import TRANSPORTS
+    from mcpctl.config.transports import TRANSPORTS
 
     names = [spec.name for spec in TRANSPORTS.values() if field in spec.fields]
     return ", ".join(names) if names else "all"
@@ -405,7 +405,7 @@ def _applies_to(field: str) -> str:
 
 def config_reference(schema: dict[str, Any]) -> str:
     """``docs/reference/config.md``: every field of ``schema`` (the config's JSON Schema)."""
-    from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORTS
+    from mcpctl.config.transports import DEFAULT_REMOTE, TRANSPORTS
 
     defs: dict[str, Any] = schema["$defs"]
     titles = _titles(schema)
@@ -420,7 +420,7 @@ def config_reference(schema: dict[str, Any]) -> str:
         "",
         "Every field of the file, from the JSON Schema `mcpctl schema` prints (the pydantic "
         "models in `mcpctl/config/schema.py`) and the table of transports "
-        "(`mcpctl/probe/transports.py`). [config.md](../config.md) explains the file: "
+        "(`mcpctl/config/transports.py`). [config.md](../config.md) explains the file: "
         "placeholders, secrets, the server's environment, where the file is and how it is "
         "written.",
         "",

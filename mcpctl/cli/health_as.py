@@ -13,8 +13,8 @@ from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ProtocolMode
-    from mcpctl.probe.asclient import AsClientHealth, AsClientRow
     from mcpctl.probe.eras import EraMemory
+    from mcpctl.render.asclient_health import AsClientHealth, AsClientRow
 
 __all__ = ["health_as"]
 
@@ -39,8 +39,8 @@ def health_as(
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.cli.common import run_async, targets
     from mcpctl.cli.progress import progress
-    from mcpctl.probe.asclient import health_as_client
     from mcpctl.render.asclient import client_target, read_client
+    from mcpctl.render.asclient_health import health_as_client
 
     client_target(target)
     if len(args) > 1:

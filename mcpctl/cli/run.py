@@ -31,6 +31,6 @@ def run(name: str = typer.Argument(..., help="The stdio server to start.")) -> i
 
       claude mcp add github -- mcpctl run github
     """
-    from mcpctl.probe.launch import exec_server
+    from mcpctl.launch import exec_server
 
     exec_server(name, config=STATE.config)

@@ -18,8 +18,8 @@ from mcpctl.cli.common import (
 )
 from mcpctl.cli.output import STATE
 from mcpctl.config.model import MAX_TIMEOUT_MS, ProtocolMode, ServerEntry, ToolFilter
+from mcpctl.config.transports import remote_transports
 from mcpctl.errors import UsageError
-from mcpctl.probe.transports import remote_transports
 from mcpctl.results import Result
 
 app = typer.Typer()

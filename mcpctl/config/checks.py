@@ -33,8 +33,8 @@ from mcpctl.config.model import (
     Source,
     ToolFilter,
 )
+from mcpctl.config.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS
 from mcpctl.errors import closest
-from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS
 
 __all__ = [
     "check_group_name",

@@ -22,7 +22,7 @@ from mcpctl.config.lexicon import (
     MAX_TIMEOUT_MS,
     NAME_RE,
 )
-from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS, Transport
+from mcpctl.config.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS, Transport
 
 __all__ = [
     "AUTH_TYPES",

@@ -32,7 +32,7 @@ from mcpctl.config.model import (
     NAME_RE,
     ProtocolMode,
 )
-from mcpctl.probe.transports import Transport
+from mcpctl.config.transports import Transport
 
 __all__ = ["SCHEMA_ID", "ServerEntryModel", "config_json_schema"]
 

@@ -2,7 +2,8 @@
 
     from mcpctl.probe import probe, probe_all, list_tools, call_tool, open_session  # async
 
-* :mod:`~mcpctl.probe.transports` -- the one table of transports;
+* the one table of transports is :mod:`mcpctl.config.transports` (the config model is built
+  on it; :mod:`~mcpctl.probe.transports` gives its names under their former module);
 * :mod:`~mcpctl.probe.spawn` -- stdio processes: a minimal environment, own process group,
   stderr tail, fast stop; :mod:`~mcpctl.probe.procs` and :mod:`~mcpctl.probe.reaper` --
   every descendant found and stopped, start-up slots freed once a server only waits;

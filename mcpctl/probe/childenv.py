@@ -1,6 +1,6 @@
 """What a stdio server is started with, and why it could not be: no anyio, no SDK here.
 
-Shared by the probes (:mod:`mcpctl.probe.spawn`) and the launcher (:mod:`mcpctl.probe.launch`),
+Shared by the probes (:mod:`mcpctl.probe.spawn`) and the launcher (:mod:`mcpctl.launch`),
 which must start in a fraction of the CLI's time: both give a server the same minimal
 environment (:func:`child_env`) and explain a failed start the same way
 (:func:`command_not_found`, :func:`spawn_error`).

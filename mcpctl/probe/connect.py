@@ -3,7 +3,7 @@
 Importing this module costs over a second (the MCP SDK, whose names come from
 :mod:`mcpctl.probe.sdk`), so commands import it only once they know they will connect. The
 streams of each transport come from :mod:`mcpctl.probe.streams` (their table is
-:mod:`mcpctl.probe.transports`); with a ``url`` and no ``transport``, streamable HTTP is tried
+:mod:`mcpctl.config.transports`); with a ``url`` and no ``transport``, streamable HTTP is tried
 first and SSE second (:attr:`Connection.transport` says which one answered). The era -- the
 stateless revision or the ``initialize`` handshake -- is settled by
 :func:`mcpctl.probe.negotiate.negotiate`.
@@ -32,6 +32,7 @@ from mcpctl.config.placeholders import (
     SecretSource,
     resolve_entry,
 )
+from mcpctl.config.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport
 from mcpctl.errors import PlaceholderError, exception_leaves
 from mcpctl.probe import streams
 from mcpctl.probe.eras import Era, EraMemory, effective_mode
@@ -41,7 +42,6 @@ from mcpctl.probe.spawn import StdioDiagnostics
 from mcpctl.probe.streams import Opener, open_sse, open_stdio, open_streamable_http
 from mcpctl.probe.tasks import declaration
 from mcpctl.probe.tolerant import Listing, tolerant_streams
-from mcpctl.probe.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport
 
 __all__ = [
     "ClientSession",

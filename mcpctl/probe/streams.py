@@ -1,4 +1,4 @@
-"""The streams of a connection, one opener per transport (:data:`mcpctl.probe.transports.
+"""The streams of a connection, one opener per transport (:data:`mcpctl.config.transports.
 TRANSPORTS` names each transport's opener here).
 
 * **stdio** -- mcpctl spawns the server itself (in its own process group) rather than through

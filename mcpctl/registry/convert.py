@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcpctl.config.model import ServerEntry, Source
+from mcpctl.config.transports import DEFAULT_REMOTE, TRANSPORTS, Transport
 from mcpctl.errors import UsageError
-from mcpctl.probe.transports import DEFAULT_REMOTE, TRANSPORTS, Transport
 from mcpctl.registry.records import Record, clean_text
 from mcpctl.text import escape_controls, find_controls
 

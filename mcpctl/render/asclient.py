@@ -11,7 +11,8 @@ own secrets when it starts, so it needs nothing from the client but to be found.
 
 :func:`check_as_client` is the static verdict (no server is started): the placeholders the
 client cannot resolve and the commands it cannot find, for ``render --install`` to report.
-:mod:`mcpctl.probe.asclient` probes the entries and compares with plain ``health``.
+:mod:`mcpctl.render.asclient_health` probes the entries and compares with plain
+``health``.
 """
 
 from __future__ import annotations
@@ -250,7 +251,7 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
 
 def is_launcher(entry: ServerEntry) -> bool:
     """Whether ``entry`` starts ``mcpctl run NAME`` (what renders with a launcher write)."""
-    from mcpctl.probe.launch import fast_args
+    from mcpctl.launch import fast_args
 
     command = entry.command or ""
     if entry.is_remote or Path(command).name not in ("mcpctl", "mcpctl.exe"):

@@ -12,8 +12,8 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.probe import health
-from mcpctl.probe.asclient import health_as_client
 from mcpctl.render.asclient import read_client
+from mcpctl.render.asclient_health import health_as_client
 from tests.conftest import SERVERS
 
 BASIC = {"command": sys.executable, "args": [str(SERVERS / "basic.py")]}

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from mcpctl.launch import fast_args
 from mcpctl.probe.childenv import DEFAULT_INHERITED_ENV
-from mcpctl.probe.launch import fast_args
 from tests.auth.filekeyring import BACKEND, FILE_VAR
 from tests.conftest import MCPCTL, ROOT, SERVERS, Cli, stop_process, write_config
 
@@ -215,7 +215,7 @@ def test_the_fast_path_imports_nothing_heavy(world: dict[str, Any]) -> None:
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
-    assert "mcpctl.probe.launch" in imported  # the fast path ran
+    assert "mcpctl.launch" in imported  # the fast path ran
     heavy = {"typer", "rich", "pydantic", "anyio", "mcp", "keyring", "click"}
     assert not {name.split(".")[0] for name in imported} & heavy
     # A plain entry is read without the config model: not even typing, dataclasses or pathlib.
@@ -266,7 +266,7 @@ def test_a_failed_exec_leaves_this_process_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcpctl.errors import CommandNotFoundError
-    from mcpctl.probe.launch import exec_server
+    from mcpctl.launch import exec_server
 
     cfg = write_config(tmp_path / "c.json", {
         "gone": {"command": "no-such-server-binary-xyz", "cwd": str(tmp_path)},

@@ -8,6 +8,9 @@ client passes on as written reach the server as that text. mcpctl's entries reso
 resolve to the same thing is probed once. Why two verdicts differ is found without a probe
 where it can be (:func:`mcpctl.render.asclient.check_entry`): a variable the client cannot
 resolve, a command it cannot find, a server it does not have.
+
+It lives beside :mod:`mcpctl.render.asclient` (reading clients' files is rendering's half)
+and calls :mod:`mcpctl.probe` for the probes: the probe package never imports the render one.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ stderr only, redacted. The program's fast path (:func:`main`, called from
 server starts within a few interpreter start-ups of the client's request: a plain entry is
 read and resolved by :func:`mcpctl.config.quickentry.plain_entry`, and anything else (or any
 failure) goes through the config model, which explains it.
+
+A module of its own, beside the packages it uses: the server's environment comes from
+:mod:`mcpctl.probe` and the keyring from :mod:`mcpctl.auth`, and the probe package does not
+import the auth one (which builds on the probe's SDK).
 """
 
 from __future__ import annotations
