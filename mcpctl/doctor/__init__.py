@@ -11,7 +11,9 @@
 * :mod:`~mcpctl.doctor.config` -- which config file, and whether it validates;
 * :mod:`~mcpctl.doctor.secrets` -- the keyring, and where each placeholder resolves from;
 * :mod:`~mcpctl.doctor.oauth` -- the OAuth sign-ins;
-* :mod:`~mcpctl.doctor.runtimes` -- the programs stdio servers run on, and their versions;
+* :mod:`~mcpctl.doctor.runtimes` -- the programs stdio servers run on, installed or not, and
+  their versions (the table of runtimes itself is :mod:`mcpctl.config.runtimes`, which
+  ``validate`` shares for its install hints);
 * :mod:`~mcpctl.doctor.caches` -- the discovery cache and the snapshot;
 * :mod:`~mcpctl.doctor.run` -- all of them, in order.
 

@@ -9,12 +9,13 @@
   every descendant found and stopped, start-up slots freed once a server only waits;
 * :mod:`~mcpctl.probe.connect` -- sessions over every transport;
 * :mod:`~mcpctl.probe.sdk` -- the MCP SDK's names, loaded without its server half in the
-  ``mcpctl`` program: the only importer of the SDK's ``mcp`` package (here and in
-  :mod:`mcpctl.auth`, its message types come from ``mcp_types`` directly);
+  ``mcpctl`` program: the only module of mcpctl that imports the SDK's ``mcp`` package
+  (:mod:`~mcpctl.probe.connect` and :mod:`mcpctl.auth` take its names from there); the SDK's
+  message types, the ``mcp_types`` package, are imported directly where they are used;
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
-* :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`,
-  :mod:`~mcpctl.probe.naming`;
+* :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`
+  (with :mod:`~mcpctl.probe.toolinfo`: a tool as listed), :mod:`~mcpctl.probe.naming`;
 * :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots);
 * :mod:`~mcpctl.probe.eras` and :mod:`~mcpctl.probe.negotiate` -- the two protocol eras
   (the ``initialize`` handshake, the stateless 2026-07-28 revision): which one a connection
@@ -22,6 +23,10 @@
 * :mod:`~mcpctl.probe.inputs` -- servers that ask for input mid-call, in either era;
 * :mod:`~mcpctl.probe.listcache` -- tool listings kept while their ``ttlMs`` says they may be;
 * :mod:`~mcpctl.probe.follow` -- one server followed over an open connection.
+
+Elsewhere, because they use this package and another: ``mcpctl run NAME`` (exec a server with
+its secrets) is :mod:`mcpctl.launch`, ``health --as CLIENT`` is
+:mod:`mcpctl.render.asclient_health`.
 
 Names are loaded on first use: importing this package does not import the MCP SDK.
 """

@@ -4,6 +4,14 @@
 
 One module per target family, each a pure pair per target: ``render`` (entries in, text out)
 and ``parse`` (text in, entries out). :mod:`~mcpctl.render.targets` is the table of targets.
+
+Also here, because each is built on the targets' parse half:
+
+* :mod:`~mcpctl.render.importing` -- ``mcpctl import``: another tool's file scanned, planned
+  and applied to this config;
+* :mod:`~mcpctl.render.asclient` -- a client's file as that client runs it (the check of
+  ``render --install``), and :mod:`~mcpctl.render.asclient_health` -- ``health --as CLIENT``,
+  which probes those entries through :mod:`mcpctl.probe`.
 """
 
 from __future__ import annotations

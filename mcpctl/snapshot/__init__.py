@@ -9,7 +9,9 @@
 * :mod:`~mcpctl.snapshot.files` -- load and save;
 * :mod:`~mcpctl.snapshot.probing` -- snapshots with what each server offers;
 * :mod:`~mcpctl.snapshot.report` -- the start-up summary;
-* :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs of diffs and validation problems;
+* :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs: of snapshot diffs, and also of the
+  config's problems for ``validate --format sarif`` (one SARIF writer for both; the validator
+  itself is :mod:`mcpctl.config.validate`);
 * :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited;
 * :mod:`~mcpctl.snapshot.live` -- what running servers offer, each change as it happens.
 
