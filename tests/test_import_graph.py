@@ -362,14 +362,14 @@ def test_each_allowed_edge_is_still_there_and_still_needed() -> None:
 # The graph itself: each kind of import the docstring names is seen.
 
 SOURCES = {
-    "mcpctl/__init__.py": '_LAZY = {"Thing": "mcpctl.a.low"}\nMANAGED = {"by": "mcpctl"}\n',
+    "mcpctl/__init__.py": '_LAZY = {"Thing": "mcpctl.a.low"}\n',
     "mcpctl/errors.py": "",
     "mcpctl/a/__init__.py": (
         "TYPE_CHECKING = False\n"
         "if TYPE_CHECKING:\n    from mcpctl.a.low import Low\n"
         '_LAZY = {"Low": "mcpctl.a.low", "High": "mcpctl.a.high"}\n'
     ),
-    "mcpctl/a/low.py": "from ..errors import McpctlError\n",
+    "mcpctl/a/low.py": 'from ..errors import McpctlError\nMANAGED = {"by": "mcpctl"}\n',
     "mcpctl/a/high.py": "def f():\n    from mcpctl.b import mid\n",
     "mcpctl/a/typed.py": (
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import mcpctl.b.only_typed\n"
