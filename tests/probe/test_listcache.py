@@ -72,7 +72,7 @@ def test_a_failed_probe_falls_back_to_the_stale_listing_with_its_age(tmp_path: P
     listed({"m": moving}, cache)  # a 1 ms lifetime: stale by the time it is asked again
     script.unlink()
     results = listed({"m": moving}, ListingCache.in_dir(tmp_path))
-    assert results[0].healthy and results[0].from_cache is not None
+    assert results[0].healthy and results[0].from_cache is not None, results[0]
     assert any("listed" in w and "ago" in w for w in results[0].warnings)
 
 
