@@ -134,7 +134,8 @@ async def connect_tcp(addresses: list[str], port: int, timeout: float) -> str:
             continue
         except OSError as exc:
             cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
-            last = f"{address} port {port}: {cause.strerror or cause}"
+            said = "connection refused" if isinstance(cause, ConnectionRefusedError) else None
+            last = f"{address} port {port}: {said or cause.strerror or cause}"
             continue
         await stream.aclose()
         return address
