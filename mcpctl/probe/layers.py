@@ -439,7 +439,6 @@ async def run_stdio(
     Raises:
         LayerFailed: the process cannot be started at all (the OS refused it).
     """
-    from mcpctl.probe.health import Speaking, _probe
     from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server
 
     started = time.perf_counter()
@@ -449,6 +448,8 @@ async def run_stdio(
         error = spawn_error(exc, resolved.entry)
         raise LayerFailed(resolved.redact(error.message), error.hint) from None
     spawn_ms = (time.perf_counter() - started) * 1000
+    # The probe's modules and the SDK load while the server boots.
+    from mcpctl.probe.health import Speaking, _probe
     diag = StdioDiagnostics()
     diag.pid = process.pid
     speaking = Speaking(protocol, eras)
