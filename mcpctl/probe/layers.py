@@ -450,6 +450,7 @@ async def run_stdio(
     spawn_ms = (time.perf_counter() - started) * 1000
     # The probe's modules and the SDK load while the server boots.
     from mcpctl.probe.health import Speaking, _probe
+
     diag = StdioDiagnostics()
     diag.pid = process.pid
     speaking = Speaking(protocol, eras)
