@@ -350,3 +350,16 @@ def test_valid_certificate_passes_tls_with_days_left(
     assert "from doctor test CA" in step.detail
     assert "days left" in step.detail
     assert d.failed is not None and d.failed.id == "http"  # it closes without answering HTTP
+
+
+def test_healthy_remote_server_passes_every_step(config_path: Path, http_server: Any) -> None:
+    url = http_server("streamable-http") + "/mcp"
+    d = diagnose("remote", {"remote": {"url": url}}, config_path)
+    assert d.ok and d.next is None, d.to_dict()
+    assert [s.id for s in d.steps] == ["config", "placeholders", "resolve", "connect", "http",
+                                       "auth", "protocol", "lists"]  # fmt: skip
+    by_id = {s.id: s for s in d.steps}
+    assert "POST initialize: HTTP 200" in by_id["http"].detail
+    assert by_id["auth"].detail == "no sign-in asked for"
+    assert "over streamable-http" in by_id["protocol"].detail
+    assert by_id["lists"].detail.startswith("10 tools")
