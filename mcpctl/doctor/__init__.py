@@ -13,7 +13,10 @@
 * :mod:`~mcpctl.doctor.oauth` -- the OAuth sign-ins;
 * :mod:`~mcpctl.doctor.runtimes` -- the programs stdio servers run on, and their versions;
 * :mod:`~mcpctl.doctor.caches` -- the discovery cache and the snapshot;
-* :mod:`~mcpctl.doctor.run` -- all of them, in order.
+* :mod:`~mcpctl.doctor.run` -- all of them, in order;
+* :mod:`~mcpctl.doctor.server` -- one server diagnosed layer by layer (``mcpctl doctor
+  NAME``): :func:`diagnose_server`; :mod:`~mcpctl.doctor.packages` -- whether the package or
+  image of an npx/uvx/docker command is cached.
 
 Names are loaded on first use.
 """
@@ -28,8 +31,19 @@ if TYPE_CHECKING:
     from mcpctl.doctor.findings import SECTIONS, DoctorReport, Finding, Severity
     from mcpctl.doctor.run import run_doctor
     from mcpctl.doctor.runtimes import VersionLookup
+    from mcpctl.doctor.server import DoctorStep, ServerDiagnosis, diagnose_server
 
-__all__ = ["SECTIONS", "DoctorReport", "Finding", "Severity", "VersionLookup", "run_doctor"]
+__all__ = [
+    "SECTIONS",
+    "DoctorReport",
+    "DoctorStep",
+    "Finding",
+    "ServerDiagnosis",
+    "Severity",
+    "VersionLookup",
+    "diagnose_server",
+    "run_doctor",
+]
 
 _LAZY = {
     "SECTIONS": "mcpctl.doctor.findings",
@@ -38,6 +52,9 @@ _LAZY = {
     "Severity": "mcpctl.doctor.findings",
     "VersionLookup": "mcpctl.doctor.runtimes",
     "run_doctor": "mcpctl.doctor.run",
+    "DoctorStep": "mcpctl.doctor.server",
+    "ServerDiagnosis": "mcpctl.doctor.server",
+    "diagnose_server": "mcpctl.doctor.server",
 }
 
 

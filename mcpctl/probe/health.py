@@ -117,7 +117,9 @@ _STEPS = {
 class ProbeResult:
     """The health of one server (the shape the orchestrator of docs/config.md reports, and more).
 
-    ``listing_ttl_ms`` and ``listing_scope`` are the tool listing's caching hints (the
+    ``prompt_count`` and ``resource_count`` count the first page of each list, when the
+    server offers it and the list succeeded (not in :meth:`to_dict`: ``mcpctl doctor NAME``
+    shows them). ``listing_ttl_ms`` and ``listing_scope`` are the tool listing's caching hints (the
     stateless era's; ``None`` when the server gave none); ``from_cache`` is the age in
     seconds of a listing served from :class:`mcpctl.probe.listcache.ListingCache` instead
     of a probe.
@@ -141,6 +143,8 @@ class ProbeResult:
     era: Era | None = None
     capabilities: list[str] = field(default_factory=list)
     tool_count: int | None = None
+    prompt_count: int | None = None
+    resource_count: int | None = None
     tools: list[ToolInfo] = field(default_factory=list)
     listing_ttl_ms: int | None = None
     listing_scope: str | None = None
@@ -393,7 +397,12 @@ async def _list_and_ping(
             continue
         t = time.perf_counter()
         try:
-            await list_page()
+            page = await list_page()
+            count = len(getattr(page, what, None) or [])
+            if what == "prompts":
+                result.prompt_count = count
+            else:
+                result.resource_count = count
         except Exception as exc:  # as for tools: an error answer degrades
             error = list_failed(what, exc, entry, diag, name)
             if error is None:
