@@ -76,8 +76,10 @@ def doctor(
     if name is not None:
         return doctor_server(name, timeout, protocol)
     if timeout is not None or protocol is not None:
+        from mcpctl.cli.common import duration_option
         from mcpctl.errors import UsageError
 
+        duration_option(timeout, [])  # a bad duration is named as everywhere else
         flag = "--timeout" if timeout is not None else "--protocol"
         raise UsageError(f"{flag} applies to one server: mcpctl doctor NAME {flag} ...")
     from mcpctl.doctor.run import run_doctor
