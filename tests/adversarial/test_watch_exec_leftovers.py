@@ -5,7 +5,7 @@ A command that starts a child in the background and exits at once (a ``setsid`` 
 that ignores SIGTERM, a ``nohup`` one, the grandchild of a double fork) must not leave that
 child behind: it would outlive ``mcpctl watch`` and hold its stderr open, so that
 ``mcpctl watch ... 2>&1 | tee log`` never ends. Each sleeper has a marker of its own in its
-argv (``sleep 300.<digits>``), by which /proc finds it; whatever a case finds is stopped by
+argv (``sleep 300.<digits>``), by which psutil finds it; whatever a case finds is stopped by
 pid in a ``finally``.
 """
 
@@ -24,34 +24,31 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from mcpctl.probe import procs
 from tests.cli.test_watch import SIGNALS, A, B, _default_signals, save, wait_for
 from tests.conftest import MCPCTL, write_config
 
-pytestmark = pytest.mark.skipif(not procs.available(), reason="needs a Linux /proc")
-
 GONE_WITHIN = 10.0  # seconds: generous, the machine is shared
 
 
-def marked(marker: str) -> dict[int, int]:
+def marked(marker: str) -> dict[int, float]:
     """The live processes with ``marker`` in their argv: pid -> start time."""
-    found: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    found: dict[int, float] = {}
+    for process in psutil.process_iter():
         try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        stat = procs.read_stat(int(entry.name))
-        if marker.encode() in argv and stat is not None and stat.state not in ("Z", "X"):
+            argv = process.cmdline()
+        except psutil.Error:
+            continue  # ended meanwhile, or not ours to read
+        stat = procs.read_stat(process.pid)
+        if marker in argv and stat is not None and not stat.dead:
             found[stat.pid] = stat.start
     return found
 
 
-def wait_none(marker: str, seconds: float = GONE_WITHIN) -> dict[int, int]:
+def wait_none(marker: str, seconds: float = GONE_WITHIN) -> dict[int, float]:
     deadline = time.monotonic() + seconds
     while (left := marked(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
