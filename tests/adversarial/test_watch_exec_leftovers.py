@@ -16,8 +16,10 @@ import json
 import os
 import queue
 import random
+import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -29,9 +31,17 @@ import pytest
 
 from mcpctl.probe import procs
 from tests.cli.test_watch import SIGNALS, A, B, _default_signals, save, wait_for
-from tests.conftest import MCPCTL, write_config
+from tests.conftest import MCPCTL, SERVERS, write_config
 
 GONE_WITHIN = 10.0  # seconds: generous, the machine is shared
+# setsid(1) as a script: macOS has no such program.
+SETSID = shlex.join([sys.executable, str(SERVERS / "setsid.py")])
+# A command that exits at once leaves its children to whoever adopts orphans: mcpctl, where it
+# can be a child subreaper (Linux); elsewhere launchd, and nothing ties them to the command.
+needs_subreaper = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="the orphans of a command that exits at once are caught by a child subreaper (Linux)",
+)
 
 
 def marked(marker: str) -> dict[int, float]:
@@ -82,9 +92,9 @@ def stop_marked(marker: str) -> None:
 def commands(mark: str) -> dict[str, str]:
     """Commands that leave a sleeper with ``mark`` behind and exit at once."""
     return {
-        "setsid": f"sh -c 'setsid sleep {mark} & exit 0'",
+        "setsid": f"sh -c '{SETSID} sleep {mark} & exit 0'",
         "ignores-term": f"sh -c 'trap \"\" TERM; sleep {mark} & exit 0'",
-        "setsid-ignores-term": f"sh -c 'trap \"\" TERM; setsid sleep {mark} & exit 0'",
+        "setsid-ignores-term": f"sh -c 'trap \"\" TERM; {SETSID} sleep {mark} & exit 0'",
         "nohup": f"sh -c 'nohup sleep {mark} >/dev/null 2>&1 & exit 0'",
         "double-fork": f"sh -c '(sleep {mark} &); exit 0'",
     }
@@ -93,6 +103,7 @@ def commands(mark: str) -> dict[str, str]:
 KINDS = list(commands("0"))
 
 
+@needs_subreaper
 @pytest.mark.parametrize("kind", KINDS)
 def test_what_a_run_leaves_behind_is_stopped_when_it_ends(
     tmp_path: Path, watch: Any, sleepers: Any, kind: str
@@ -124,7 +135,7 @@ def test_a_signal_mid_run_stops_what_the_run_started(
     started = tmp_path / "started"
     # A setsid child that ignores SIGTERM, then the command itself ignores it and waits.
     command = (
-        f"sh -c 'trap \"\" TERM; setsid sleep {outside} & sleep {inside} & touch {started}; wait'"
+        f"sh -c 'trap \"\" TERM; {SETSID} sleep {outside} & sleep {inside} & touch {started}; wait'"
     )
     w = watch(cfg, "--exec", command, "--json")
     w.ready()
@@ -138,6 +149,7 @@ def test_a_signal_mid_run_stops_what_the_run_started(
     assert "Traceback" not in w.all_stderr()
 
 
+@needs_subreaper
 @pytest.mark.parametrize("kind", ["setsid", "ignores-term", "nohup"])
 def test_watch_piped_into_tee_ends(tmp_path: Path, sleepers: Any, kind: str) -> None:
     """``mcpctl watch --exec CMD 2>&1 | tee``: once watch ends, its stderr pipe reaches EOF
