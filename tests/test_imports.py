@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ["mcp", "httpx", "httpx2", "keyring", "rich", "filelock", "pydantic", "anyio"]
+HEAVY = ["mcp", "httpx", "httpx2", "keyring", "rich", "filelock", "pydantic", "anyio", "psutil"]
 
 PROBE = """
 import json, sys
