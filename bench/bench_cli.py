@@ -3,9 +3,11 @@
 Builds a 50-entry and a 1,000-entry config in a temporary MCPCTL_HOME, then times,
 interleaved and in one run: ``python -c pass`` (same interpreter), ``mcpctl list --json``
 (50 entries), ``mcpctl get NAME`` (50), ``mcpctl add`` / ``mcpctl remove`` on the
-1,000-entry file, and ``mcpctl run NAME`` (50 entries) up to its server's exec (the server is
-``true``, which exits at once). Reports medians and ratios; ``--check`` exits 1 when a
-budget is blown.
+1,000-entry file, ``mcpctl run NAME`` (50 entries) up to its server's exec (the server is
+``true``, which exits at once), and ``mcpctl tools --cached --budget N`` over 50 entries whose
+5 stateless-era servers' listings are cached and fresh (no server started: the token counting
+is what it adds to ``list``). Reports medians and ratios; ``--check`` exits 1 when a budget is
+blown.
 
     python bench/bench_cli.py [--runs 25] [--json] [--check]
 """
@@ -32,6 +34,9 @@ BUDGETS = {
     "remove (1000)": 10.0,
     "run NAME (to the server's exec)": 3.0,
 }
+# tools --budget on cached listings: at most this many `python -c pass` above `list --json`.
+TOOLS_ABOVE_LIST = ("tools --cached --budget (5 cached)", "list --json (50)", 3.0)
+MODERN_SERVER = ROOT / "tests" / "servers" / "modern.py"
 
 
 def mcpctl_argv() -> list[str]:
@@ -81,11 +86,17 @@ def main() -> int:
         make_config(big, 1000)
         # The launched server: `true` exits at once, so the time is mcpctl's up to the exec.
         make_config(launch, 50, launched={"command": "true", "env": {"T": "${BENCH_T}"}})
+        cached = tmp / "cached.json"
+        server = {"command": sys.executable, "args": [str(MODERN_SERVER)],
+                  "env": {"MODERN_SERVER_TTL_MS": "86400000"}}  # fmt: skip
+        make_config(cached, 45, **{f"modern-{i}": dict(server) for i in range(5)})
         env = {k: v for k, v in os.environ.items() if not k.startswith("MCPCTL_")}
         env["MCPCTL_HOME"] = str(tmp / "home")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["BENCH_T"] = "a-value-from-the-environment"  # no keyring look-up
         cli = mcpctl_argv()
+        modern = [f"modern-{i}" for i in range(5)]
+        tools_args = [*modern, "--cached", "--prefix", "underscore", "--budget", "100000"]
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "list --json (50)": [*cli, "--config", str(small), "list", "--json"],
@@ -93,7 +104,10 @@ def main() -> int:
             "add (1000)": [*cli, "--config", str(big), "add", "bench-new", "--", "echo", "hi"],
             "remove (1000)": [*cli, "--config", str(big), "remove", "bench-new"],
             "run NAME (to the server's exec)": [*cli, "run", "launched", "--config", str(launch)],
+            TOOLS_ABOVE_LIST[0]: [*cli, "--config", str(cached), "tools", *tools_args],
         }
+        # The listings are cached once, by a real probe of each server.
+        timed(cases[TOOLS_ABOVE_LIST[0]], env)
         samples: dict[str, list[float]] = {name: [] for name in cases}
         for argv in cases.values():  # warm-up: page cache, bytecode
             timed(argv, env)
@@ -114,6 +128,11 @@ def main() -> int:
         over |= not ok
         rows.append({"case": name, "median_ms": round(med * 1000, 1), "ratio": round(ratio, 2),
                      "budget": budget, "ok": ok})  # fmt: skip
+    name, base, limit = TOOLS_ABOVE_LIST
+    above = (statistics.median(samples[name]) - statistics.median(samples[base])) / floor
+    over |= above > limit
+    rows.append({"case": f"{name.split(' (')[0]} above list", "median_ms": None,
+                 "ratio": round(above, 2), "budget": limit, "ok": above <= limit})  # fmt: skip
     if opts.json:
         print(
             json.dumps(
@@ -125,7 +144,8 @@ def main() -> int:
         for r in rows:
             budget = f"{r['budget']:g}x" if r["budget"] else "-"
             flag = "" if r["ok"] else "  OVER"
-            print(f"{r['case']:<32} {r['median_ms']:>7.1f}ms {r['ratio']:>6.2f}x {budget:>7}{flag}")
+            ms = f"{r['median_ms']:>7.1f}ms" if r["median_ms"] is not None else " " * 9
+            print(f"{r['case']:<32} {ms} {r['ratio']:>6.2f}x {budget:>7}{flag}")
     return 1 if (opts.check and over) else 0
 
 

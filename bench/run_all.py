@@ -164,6 +164,20 @@ def _eras_rows(bench: str, data: list[dict[str, Any]]) -> list[Row]:
     return rows
 
 
+def _doctor_name_rows(bench: str, data: dict[str, Any]) -> list[Row]:
+    """bench_doctor_name: health NAME and doctor NAME, and what doctor adds."""
+    rows = [
+        Row(bench, r["case"], f"{r['median_ms']:.1f} ms, {r['ratio']:.2f}×", "", None)
+        for r in data["results"]
+    ]
+    budget = data["budget_added_ms"]
+    rows.append(
+        Row(bench, "doctor NAME − health NAME", f"{data['added_ms']:+.1f} ms",
+            f"≤ +{budget:.0f} ms", data["ok"])
+    )  # fmt: skip
+    return rows
+
+
 Adapter = Callable[[str, Any], list[Row]]
 #: name -> (script, extra arguments, extra arguments with --quick, adapter)
 BENCHES: dict[str, tuple[str, list[str], list[str], Adapter]] = {
@@ -176,6 +190,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str], Adapter]] = {
     "watch": ("bench_watch.py", [], ["--edits", "10"], _watch_rows),
     "health": ("bench_health.py", [], ["--sizes", "1,20", "--repeat", "1"], _health_rows),
     "eras": ("bench_eras.py", [], ["--n", "5", "--repeat", "1"], _eras_rows),
+    "doctor": ("bench_doctor_name.py", [], ["--runs", "3"], _doctor_name_rows),
 }
 
 

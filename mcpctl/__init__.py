@@ -4,6 +4,7 @@ The library is what the CLI and the long-running daemon share::
 
     from mcpctl import load_config, validate_config, ConfigStore, ServerEntry, resolve_entry
     from mcpctl import Snapshot, diff_snapshots, load_snapshot, save_snapshot, watch_config
+    from mcpctl import ChangeCommand
 
 Names are loaded on first use, so ``import mcpctl`` stays cheap.
 """
@@ -35,9 +36,11 @@ if TYPE_CHECKING:
     from mcpctl.snapshot.diff import SnapshotDiff, diff_snapshots
     from mcpctl.snapshot.files import load_snapshot, save_snapshot
     from mcpctl.snapshot.model import Snapshot
-    from mcpctl.snapshot.watch import ConfigChange, watch_config
+    from mcpctl.snapshot.watch import ChangeCommand, CommandRun, ConfigChange, watch_config
 
 __all__ = [
+    "ChangeCommand",
+    "CommandRun",
     "Config",
     "ConfigChange",
     "ConfigError",
@@ -68,6 +71,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "ChangeCommand": "mcpctl.snapshot.watch",
+    "CommandRun": "mcpctl.snapshot.watch",
     "Config": "mcpctl.config.model",
     "ConfigChange": "mcpctl.snapshot.watch",
     "ConfigError": "mcpctl.errors",

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+
+from mcpctl._record import Record, record_fields
 
 __all__ = [
     "CONFIG_FILENAME",
@@ -49,10 +51,10 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-# The frozen dataclass's methods are written out: generating them costs every command's
+# The frozen record's methods come from Record: generating them costs every command's
 # start-up (bench/README.md).
 @dataclass(init=False, repr=False, eq=False)
-class Paths:
+class Paths(Record):
     """The resolved locations for one invocation.
 
     Build it with :meth:`Paths.from_env`; tests and the daemon may construct it directly.
@@ -72,30 +74,6 @@ class Paths:
         d["home"] = home
         d["config_override"] = config_override
         d["cwd"] = cwd
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            assert isinstance(other, Paths)
-            return (self.home, self.config_override, self.cwd) == (
-                other.home,
-                other.config_override,
-                other.cwd,
-            )
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.home, self.config_override, self.cwd))
-
-    def __repr__(self) -> str:
-        return (
-            f"Paths(home={self.home!r}, config_override={self.config_override!r}, cwd={self.cwd!r})"
-        )
 
     @classmethod
     def from_env(cls, config: str | os.PathLike[str] | None = None) -> Paths:
@@ -178,6 +156,9 @@ class Paths:
     def lock_for(self, file: Path) -> Path:
         """The lock file of one file mcpctl writes (see :func:`lock_key`)."""
         return self.locks_dir / f"{lock_key(file)}.lock"
+
+
+record_fields(Paths)
 
 
 def lock_key(file: str | os.PathLike[str]) -> str:

@@ -172,6 +172,14 @@ def wait_for_port(port: int, proc: Any, timeout: float = 30.0) -> None:
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs: it exists and has not exited (a zombie waits to be reaped)."""
+    from mcpctl.probe import procs
+
+    stat = procs.read_stat(pid)
+    return stat is not None and not stat.dead
+
+
 def stop_process(proc: Any) -> None:
     """Stop a process we started, by its PID (never by name)."""
     import subprocess

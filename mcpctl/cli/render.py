@@ -25,42 +25,6 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-def load_template(path: Path) -> dict[str, Any]:
-    """A template document, with ``<name>.local.json`` beside it merged over it when present.
-
-    Raises:
-        UsageError: the file is missing, not a regular file, too large, or not a JSON object.
-        StorageError: it cannot be read.
-    """
-    base = _read_json(path)
-    local = path.with_name(f"{path.stem}.local{path.suffix or '.json'}")
-    if local.exists():
-        base = _merged(base, _read_json(local))
-    return base
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    from mcpctl.config.safefile import decode_text, loads_json, read_file
-
-    raw = read_file(path)
-    if raw is None:
-        raise UsageError(f"template {path} does not exist")
-    data = loads_json(decode_text(raw, path), path)
-    if not isinstance(data, dict):
-        raise UsageError(f"template {path} must be a JSON object")
-    return data
-
-
-def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merged(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
 def unified_diff(old: str, new: str, path: Path) -> list[str]:
     """The lines of a unified diff from ``old`` (the file) to ``new`` (what would be written)."""
     import difflib
@@ -164,8 +128,10 @@ def render(
       mcpctl render mcp-proxy --listen 127.0.0.1:8080 -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
+    from mcpctl.config.safefile import read_text_file
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher
+    from mcpctl.render.inputs import load_pins, load_template
 
     how = secrets_choice(secrets_mode, inline_secrets)
     inline_secrets = how == "inline"
@@ -200,7 +166,7 @@ def render(
     if out is None:
         data["text"] = rendered.text
         return output.emit(Result("render", data, warnings), lambda _: Lines([rendered.text]))
-    current = _current(out)
+    current = read_text_file(out)
     data["changed"] = current != rendered.text
     if check or diff:
         lines = unified_diff(current or "", rendered.text, out) if data["changed"] else []
@@ -221,27 +187,6 @@ def render(
     else:
         output.info(f"{out} is up to date")
     return output.emit(Result("render", data, warnings))
-
-
-def load_pins(path: Path) -> tuple[dict[str, list[str]], list[str]]:
-    """The tools a lock file pinned, per server, and warnings.
-
-    Raises:
-        UsageError: there is no such file, or it is not a snapshot.
-        StorageError: it cannot be read.
-    """
-    from mcpctl.snapshot.files import load_snapshot
-    from mcpctl.snapshot.probing import pinned_tools
-
-    found = load_snapshot(path)
-    if found is None:
-        raise UsageError(
-            f"there is no lock file at {path}",
-            hint=f"record one with: mcpctl snapshot save --probe -o {path}",
-        )
-    if not found.probed:
-        return {}, [f"{path} has no probe data, so it pins no tool (save it with --probe)"]
-    return pinned_tools(found), []
 
 
 def secrets_choice(mode: str, inline_secrets: bool) -> SecretsMode:
@@ -278,7 +223,7 @@ def install_into_client(
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.cli.common import paths
-    from mcpctl.config.safefile import decode_text
+    from mcpctl.config.safefile import decode_text, read_text_file
     from mcpctl.config.store import FileStore
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher, in_git_work_tree
@@ -327,7 +272,7 @@ def install_into_client(
     data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope, "secrets": mode,
                             "launched": rendered.launched}  # fmt: skip
     if check or diff:
-        current = _current(path)
+        current = read_text_file(path)
         change(current.encode("utf-8") if current is not None else None)
         # A missing file differs, even from an empty rendering: a CI gate must not pass on it.
         changed = merged[0].changed or current is None
@@ -400,9 +345,3 @@ def _summary(merged: Merged) -> str:
         if names
     ]  # fmt: skip
     return "; ".join(parts)
-
-
-def _current(path: Path) -> str | None:
-    from mcpctl.config.safefile import read_text_file
-
-    return read_text_file(path)

@@ -112,27 +112,32 @@ def tools(
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import build_catalog
-    from mcpctl.probe.tokens import ENCODING, count_tool_tokens
+    from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_tool_tokens
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key, group)
     warnings += more
     mode, eras = era_options(protocol)
-    with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:
-        options: dict[str, Any] = {
-            "timeout": seconds, "secrets": keyring_source(), "protocol": mode, "eras": eras,
-            "on_result": lambda _: tick.advance(),
-        }  # fmt: skip
-        results: list[ProbeResult] = run_async(
-            lambda: (
-                cached_or_probed(chosen, ListingCache.in_dir(paths().cache_dir), **options)
-                if cached
-                else probe_all(chosen, **options)
-            ),
-            what="",
-            spinner=False,
-        )
+    listings = ListingCache.in_dir(paths().cache_dir) if cached else None
+    # Every listing fresh: no server to start, so no event loop either.
+    fresh = listings.all_fresh(chosen) if listings is not None else None
+    results: list[ProbeResult] = fresh if fresh is not None else []
+    if fresh is None:
+        with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:
+            options: dict[str, Any] = {
+                "timeout": seconds, "secrets": keyring_source(), "protocol": mode, "eras": eras,
+                "on_result": lambda _: tick.advance(),
+            }  # fmt: skip
+            results = run_async(
+                lambda: (
+                    cached_or_probed(chosen, listings, **options)
+                    if listings is not None
+                    else probe_all(chosen, **options)
+                ),
+                what="",
+                spinner=False,
+            )
     filters = {name: entry.tools for name, entry, _ in chosen}
     ok = [r for r in results if r.error is None]
     if not cached:  # cached_or_probed kept what it probed
@@ -146,14 +151,17 @@ def tools(
     )
     info = {(r.name, t.name): t for r in ok for t in r.tools}
     # What each definition costs, under the name the host exposes it by.
+    counts = TokenCountCache.in_dir(paths().cache_dir)
     tokens = {
         c.name: count_tool_tokens(
             {"name": c.name, "description": info[(c.server, c.tool)].description,
-             "input_schema": info[(c.server, c.tool)].input_schema}
+             "input_schema": info[(c.server, c.tool)].input_schema},
+            counts,
         )
         for c in catalog
         if c.exposed or show_all
     }  # fmt: skip
+    counts.save()
     totals = {r.name: 0 for r in ok}
     for c in catalog:
         if c.exposed:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,14 +15,10 @@ from mcpctl.cli.output import STATE
 from mcpctl.errors import Interrupted, McpctlError, UsageError
 
 if TYPE_CHECKING:
-    from anyio.abc import Process
-
     from mcpctl.config.model import Config
     from mcpctl.snapshot.watch import ConfigChange
 
 app = typer.Typer()
-
-KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL for an --exec child
 
 
 @app.command("watch")
@@ -264,42 +259,17 @@ class _Watcher:
     async def run(self, change: ConfigChange) -> None:
         """Run --exec with the change set on stdin; a failure is reported, not fatal. What the
         command started is stopped when it ends, even what it left running in the background."""
-        import subprocess
-
-        import anyio
-
-        from mcpctl.probe.reaper import CommandFamily
+        from mcpctl.snapshot.watch import ChangeCommand
 
         assert self.argv is not None
-        event: dict[str, Any] = {"event": "exec", "command": self.argv[0]}
-        started = time.monotonic()
-        family = CommandFamily()  # before it starts: what is this process's already
-        try:
-            proc = await anyio.open_process(
-                self.argv, stdin=subprocess.PIPE, stdout=_sink(), stderr=_sink(),
-                start_new_session=True,  # its own group: stopped whole, not by the terminal
-            )  # fmt: skip
-        except OSError as exc:
-            self.report_exec(event, None, f"cannot run {self.argv[0]}: {exc.strerror or exc}")
-            return
-        family.started(proc.pid)
-        code: int | None = None
-        error: str | None = None
-        try:
-            with anyio.move_on_after(self.limit) as scope:
-                text = output.clean(json.dumps(_data(change)), one_line=True)  # as printed
-                await _feed(proc, text.encode("utf-8") + b"\n")
-                code = await family.wait(proc)
-            if scope.cancelled_caught:
-                error = f"{self.argv[0]} did not finish within {self.limit:g} s; stopped"
-            elif code != 0:
-                error = f"{self.argv[0]} exited with {code}"
-        finally:
-            # A signal too: the child and all it started (a setsid child, one that ignores
-            # SIGTERM, a double fork's) are stopped before the watch goes on or ends.
-            await family.stop(proc, KILL_GRACE)
-        event["seconds"] = round(time.monotonic() - started, 3)
-        self.report_exec(event, code, error)
+        text = output.clean(json.dumps(_data(change)), one_line=True)  # as printed
+        # A signal too: the command and all it started are stopped before the watch goes on
+        # or ends.
+        run = await ChangeCommand(self.argv, timeout=self.limit).run(text.encode("utf-8") + b"\n")
+        event: dict[str, Any] = {"event": "exec", "command": run.command}
+        if run.seconds is not None:
+            event["seconds"] = run.seconds
+        self.report_exec(event, run.exit_code, run.error)
 
     def report_exec(self, event: dict[str, Any], code: int | None, error: str | None) -> None:
         """The outcome of an --exec run: a JSON line, or a warning when it failed."""
@@ -322,26 +292,3 @@ def _stamped(event: dict[str, Any]) -> dict[str, Any]:
 
     now = datetime.now().astimezone().isoformat(timespec="seconds")
     return {"event": event["event"], "time": now, **event}
-
-
-def _sink() -> Any:
-    """Where an --exec child's output goes: mcpctl's stderr (stdout is for the changes)."""
-    import subprocess
-
-    try:
-        return sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        return subprocess.DEVNULL
-
-
-async def _feed(proc: Process, data: bytes) -> None:
-    import anyio
-
-    if proc.stdin is None:
-        return
-    try:
-        await proc.stdin.send(data)
-    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-        pass  # it did not read its input: its exit code tells how it went
-    finally:
-        await proc.stdin.aclose()

@@ -36,6 +36,7 @@ KINDS: dict[tuple[str, str], str | list[str]] = {
     ("disable", "name"): "server-enabled",
     ("get", "name"): "server",
     ("health", "names"): "server",
+    ("doctor", "name"): "server",
     ("health", "fail_on"): ["degraded", "needs_auth", "unhealthy", "unavailable"],
     ("tools", "names"): "server",
     ("call", "name"): "server",

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any
 
+from mcpctl.jsonenc import encode_indented
+
 __all__ = [
     "MAX_DEPTH",
     "POSITION_DEPTH",
@@ -314,7 +316,7 @@ def dump_config(data: dict[str, Any]) -> bytes:
     costs a 1,000-entry ``mcpctl add`` a noticeable share of its budget.
     """
     out: list[str] = []
-    _encode(data, "", out)
+    encode_indented(data, out)
     out.append("\n")
     try:
         return "".join(out).encode("utf-8")
@@ -353,48 +355,9 @@ def splice_canonical(raw: bytes, old: dict[str, Any], new: dict[str, Any]) -> by
             parts.append(chunks[key])
         else:
             out = ["  ", encode_basestring(key), ": "]
-            _encode(value, "  ", out)
+            encode_indented(value, out, "  ")
             try:
                 parts.append("".join(out).encode("utf-8"))
             except UnicodeEncodeError:
                 return None
     return b"{\n" + b",\n".join(parts) + b"\n}\n"
-
-
-_CONSTANTS = {True: "true", False: "false", None: "null"}
-
-
-def _encode(value: Any, indent: str, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(encode_basestring(value))
-    elif value is None or value is True or value is False:
-        out.append(_CONSTANTS[value])
-    elif type(value) is int:
-        out.append(int.__repr__(value))
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = indent + "  "
-        out.append("{\n" + inner)
-        first = True
-        for key, item in value.items():
-            if not first:
-                out.append(",\n" + inner)
-            first = False
-            out.append(encode_basestring(key) + ": ")
-            _encode(item, inner, out)
-        out.append("\n" + indent + "}")
-    elif isinstance(value, list):
-        if not value:
-            out.append("[]")
-            return
-        inner = indent + "  "
-        out.append("[\n" + inner)
-        for i, item in enumerate(value):
-            if i:
-                out.append(",\n" + inner)
-            _encode(item, inner, out)
-        out.append("\n" + indent + "]")
-    else:  # floats and the rare rest: the stdlib's exact spelling
-        out.append(json.dumps(value))

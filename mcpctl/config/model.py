@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import FrozenInstanceError, dataclass, replace
-from typing import Any, ClassVar, Literal, NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any, Literal, NamedTuple
 
+from mcpctl._record import Record, record_fields
 from mcpctl.config.lexicon import (
     ENV_NAME_RE,
     HEADER_NAME_RE,
@@ -134,49 +135,6 @@ class Problem(NamedTuple):
         return f"{file}:{self.line}:{self.column or 1}"
 
 
-class _Record:
-    """Frozen-record behaviour, written once for the model's classes.
-
-    ``@dataclass`` generating ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and the
-    frozen ``__setattr__`` compiles each of them at import: for these classes that was a
-    quarter of ``mcpctl list``'s own start-up (bench/README.md). They keep the decorator with
-    ``init=False, repr=False, eq=False`` (so :func:`dataclasses.replace` and
-    :func:`dataclasses.fields` still work), write their ``__init__`` by hand and get the rest
-    from here, behaving as ``@dataclass(frozen=True)`` would.
-    """
-
-    __slots__ = ()
-    _FIELDS: ClassVar[tuple[str, ...]] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        d = self.__dict__
-        return tuple(d[name] for name in self._FIELDS)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            assert isinstance(other, _Record)
-            return self._values() == other._values()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        d = self.__dict__
-        inner = ", ".join(f"{name}={d[name]!r}" for name in self._FIELDS)
-        return f"{type(self).__qualname__}({inner})"
-
-
-def _fields(cls: type[_Record]) -> None:
-    cls._FIELDS = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
-
-
 class EntryIssue(NamedTuple):
     """A reason an entry breaks the model (path relative to the document root)."""
 
@@ -187,7 +145,7 @@ class EntryIssue(NamedTuple):
 
 
 @dataclass(init=False, repr=False, eq=False)
-class ToolFilter(_Record):
+class ToolFilter(Record):
     """Which tools of a server are exposed (glob patterns; deny wins)."""
 
     allow: tuple[str, ...] | None
@@ -208,7 +166,7 @@ class ToolFilter(_Record):
 
 
 @dataclass(init=False, repr=False, eq=False)
-class Source(_Record):
+class Source(Record):
     """Provenance of an entry added from a registry, with the pinned version."""
 
     registry: str
@@ -223,7 +181,7 @@ class Source(_Record):
 
 
 @dataclass(init=False, repr=False, eq=False)
-class AuthConfig(_Record):
+class AuthConfig(Record):
     """How a remote server authenticates; fields beyond ``type`` depend on it."""
 
     type: AuthType
@@ -295,7 +253,7 @@ class AuthConfig(_Record):
 
 
 @dataclass(init=False, repr=False, eq=False)
-class ServerEntry(_Record):
+class ServerEntry(Record):
     """One server of ``external-mcps.json``, as written (placeholders unresolved).
 
     ``transport`` is what the file says (``None`` = inferred); use
@@ -477,4 +435,4 @@ class Config:
 
 
 for _cls in (ToolFilter, Source, AuthConfig, ServerEntry):
-    _fields(_cls)
+    record_fields(_cls)

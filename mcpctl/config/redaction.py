@@ -467,9 +467,25 @@ def _looks_like_key(token: str) -> bool:
 
 def _hide_scheme_credential(match: re.Match[str]) -> str:
     cred = match["cred"]
-    if _DIGIT_RE.search(cred) or len(cred) >= 20 or REDACTED in cred:
+    if (
+        _DIGIT_RE.search(cred)
+        or len(cred) >= 20
+        or REDACTED in cred
+        or (match[0].startswith("Basic") and _is_user_password(cred))
+    ):
         return match[0].replace(cred, REDACTED)
     return match[0]
+
+
+def _is_user_password(cred: str) -> bool:
+    # Basic credentials are base64("user:password"), letters only or not: "dXNlcjpwYXNz".
+    import binascii
+
+    try:
+        decoded = binascii.a2b_base64(cred + "=" * (-len(cred) % 4), strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
 
 
 def _hide_url_password(match: re.Match[str]) -> str:

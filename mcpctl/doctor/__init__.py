@@ -15,7 +15,10 @@
   their versions (the table of runtimes itself is :mod:`mcpctl.config.runtimes`, which
   ``validate`` shares for its install hints);
 * :mod:`~mcpctl.doctor.caches` -- the discovery cache and the snapshot;
-* :mod:`~mcpctl.doctor.run` -- all of them, in order.
+* :mod:`~mcpctl.doctor.run` -- all of them, in order;
+* :mod:`~mcpctl.doctor.server` -- one server diagnosed layer by layer (``mcpctl doctor
+  NAME``): :func:`diagnose_server`; :mod:`~mcpctl.doctor.packages` -- whether the package or
+  image of an npx/uvx/docker command is cached.
 
 Names are loaded on first use.
 """
@@ -30,8 +33,19 @@ if TYPE_CHECKING:
     from mcpctl.doctor.findings import SECTIONS, DoctorReport, Finding, Severity
     from mcpctl.doctor.run import run_doctor
     from mcpctl.doctor.runtimes import VersionLookup
+    from mcpctl.doctor.server import DoctorStep, ServerDiagnosis, diagnose_server
 
-__all__ = ["SECTIONS", "DoctorReport", "Finding", "Severity", "VersionLookup", "run_doctor"]
+__all__ = [
+    "SECTIONS",
+    "DoctorReport",
+    "DoctorStep",
+    "Finding",
+    "ServerDiagnosis",
+    "Severity",
+    "VersionLookup",
+    "diagnose_server",
+    "run_doctor",
+]
 
 _LAZY = {
     "SECTIONS": "mcpctl.doctor.findings",
@@ -40,6 +54,9 @@ _LAZY = {
     "Severity": "mcpctl.doctor.findings",
     "VersionLookup": "mcpctl.doctor.runtimes",
     "run_doctor": "mcpctl.doctor.run",
+    "DoctorStep": "mcpctl.doctor.server",
+    "ServerDiagnosis": "mcpctl.doctor.server",
+    "diagnose_server": "mcpctl.doctor.server",
 }
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "PlaceholderUse",
     "check_placeholders",
     "keyring_finding",
+    "placeholder_source",
     "placeholder_uses",
     "probe_keyring",
 ]
@@ -167,7 +168,7 @@ def check_placeholders(
     findings: list[Finding] = []
     needs_keyring: list[str] = []
     for name, use in placeholder_uses(entries).items():
-        source = _source(name, keyring)
+        source = placeholder_source(name, keyring)
         if source is None and not keyring.usable and use.without_default:
             needs_keyring.append(name)
         findings.append(_placeholder_finding(use, source, keyring.usable))
@@ -240,7 +241,7 @@ def _placeholder_finding(use: PlaceholderUse, source: str | None, keyring: bool)
     )
 
 
-def _source(name: str, keyring: KeyringState) -> str | None:
+def placeholder_source(name: str, keyring: KeyringState) -> str | None:
     """``environment`` or ``keyring`` -- where the value is -- or ``None``."""
     if name in os.environ:
         return "environment"

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import SecretSource
 from mcpctl.probe.eras import Era, EraMemory
-from mcpctl.probe.failures import classify, precheck, timeout_error
-from mcpctl.probe.health import ServerKind, Speaking
+from mcpctl.probe.health import ServerKind, Speaking, on_connection
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -149,36 +148,19 @@ async def _catalog(
 ) -> Catalog:
     result = Catalog(name, kind, entry.effective_transport)
     started = time.perf_counter()
-    early = precheck(entry)
-    if early is not None:
-        _failed(result, early)
-        return result
-    import anyio
 
-    from mcpctl.probe.connect import connect
-    from mcpctl.probe.spawn import StdioDiagnostics
+    async def work(conn: Connection) -> None:
+        result.transport = conn.transport
+        await _list(conn, result)
 
-    seconds = timeout if timeout is not None else entry.timeout_ms / 1000
-    if diag is None and not entry.is_remote:
-        diag = StdioDiagnostics()
-    process, resolved = started_server if started_server else (None, None)
-    try:
-        with anyio.fail_after(seconds):
-            async with connect(
-                name, entry, timeout=seconds, secrets=secrets, diagnostics=diag,
-                process=process, resolved=resolved, protocol=speaking.protocol,
-                eras=speaking.eras,
-            ) as conn:  # fmt: skip
-                result.transport = conn.transport
-                await _list(conn, result)
-                if done is not None:
-                    done()  # the answer is in: the shutdown need not hold a slot
-    except TimeoutError:
-        _failed(result, timeout_error(seconds, diag))
-    except Exception as exc:  # classified: one server's failure is data, not a crash
-        _failed(result, classify(exc, entry, diag, name))
-    if diag is not None and result.error is not None:
-        result.stderr = diag.tail()
+    error, diag = await on_connection(
+        name, entry, work, timeout=timeout, secrets=secrets, speaking=speaking,
+        started_server=started_server, done=done, diag=diag,
+    )  # fmt: skip
+    if error is not None:
+        _failed(result, error)
+        if diag is not None:
+            result.stderr = diag.tail()
     result.latency_ms = (time.perf_counter() - started) * 1000
     return result
 

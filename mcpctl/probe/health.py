@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
 from mcpctl.errors import PlaceholderError, UsageError, closest
+from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
-from mcpctl.probe.spawn import ProbeError
 from mcpctl.probe.toolinfo import ToolInfo, list_all_tools
 
 if TYPE_CHECKING:
@@ -117,7 +117,9 @@ _STEPS = {
 class ProbeResult:
     """The health of one server (the shape the orchestrator of docs/config.md reports, and more).
 
-    ``listing_ttl_ms`` and ``listing_scope`` are the tool listing's caching hints (the
+    ``prompt_count`` and ``resource_count`` count the first page of each list, when the
+    server offers it and the list succeeded (not in :meth:`to_dict`: ``mcpctl doctor NAME``
+    shows them). ``listing_ttl_ms`` and ``listing_scope`` are the tool listing's caching hints (the
     stateless era's; ``None`` when the server gave none); ``from_cache`` is the age in
     seconds of a listing served from :class:`mcpctl.probe.listcache.ListingCache` instead
     of a probe.
@@ -141,6 +143,8 @@ class ProbeResult:
     era: Era | None = None
     capabilities: list[str] = field(default_factory=list)
     tool_count: int | None = None
+    prompt_count: int | None = None
+    resource_count: int | None = None
     tools: list[ToolInfo] = field(default_factory=list)
     listing_ttl_ms: int | None = None
     listing_scope: str | None = None
@@ -280,11 +284,53 @@ async def _probe(
 ) -> ProbeResult:
     result = ProbeResult(name=name, type=kind, transport=entry.effective_transport)
     started = time.perf_counter()
+
+    async def work(conn: Connection) -> None:
+        await _list_and_ping(conn, result, entry, diag, name)
+
+    failure, diag = await on_connection(
+        name, entry, work, timeout=timeout, policy=policy, secrets=secrets, speaking=speaking,
+        started_server=started_server, done=done, diag=diag,
+    )  # fmt: skip
+    if failure is not None:  # else the work's own verdict stands (a failed tools list)
+        result.error = failure
+    if diag is not None and (result.error is not None or not result.healthy):
+        result.stderr = diag.tail()
+    if result.error is not None:
+        result.healthy = False
+        if result.error.code != "list_failed":
+            result.degraded = []  # it failed: what else was wrong no longer matters
+    elif result.healthy:
+        _judge(result, speaking.slow)
+    result.latency_ms["total"] = (time.perf_counter() - started) * 1000
+    return result
+
+
+async def on_connection(
+    name: str,
+    entry: ServerEntry,
+    work: Callable[[Connection], Awaitable[None]],
+    *,
+    timeout: float | None,
+    secrets: SecretSource | None,
+    speaking: Speaking,
+    policy: MissingPolicy = "error",
+    started_server: tuple[Process, ResolvedEntry] | None = None,
+    done: Callable[[], None] | None = None,
+    diag: StdioDiagnostics | None = None,
+) -> tuple[ProbeError | None, StdioDiagnostics | None]:
+    """Connect to one server as a probe does and run ``work`` on the connection, all within
+    the probe's deadline (``timeout``, else the entry's).
+
+    The frame health probes and catalogs share: the entry's precheck, the server spawned (or
+    ``started_server`` adopted), the deadline, ``done`` called once the work is in (the
+    shutdown need not hold a start-up slot). Returns the failure, classified into the probe's
+    stable codes (``None`` when ``work`` finished), and the stdio diagnostics (stderr tail);
+    one server's failure is data, never raised.
+    """
     early = precheck(entry)
     if early is not None:
-        result.error = early
-        result.latency_ms["total"] = (time.perf_counter() - started) * 1000
-        return result
+        return early, diag
     import anyio
 
     from mcpctl.probe.connect import connect
@@ -301,23 +347,14 @@ async def _probe(
                 diagnostics=diag, process=process, resolved=resolved,
                 protocol=speaking.protocol, eras=speaking.eras,
             ) as conn:  # fmt: skip
-                await _list_and_ping(conn, result, entry, diag, name)
+                await work(conn)
                 if done is not None:
-                    done()  # the answer is in: the shutdown need not hold a slot
+                    done()
     except TimeoutError:
-        result.error = timeout_error(seconds, diag)
-    except Exception as exc:  # classified below: one server's failure is data, not a crash
-        result.error = classify(exc, entry, diag, name)
-    if diag is not None and (result.error is not None or not result.healthy):
-        result.stderr = diag.tail()
-    if result.error is not None:
-        result.healthy = False
-        if result.error.code != "list_failed":
-            result.degraded = []  # it failed: what else was wrong no longer matters
-    elif result.healthy:
-        _judge(result, speaking.slow)
-    result.latency_ms["total"] = (time.perf_counter() - started) * 1000
-    return result
+        return timeout_error(seconds, diag), diag
+    except Exception as exc:  # classified: one server's failure is data, not a crash
+        return classify(exc, entry, diag, name), diag
+    return None, diag
 
 
 async def _list_and_ping(
@@ -360,7 +397,12 @@ async def _list_and_ping(
             continue
         t = time.perf_counter()
         try:
-            await list_page()
+            page = await list_page()
+            count = len(getattr(page, what, None) or [])
+            if what == "prompts":
+                result.prompt_count = count
+            else:
+                result.resource_count = count
         except Exception as exc:  # as for tools: an error answer degrades
             error = list_failed(what, exc, entry, diag, name)
             if error is None:

@@ -83,6 +83,21 @@ class ListingCache:
         found = self._load().get(era_key(entry))
         return _listing(found) if isinstance(found, dict) else None
 
+    def all_fresh(
+        self, chosen: Iterable[tuple[str, ServerEntry, ServerKind]]
+    ) -> list[ProbeResult] | None:
+        """The results of ``chosen`` servers when every one has a fresh listing, else
+        ``None`` (then :func:`cached_or_probed` probes the others): no event loop, no
+        server, when nothing needs a probe."""
+        now = time.time()
+        served = []
+        for name, entry, kind in chosen:
+            found = self.get(entry)
+            if found is None or not found.fresh(now):
+                return None
+            served.append(_from_cache(name, entry, kind, found, now))
+        return served
+
     def put_results(self, results: Iterable[tuple[ServerEntry, ProbeResult]]) -> None:
         """Keep the listing of every healthy result (one write for them all)."""
         data = read_records(self.path, "listings", MAX_BYTES)

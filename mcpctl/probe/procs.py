@@ -1,13 +1,15 @@
-"""Processes as Linux shows them in /proc: who belongs to a server, how much CPU it has used.
+"""Processes as psutil shows them: who belongs to a server, how much CPU it has used.
 
 A server's *family* is every process that came from it: its descendants by parent links,
 the members of its session and process group, and, again, of the sessions and groups those
 lead (a child that called ``setsid`` leads its own). A process is known by its pid and its
-start time together, so that a pid the kernel has reused is never taken for the process
+start time together, so that a pid the system has reused is never taken for the process
 that had it.
 
-Where /proc is missing (macOS), everything here knows nothing: callers fall back to process
-groups and time windows. Nothing here imports the MCP SDK.
+The processes are read through psutil (Linux, macOS, the BSDs alike); psutil is imported on
+first use, not with this module. Where psutil cannot see a process (gone, or another user's
+on macOS) it is simply not there. Becoming a child subreaper is Linux only. Nothing here
+imports the MCP SDK.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from functools import cache
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import psutil
 
 __all__ = [
     "ProcStat",
     "available",
+    "children",
     "family",
     "is_subreaper",
     "read_stat",
@@ -35,61 +40,117 @@ __all__ = [
 
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
+_DEAD = frozenset({"zombie", "dead"})
 
 
 class ProcStat(NamedTuple):
-    """The fields of ``/proc/PID/stat`` that mcpctl uses (times in clock ticks)."""
+    """What mcpctl knows of one process (CPU times in seconds)."""
 
     pid: int
-    state: str
+    state: str  # psutil's status: "running", "sleeping", "zombie", "dead"...
     ppid: int
-    pgrp: int
-    session: int
-    ticks: int  # utime + stime
-    child_ticks: int  # cutime + cstime: children it has waited for
-    start: int  # starttime, after boot: with the pid, the process's identity
+    pgrp: int  # -1 when it cannot be told
+    session: int  # -1 when it cannot be told
+    cpu: float  # user + system time
+    child_cpu: float  # the same, of the children it has waited for (0 where unknown)
+    start: float  # its creation time: with the pid, the process's identity
+
+    @property
+    def dead(self) -> bool:
+        """Whether it has exited (a zombie not reaped yet included)."""
+        return self.state in _DEAD
 
 
 def read_stat(pid: int) -> ProcStat | None:
-    """The stat of one process, or ``None`` when it is gone (or /proc is missing)."""
+    """What is known of one process, or ``None`` when it is gone (or cannot be seen)."""
+    import psutil
+
     try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
+        process = psutil.Process(pid)
+        with process.oneshot():
+            return ProcStat(
+                pid, process.status(), process.ppid(), *_ids(pid), *_cpu(process),
+                process.create_time(),
+            )  # fmt: skip
+    except (psutil.Error, OSError):
         return None
+
+
+def _ids(pid: int) -> tuple[int, int]:
+    """Its process group and session, ``-1`` each where they cannot be told."""
     try:
-        # The command name is in parentheses and may hold anything: split after the last ")".
-        rest = raw[raw.rindex(b")") + 2 :].split()
-        return ProcStat(
-            pid, rest[0].decode("ascii", "replace"), int(rest[1]), int(rest[2]), int(rest[3]),
-            int(rest[11]) + int(rest[12]), int(rest[13]) + int(rest[14]), int(rest[19]),
-        )  # fmt: skip
-    except (ValueError, IndexError):
-        return None
+        pgrp = os.getpgid(pid)
+    except (OSError, AttributeError):
+        pgrp = -1
+    try:
+        session = os.getsid(pid)
+    except (OSError, AttributeError):
+        session = -1
+    return pgrp, session
+
+
+def _cpu(process: psutil.Process) -> tuple[float, float]:
+    """Its CPU time and its waited-for children's, zeros where it cannot be read (a zombie
+    on macOS, another user's process)."""
+    import psutil
+
+    try:
+        times = process.cpu_times()
+    except (psutil.Error, OSError):
+        return 0.0, 0.0
+    return times.user + times.system, times.children_user + times.children_system
 
 
 @cache
 def available() -> bool:
-    """Whether this system has a Linux /proc."""
+    """Whether processes can be seen on this system (psutil knows how)."""
     return read_stat(os.getpid()) is not None
 
 
 def snapshot() -> dict[int, ProcStat]:
     """Every process that can be seen, by pid."""
+    import psutil
+
     table: dict[int, ProcStat] = {}
+    wanted = ["ppid", "status", "create_time", "cpu_times"]
     try:
-        names = [entry.name for entry in Path("/proc").iterdir()]
-    except OSError:
-        return table
-    for name in names:
-        if name.isdigit():
-            stat = read_stat(int(name))
-            if stat is not None:
-                table[stat.pid] = stat
+        # process_iter keeps its Process objects from one call to the next (a pid reused
+        # meanwhile gets a new one): twice as fast as a Process per pid.
+        for process in psutil.process_iter(wanted, ad_value=None):
+            info = process.info
+            if info["create_time"] is None or info["ppid"] is None:
+                continue  # not ours to see (another user's, on macOS)
+            times = info["cpu_times"]
+            cpu = child_cpu = 0.0
+            if times is not None:
+                cpu = times.user + times.system
+                child_cpu = times.children_user + times.children_system
+            table[process.pid] = ProcStat(
+                process.pid, info["status"] or "?", info["ppid"], *_ids(process.pid), cpu,
+                child_cpu, info["create_time"],
+            )  # fmt: skip
+    except (psutil.Error, OSError):
+        pass  # the table so far
     return table
 
 
+def children(pid: int) -> dict[int, float]:
+    """The children of ``pid`` now: pid -> start time (nothing when it is gone)."""
+    import psutil
+
+    found: dict[int, float] = {}
+    try:
+        processes = psutil.Process(pid).children()
+    except (psutil.Error, OSError):
+        return found
+    for process in processes:
+        with contextlib.suppress(psutil.Error, OSError):
+            found[process.pid] = process.create_time()
+    return found
+
+
 def family(
-    root: int, table: Mapping[int, ProcStat], known: Mapping[int, int] | None = None
+    root: int, table: Mapping[int, ProcStat], known: Mapping[int, float] | None = None
 ) -> dict[int, ProcStat]:
     """The processes of ``table`` that came from ``root`` (see the module docstring).
 
@@ -99,7 +160,7 @@ def family(
     them. This process is never a member.
     """
     me = os.getpid()
-    table = {pid: stat for pid, stat in table.items() if pid not in (me, 1)}
+    table = {pid: stat for pid, stat in table.items() if pid not in (me, 0, 1)}
     children: dict[int, list[int]] = defaultdict(list)
     for stat in table.values():
         children[stat.ppid].append(stat.pid)
@@ -128,7 +189,7 @@ def family(
     return members
 
 
-def _same(stat: ProcStat | None, start: int) -> bool:
+def _same(stat: ProcStat | None, start: float) -> bool:
     return stat is not None and stat.start == start
 
 

@@ -7,8 +7,10 @@ included. :func:`until_waiting` tells a server that boots from one that only wai
 :func:`become_subreaper` and :func:`reap_orphans` catch the grandchild of a double fork,
 which nothing ties to its server any more. :class:`CommandFamily` does the same for a
 command that is no server (``watch --exec``): whatever it started is stopped with it, even
-what it left running when it exited at once. Linux only; elsewhere these know nothing and
-stopping a server or a command stops its process group. Nothing here imports the MCP SDK.
+what it left running when it exited at once. The processes are read through psutil (Linux,
+macOS); becoming a subreaper is Linux only: elsewhere the grandchild of a double fork is
+init's, and only what can still be traced to a server or command is stopped with it.
+Nothing here imports the MCP SDK.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ STARTUP_MIN = 0.3  # seconds before a server may count as waiting
 SAMPLE_EVERY = 0.1  # seconds between two readings of its CPU time
 IDLE_SAMPLES = 2  # readings in a row without CPU growth: it is waiting
 RESCAN_EVERY = 0.5  # seconds between two searches for the processes of its family
-STARTUP_WINDOW = 2.0  # without /proc: the start-up is over after this long
+STARTUP_WINDOW = 2.0  # where processes cannot be seen: the start-up is over after this long
 
 
 class Registry:
@@ -56,23 +58,26 @@ class Registry:
 
     def __init__(self) -> None:
         # server pid -> {pid: start time} of each process seen in its family, its own included
-        self.running: dict[int, dict[int, int]] = {}
+        self.running: dict[int, dict[int, float]] = {}
         # The start time of the first server since this process became a subreaper or last
         # reaped orphans, and the children this process had then: orphans adopted since are
         # younger, and not among those.
-        self.window_start: int | None = None
-        self.children_before: dict[int, int] = {}
+        self.window_start: float | None = None
+        self.children_before: dict[int, float] = {}
         self.unreaped: set[int] = set()  # servers stopped but not reaped yet (unkillable)
+
+    def prepare(self) -> None:
+        """A server is about to be spawned: at the start of a window, note this process's
+        children (before it, so that none of what the server starts is among them)."""
+        if self.window_start is None:
+            self.children_before = procs.children(os.getpid())
 
     def add(self, pid: int) -> None:
         stat = procs.read_stat(pid)
         self.running[pid] = {pid: stat.start} if stat is not None else {}
         if stat is not None and self.window_start is None:
             self.window_start = stat.start
-            me = os.getpid()
-            self.children_before = {
-                p: s.start for p, s in procs.snapshot().items() if s.ppid == me and p != pid
-            }
+            self.children_before.pop(pid, None)  # a pid reused since
 
     def new_window(self) -> None:
         starts = [seen[pid] for pid, seen in self.running.items() if pid in seen]
@@ -112,7 +117,8 @@ def become_subreaper(enabled: bool = True) -> bool:
 async def until_waiting(pid_of: Callable[[], int | None]) -> None:
     """Return once a starting server is only waiting: its start-up no longer needs a CPU.
 
-    ``pid_of`` gives the server's pid once it is spawned. On Linux, that is when the CPU
+    ``pid_of`` gives the server's pid once it is spawned. Where processes can be seen
+    (:func:`mcpctl.probe.procs.available`), that is when the CPU
     time of its processes (read every :data:`SAMPLE_EVERY` s) has not grown for
     :data:`IDLE_SAMPLES` readings in a row, at least :data:`STARTUP_MIN` s after it was
     seen, or when it has exited; elsewhere, :data:`STARTUP_WINDOW` s after it was seen.
@@ -128,24 +134,24 @@ async def until_waiting(pid_of: Callable[[], int | None]) -> None:
     seen_at = time.monotonic()
     scanned_at: float | None = None
     members: list[int] = [pid]
-    own = total = -1
+    own = total = -1.0
     idle = 0
     while True:
         stat = procs.read_stat(pid)
-        if stat is None or stat.state in ("Z", "X"):
+        if stat is None or stat.dead:
             return  # it exited: the probe is about to end
         now = time.monotonic()
-        if stat.ticks + stat.child_ticks > own:
-            own, idle = stat.ticks + stat.child_ticks, 0  # busy itself: nothing else to know
+        if stat.cpu + stat.child_cpu > own:
+            own, idle = stat.cpu + stat.child_cpu, 0  # busy itself: nothing else to know
         else:
             if scanned_at is None or now - scanned_at >= RESCAN_EVERY:
                 found = procs.family(pid, procs.snapshot(), REGISTRY.running.get(pid))
                 REGISTRY.note(pid, found)
                 members, scanned_at = list(found) or [pid], now
             stats = [s for s in map(procs.read_stat, members) if s is not None]
-            ticks = sum(s.ticks + s.child_ticks for s in stats)
-            idle = idle + 1 if ticks <= total else 0
-            total = max(ticks, total)
+            used = sum(s.cpu + s.child_cpu for s in stats)
+            idle = idle + 1 if used <= total else 0
+            total = max(used, total)
             if idle >= IDLE_SAMPLES and now - seen_at >= STARTUP_MIN:
                 return
         await anyio.sleep(SAMPLE_EVERY)
@@ -173,7 +179,7 @@ def reap_dead(members: Mapping[int, procs.ProcStat], root: int) -> dict[int, pro
         stat = procs.read_stat(pid)
         if stat is None or stat.start != seen.start:
             continue
-        if stat.state not in ("Z", "X") or stat.ppid in members or stat.ppid == root:
+        if not stat.dead or stat.ppid in members or stat.ppid == root:
             left[pid] = seen
         elif stat.ppid == me:
             with contextlib.suppress(ChildProcessError):
@@ -250,17 +256,18 @@ class CommandFamily:
     background (``setsid``, ``nohup``, a double fork) before exiting at once. So nothing
     else should start children of this process in a new session while a command runs.
 
-    The command should lead a session of its own (``start_new_session=True``). Without a
-    Linux /proc only its process group is known.
+    The command should lead a session of its own (``start_new_session=True``). Where
+    processes cannot be seen (:func:`mcpctl.probe.procs.available`) only its process group
+    is known.
     """
 
     def __init__(self) -> None:
         self.me = os.getpid()
         self.root: int | None = None
-        self.seen: dict[int, int] = {}  # pid -> start time of each member seen, root included
-        self.before: dict[int, int] = {}
+        self.seen: dict[int, float] = {}  # pid -> start time of each member seen, root included
+        self.before: dict[int, float] = {}
         if procs.available():
-            self.before = {p: s.start for p, s in procs.snapshot().items() if s.ppid == self.me}
+            self.before = procs.children(self.me)
 
     def started(self, pid: int) -> None:
         """The command is running as ``pid``."""
@@ -341,4 +348,5 @@ class CommandFamily:
             return False
         if not procs.available():
             return True  # nothing to tell by: the group may outlive its leader
-        return any(m.pgrp == self.root for m in members.values())
+        # A group that cannot be told (-1) may be the command's: nothing to tell by either.
+        return any(m.pgrp in (self.root, -1) for m in members.values())

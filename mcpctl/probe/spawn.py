@@ -8,8 +8,9 @@ A server gets a minimal environment (:func:`~mcpctl.probe.childenv.child_env`: t
 helpers live in :mod:`mcpctl.probe.childenv`, which the launcher shares and which imports
 neither anyio nor the SDK) and runs in its own session and process group. Stopping one
 closes its stdin and sends SIGTERM to its whole family at once (what a host does once it has
-its answer): its group, and on Linux every process that came from it, a child that left the
-group with ``setsid`` included (:mod:`mcpctl.probe.reaper`); then SIGKILL after half a
+its answer): its group, and every process that came from it (as psutil sees them, on Linux
+and macOS alike), a child that left the group with ``setsid`` included
+(:mod:`mcpctl.probe.reaper`); then SIGKILL after half a
 second, and the zombies are reaped: no process mcpctl started outlives the probe.
 :func:`become_subreaper` and :func:`reap_orphans` also catch what a server's children leave
 behind after a double fork.
@@ -90,6 +91,7 @@ async def spawn_server(entry: ServerEntry) -> Process:
         OSError: the command cannot be started (FileNotFoundError when it is missing).
     """
     assert entry.command is not None
+    REGISTRY.prepare()
     process = await anyio.open_process(
         [entry.command, *entry.args],
         stdin=subprocess.PIPE,

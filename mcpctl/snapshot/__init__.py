@@ -12,7 +12,8 @@
 * :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs: of snapshot diffs, and also of the
   config's problems for ``validate --format sarif`` (one SARIF writer for both; the validator
   itself is :mod:`mcpctl.config.validate`);
-* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited;
+* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited, and a
+  command to run on each (what it starts stopped with it);
 * :mod:`~mcpctl.snapshot.live` -- what running servers offer, each change as it happens.
 
 Names are loaded on first use.
@@ -44,9 +45,17 @@ if TYPE_CHECKING:
     )
     from mcpctl.snapshot.probing import pinned_tools, take_snapshot, take_snapshot_async
     from mcpctl.snapshot.report import Report, build_report, render_markdown, render_text
-    from mcpctl.snapshot.watch import ConfigChange, watch_config, watch_config_callback
+    from mcpctl.snapshot.watch import (
+        ChangeCommand,
+        CommandRun,
+        ConfigChange,
+        watch_config,
+        watch_config_callback,
+    )
 
 __all__ = [
+    "ChangeCommand",
+    "CommandRun",
     "ConfigChange",
     "Definition",
     "DefinitionChange",
@@ -101,6 +110,8 @@ _LAZY = {
     "ServerState": "mcpctl.snapshot.model",
     "Snapshot": "mcpctl.snapshot.model",
     "snapshot_of_config": "mcpctl.snapshot.model",
+    "ChangeCommand": "mcpctl.snapshot.watch",
+    "CommandRun": "mcpctl.snapshot.watch",
     "ConfigChange": "mcpctl.snapshot.watch",
     "watch_config": "mcpctl.snapshot.watch",
     "watch_config_callback": "mcpctl.snapshot.watch",

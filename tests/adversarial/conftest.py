@@ -18,7 +18,6 @@ import signal
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
 import pytest
 
@@ -57,11 +56,13 @@ def descendants(table: Mapping[int, procs.ProcStat]) -> dict[int, procs.ProcStat
 
 
 def _cmdline(pid: int) -> str:
+    import psutil
+
     try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
+        argv = psutil.Process(pid).cmdline()
+    except psutil.Error:
         return "?"
-    return raw.replace(b"\0", b" ").decode(errors="replace").strip()[:200]
+    return " ".join(argv).strip()[:200]
 
 
 def _reap(pid: int) -> None:
@@ -69,13 +70,13 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def _new_live(before: Mapping[int, int]) -> dict[int, procs.ProcStat]:
+def _new_live(before: Mapping[int, float]) -> dict[int, procs.ProcStat]:
     me = os.getpid()
     left: dict[int, procs.ProcStat] = {}
     for pid, stat in descendants(procs.snapshot()).items():
         if before.get(pid) == stat.start:
             continue
-        if stat.state in ("Z", "X"):
+        if stat.dead:
             if stat.ppid == me:  # an adopted orphan that died: reap it
                 _reap(pid)
             continue

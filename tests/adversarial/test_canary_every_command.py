@@ -118,7 +118,12 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
         "snapshot save": [(["snapshot", "save"], None)],
         "snapshot diff": [(["snapshot", "save"], None), (["snapshot", "diff"], None)],
         "report": [(["report", "--probe"], None)],
-        "doctor": [(["doctor"], None)],
+        "doctor": [
+            (["doctor"], None),
+            (["doctor", "leaky"], None),
+            (["doctor", "remote"], None),
+            (["doctor", "signed"], None),
+        ],
         "completion install": [(["completion", "install", "bash", "--print-only"], None)],
         "completion show": [(["completion", "show", "bash"], None)],
         "watch": [],  # runs until a signal: test_watch_prints_no_secret

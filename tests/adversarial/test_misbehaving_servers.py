@@ -23,9 +23,7 @@ import pytest
 from mcpctl.config.model import ServerEntry
 from mcpctl.probe import probe
 from tests.adversarial.test_signals import wait_gone
-from tests.conftest import MCPCTL, SERVERS, write_config
-
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs a Linux /proc")
+from tests.conftest import MCPCTL, SERVERS, alive, write_config
 
 PY = sys.executable
 MISBEHAVE = str(SERVERS / "misbehave.py")
@@ -72,23 +70,15 @@ def test_stderr_flood_neither_blocks_nor_bloats() -> None:
     assert r.stderr == []  # only failures carry stderr
 
 
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in status  # a zombie is dead; init reaps it when it can
-
-
 def test_no_process_is_left_alive_after_a_probe(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     r = run(lambda: probe("x", misbehave("spawn", str(pid_file), timeout=30000)))
     assert r.healthy, r.error
     child = int(pid_file.read_text().split()[-1])  # "SERVER_PID CHILD_PID"
     deadline = time.monotonic() + 3
-    while _alive(child) and time.monotonic() < deadline:
+    while alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child), "the server's child outlived the probe"
+    assert not alive(child), "the server's child outlived the probe"
 
 
 # --- the mcpctl program over all of them at once ------------------------------------------

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from mcpctl.probe import procs
 from tests.auth.filekeyring import BACKEND, DELAY_VAR, FILE_VAR, read_items
 from tests.conftest import MCPCTL
 
@@ -24,21 +26,28 @@ ROOT = Path(__file__).resolve().parents[2]
 COUNT = 20
 
 
-def _state(pid: int) -> str:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "?"
-    return stat.rsplit(")", 1)[1].split()[0]
-
-
 def _all_waiting(pids: list[int], *, settle: float = 1.0, timeout: float = 180.0) -> None:
     """Return once every one of ``pids`` has slept (blocked on its stdin) for ``settle`` s:
-    they are all past their imports, at the read that precedes the keyring."""
+    they are all past their imports, at the read that precedes the keyring.
+
+    Linux tells a sleeping process; macOS says "running" of nearly every one, so there a
+    process sleeps when its CPU time has not grown since the last look."""
     deadline = time.monotonic() + timeout
     since: float | None = None
+    used: dict[int, float] = {}
+
+    def sleeping(pid: int) -> bool:
+        stat = procs.read_stat(pid)
+        if stat is None:
+            return False
+        before, used[pid] = used.get(pid), stat.cpu
+        if sys.platform.startswith("linux"):
+            return stat.state == "sleeping"
+        return not stat.dead and before == stat.cpu
+
     while time.monotonic() < deadline:
-        if all(_state(pid) == "S" for pid in pids):
+        waiting = [sleeping(pid) for pid in pids]  # each one looked at, every time
+        if all(waiting):
             since = since or time.monotonic()
             if time.monotonic() - since >= settle:
                 return

@@ -24,24 +24,13 @@ from typing import Any
 import pytest
 
 from tests.cli.test_watch import A, B, save, wait_for
-from tests.conftest import MCPCTL, SERVERS, write_config
+from tests.conftest import MCPCTL, SERVERS, alive, write_config
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs a Linux /proc"),
-]
+pytestmark = pytest.mark.slow
 
 PY = sys.executable
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 MODES = ("spawn", "setsid", "daemon")
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def wait_gone(pids: list[int], seconds: float = 10.0) -> list[int]:

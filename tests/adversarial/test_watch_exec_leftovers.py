@@ -5,7 +5,7 @@ A command that starts a child in the background and exits at once (a ``setsid`` 
 that ignores SIGTERM, a ``nohup`` one, the grandchild of a double fork) must not leave that
 child behind: it would outlive ``mcpctl watch`` and hold its stderr open, so that
 ``mcpctl watch ... 2>&1 | tee log`` never ends. Each sleeper has a marker of its own in its
-argv (``sleep 300.<digits>``), by which /proc finds it; whatever a case finds is stopped by
+argv (``sleep 300.<digits>``), by which psutil finds it; whatever a case finds is stopped by
 pid in a ``finally``.
 """
 
@@ -16,42 +16,49 @@ import json
 import os
 import queue
 import random
+import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from mcpctl.probe import procs
 from tests.cli.test_watch import SIGNALS, A, B, _default_signals, save, wait_for
-from tests.conftest import MCPCTL, write_config
-
-pytestmark = pytest.mark.skipif(not procs.available(), reason="needs a Linux /proc")
+from tests.conftest import MCPCTL, SERVERS, write_config
 
 GONE_WITHIN = 10.0  # seconds: generous, the machine is shared
+# setsid(1) as a script: macOS has no such program.
+SETSID = shlex.join([sys.executable, str(SERVERS / "setsid.py")])
+# A command that exits at once leaves its children to whoever adopts orphans: mcpctl, where it
+# can be a child subreaper (Linux); elsewhere launchd, and nothing ties them to the command.
+needs_subreaper = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="the orphans of a command that exits at once are caught by a child subreaper (Linux)",
+)
 
 
-def marked(marker: str) -> dict[int, int]:
+def marked(marker: str) -> dict[int, float]:
     """The live processes with ``marker`` in their argv: pid -> start time."""
-    found: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    found: dict[int, float] = {}
+    for process in psutil.process_iter():
         try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        stat = procs.read_stat(int(entry.name))
-        if marker.encode() in argv and stat is not None and stat.state not in ("Z", "X"):
+            argv = process.cmdline()
+        except psutil.Error:
+            continue  # ended meanwhile, or not ours to read
+        stat = procs.read_stat(process.pid)
+        if marker in argv and stat is not None and not stat.dead:
             found[stat.pid] = stat.start
     return found
 
 
-def wait_none(marker: str, seconds: float = GONE_WITHIN) -> dict[int, int]:
+def wait_none(marker: str, seconds: float = GONE_WITHIN) -> dict[int, float]:
     deadline = time.monotonic() + seconds
     while (left := marked(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -85,9 +92,9 @@ def stop_marked(marker: str) -> None:
 def commands(mark: str) -> dict[str, str]:
     """Commands that leave a sleeper with ``mark`` behind and exit at once."""
     return {
-        "setsid": f"sh -c 'setsid sleep {mark} & exit 0'",
+        "setsid": f"sh -c '{SETSID} sleep {mark} & exit 0'",
         "ignores-term": f"sh -c 'trap \"\" TERM; sleep {mark} & exit 0'",
-        "setsid-ignores-term": f"sh -c 'trap \"\" TERM; setsid sleep {mark} & exit 0'",
+        "setsid-ignores-term": f"sh -c 'trap \"\" TERM; {SETSID} sleep {mark} & exit 0'",
         "nohup": f"sh -c 'nohup sleep {mark} >/dev/null 2>&1 & exit 0'",
         "double-fork": f"sh -c '(sleep {mark} &); exit 0'",
     }
@@ -96,6 +103,7 @@ def commands(mark: str) -> dict[str, str]:
 KINDS = list(commands("0"))
 
 
+@needs_subreaper
 @pytest.mark.parametrize("kind", KINDS)
 def test_what_a_run_leaves_behind_is_stopped_when_it_ends(
     tmp_path: Path, watch: Any, sleepers: Any, kind: str
@@ -127,7 +135,7 @@ def test_a_signal_mid_run_stops_what_the_run_started(
     started = tmp_path / "started"
     # A setsid child that ignores SIGTERM, then the command itself ignores it and waits.
     command = (
-        f"sh -c 'trap \"\" TERM; setsid sleep {outside} & sleep {inside} & touch {started}; wait'"
+        f"sh -c 'trap \"\" TERM; {SETSID} sleep {outside} & sleep {inside} & touch {started}; wait'"
     )
     w = watch(cfg, "--exec", command, "--json")
     w.ready()
@@ -141,6 +149,7 @@ def test_a_signal_mid_run_stops_what_the_run_started(
     assert "Traceback" not in w.all_stderr()
 
 
+@needs_subreaper
 @pytest.mark.parametrize("kind", ["setsid", "ignores-term", "nohup"])
 def test_watch_piped_into_tee_ends(tmp_path: Path, sleepers: Any, kind: str) -> None:
     """``mcpctl watch --exec CMD 2>&1 | tee``: once watch ends, its stderr pipe reaches EOF

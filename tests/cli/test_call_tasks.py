@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MCPCTL, SERVERS, Cli, write_config
+from tests.conftest import MCPCTL, SERVERS, Cli, alive, write_config
 
 PY = sys.executable
 
@@ -88,15 +88,6 @@ def test_a_task_asking_for_input_nobody_gives_exits_2(cli: Cli, jobs: Logged) ->
     assert r.exit_code == 2 and "--input environment=VALUE" in r.stderr
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs a Linux /proc")
 def test_ctrl_c_while_polling_cancels_the_task(tmp_path: Path, jobs: Logged) -> None:
     def terminal_signals() -> None:
         # A shell without job control starts background jobs with SIGINT ignored.
@@ -125,6 +116,6 @@ def test_ctrl_c_while_polling_cancels_the_task(tmp_path: Path, jobs: Logged) -> 
     assert (out, err.strip().splitlines()[-1]) == ("", "interrupted by SIGINT")
     assert jobs.methods()[-1] == "tasks/cancel"
     deadline = time.monotonic() + 10
-    while _alive(server) and time.monotonic() < deadline:
+    while alive(server) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(server), "the server outlived mcpctl"
+    assert not alive(server), "the server outlived mcpctl"

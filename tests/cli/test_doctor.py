@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 import time
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 
 from mcpctl.auth.records import OAuthRecord, save_record
 from mcpctl.auth.secrets import SecretStore
-from tests.conftest import Cli, MemoryKeyring, write_config
+from tests.conftest import SERVERS, Cli, MemoryKeyring, write_config
 from tests.doctor.fakes import FakeBin, make_fake_bin
 
 ENV_CANARY = "env-doctor-canary-7d3f9a"
@@ -191,3 +193,108 @@ def test_no_sdk_no_network_client_no_rich_when_piped(config_path: Path, tmp_path
     assert json.loads(r.stdout)["data"]["counts"]["error"] >= 1
     tops = {m.split(".")[0] for m in json.loads(r.stderr.strip().splitlines()[-1])}
     assert not tops & {"mcp", "mcp_types", "httpx", "httpx2", "anyio", "rich"}, tops
+
+
+# --- doctor NAME -------------------------------------------------------------------------
+
+PY = sys.executable
+BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
+QUITS = "import os, sys; sys.stderr.write('fatal: ' + os.environ.get('K', '') + '\\n'); sys.exit(3)"
+
+
+@pytest.fixture
+def servers(config_path: Path, memory_keyring: MemoryKeyring) -> Path:
+    SecretStore().set("QUITS_KEY", KEYRING_CANARY)
+    return write_config(config_path, {
+        "basic": BASIC,
+        "gone": {"command": "no-such-program-doctor-cli"},
+        "quits": {"command": PY, "args": ["-c", QUITS],
+                  "env": {"K": "${QUITS_KEY}", "E": "${QUITS_ENV}"}},
+    })  # fmt: skip
+
+
+def test_name_failing_step_piped(cli: Cli, servers: Path) -> None:
+    r = cli("doctor", "gone", "--timeout", "30s")
+    assert r.exit_code == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "gone (stdio)"
+    assert re.fullmatch(r"  ok   config       +\d+ ms  found in .*, valid, enabled", lines[1])
+    assert re.fullmatch(
+        r"  FAIL command +\d+ ms  'no-such-program-doctor-cli' is not found on PATH", lines[3]
+    )
+    assert lines[4].strip().startswith("fix: install it")
+    assert [line.split()[:2] for line in lines[5:8]] == [
+        ["skip", "spawn"], ["skip", "protocol"], ["skip", "lists"],
+    ]  # fmt: skip
+    assert lines[-1] == "gone: failed at command; next it would check: spawn"
+
+
+def test_name_json_envelope(cli: Cli, servers: Path) -> None:
+    r = cli("doctor", "gone", "--json")
+    assert r.exit_code == 1
+    envelope = r.json
+    assert envelope["ok"] is False and envelope["command"] == "doctor"
+    data = envelope["data"]
+    assert (data["name"], data["transport"], data["next"], data["ok"]) == (
+        "gone", "stdio", "spawn", False,
+    )  # fmt: skip
+    steps = data["steps"]
+    assert [s["id"] for s in steps] == ["config", "placeholders", "command", "spawn",
+                                        "protocol", "lists"]  # fmt: skip
+    assert [s["status"] for s in steps] == ["passed"] * 2 + ["failed"] + ["skipped"] * 3
+    assert all(set(s) == {"id", "status", "ms", "detail", "fix"} for s in steps)
+    assert steps[2]["fix"] and steps[0]["fix"] is None
+    assert envelope["errors"] == [{
+        "code": "command_failed",
+        "message": "gone: 'no-such-program-doctor-cli' is not found on PATH",
+        "hint": steps[2]["fix"],
+    }]  # fmt: skip
+
+
+def test_name_healthy_server_exits_0(cli: Cli, servers: Path) -> None:
+    r = cli("doctor", "basic", "--protocol", "legacy")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert re.search(r"  ok   protocol +\d+ ms  MCP 2025-11-25 \(initialize handshake\) over stdio",
+                     r.stdout)  # fmt: skip
+    assert re.search(r"all 6 steps passed \(\d+ ms\)$", r.stdout.strip())
+    r = cli("doctor", "basic", "--json")
+    assert r.exit_code == 0 and r.json["data"]["next"] is None and r.json["errors"] == []
+
+
+def test_name_marks_on_a_utf8_terminal(
+    cli: Cli, servers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.cli import output
+
+    monkeypatch.setattr(output, "stdout_is_tty", lambda: True)
+    r = cli("doctor", "gone")
+    assert r.exit_code == 1
+    assert "  ✗ command" in r.stdout and "  ✓ config" in r.stdout and "  - spawn" in r.stdout
+
+
+def test_name_never_shows_a_secret(
+    cli: Cli, servers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server writes both values on stderr and exits: the step shows that line
+    redacted, and where each value comes from -- never the values."""
+    monkeypatch.setenv("QUITS_ENV", ENV_CANARY)
+    for args in (["doctor", "quits"], ["doctor", "quits", "--json"], ["-v", "doctor", "quits"]):
+        r = cli(*args)
+        assert r.exit_code == 1, (args, r.stdout + r.stderr)
+        assert "QUITS_KEY: keyring" in r.stdout and "QUITS_ENV: environment" in r.stdout
+        assert "fatal: ****" in r.stdout, r.stdout
+        for canary in (ENV_CANARY, KEYRING_CANARY):
+            assert canary not in r.stdout + r.stderr, (args, canary)
+
+
+def test_name_unknown_is_the_usual_not_found_error(cli: Cli, servers: Path) -> None:
+    r = cli("doctor", "basik", "--json")
+    assert r.exit_code == 2
+    error = r.json["errors"][0]
+    assert error["code"] == "server_not_found" and error["hint"] == "did you mean 'basic'?"
+
+
+def test_options_of_name_need_a_name(cli: Cli, servers: Path) -> None:
+    r = cli("doctor", "--timeout", "5s")
+    assert r.exit_code == 2
+    assert "--timeout applies to one server" in r.stderr

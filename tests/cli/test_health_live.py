@@ -21,6 +21,7 @@ from rich.console import Console
 
 from mcpctl.cli.health_live import FAILED, Board, ago, sparkline
 from mcpctl.config.redaction import forget, register
+from tests.conftest import alive
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTES = ROOT / "examples" / "servers" / "notes.py"
@@ -115,15 +116,7 @@ def test_names_and_errors_reach_the_terminal_as_data() -> None:
 
 
 def pids_alive(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        except (FileNotFoundError, IndexError):
-            continue
-        if state != "Z":
-            alive.append(pid)
-    return alive
+    return [pid for pid in pids if alive(pid)]
 
 
 class Terminal:

@@ -17,22 +17,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MCPCTL, Cli, write_config
-
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs a Linux /proc")
+from tests.conftest import MCPCTL, Cli, alive, write_config
 
 PY = sys.executable
 A = {"command": "echo"}
 B = {"url": "http://127.0.0.1:9/mcp"}
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def save(path: Path, data: dict[str, Any] | str) -> None:

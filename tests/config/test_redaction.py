@@ -384,3 +384,10 @@ def test_shown_entries_hide_literals_in_every_field() -> None:
         assert kept == {"type": "x", key: "Bearer ${T}"}, key
         mixed = redact_entry_data({"auth": {"type": "x", key: f"{token} ${{T}}"}})["auth"]
         assert mixed == {"type": "x", key: "****"}, key
+
+
+def test_a_basic_credential_is_hidden_whatever_letters_it_has() -> None:
+    # base64("user:pass") has no digit and is under 20 characters: a user:password all the same.
+    redact = Redactor([])
+    assert redact("Authorization: Basic dXNlcjpwYXNz") == "Authorization: Basic ****"
+    assert redact("Basic authentication is used") == "Basic authentication is used"

@@ -40,3 +40,11 @@ def test_every_command_named_exists() -> None:
                 assert second in group or first == "auth", f"{path.name}: mcpctl {first} {second}"
             seen.add(first)
     assert {"validate", "secret", "auth", "registry", "snapshot", "add", "import"} <= seen
+
+
+def test_every_step_of_doctor_name_is_documented() -> None:
+    from mcpctl.doctor.server import REMOTE_STEPS, STDIO_STEPS
+
+    text = DOC.read_text()
+    for step in {**STDIO_STEPS, **REMOTE_STEPS}:
+        assert f"| `{step}` |" in text, step

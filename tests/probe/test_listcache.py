@@ -72,7 +72,7 @@ def test_a_failed_probe_falls_back_to_the_stale_listing_with_its_age(tmp_path: P
     listed({"m": moving}, cache)  # a 1 ms lifetime: stale by the time it is asked again
     script.unlink()
     results = listed({"m": moving}, ListingCache.in_dir(tmp_path))
-    assert results[0].healthy and results[0].from_cache is not None
+    assert results[0].healthy and results[0].from_cache is not None, results[0]
     assert any("listed" in w and "ago" in w for w in results[0].warnings)
 
 
@@ -119,3 +119,18 @@ def test_tools_cached_on_the_command_line(cli, config_path: Path, tmp_path: Path
     over = cli("tools", "--cached", "--budget", str(cost - 1), "--json")
     assert over.exit_code == 1 and over.json["errors"][0]["code"] == "over_budget"
     assert methods(log).count("tools/list") == 1
+
+
+def test_all_fresh_serves_every_listing_or_none(tmp_path: Path) -> None:
+    log = tmp_path / "m.log"
+    cache = ListingCache.in_dir(tmp_path)
+    fresh, stale = modern(log, 3_600_000), modern(log, 0, "modern")
+    listed({"f": fresh, "s": stale}, cache)
+    started = methods(log)
+    again = ListingCache.in_dir(tmp_path)
+    served = again.all_fresh([("f", fresh, "external")])
+    assert served is not None and served[0].name == "f" and served[0].from_cache is not None
+    assert [t.name for t in served[0].tools] == ["echo", "add", "ask"]
+    # One stale listing among them: the caller must probe (None), and nothing started here.
+    assert again.all_fresh([("f", fresh, "external"), ("s", stale, "external")]) is None
+    assert methods(log) == started

@@ -27,8 +27,6 @@ from tests.conftest import SERVERS
 PY = sys.executable
 SLEEPER = "import time; time.sleep(120)"
 
-linux = pytest.mark.skipif(not procs.available(), reason="needs a Linux /proc")
-
 
 def misbehave(mode: str, *extra: str, timeout: int = 30000) -> ServerEntry:
     return ServerEntry(
@@ -41,7 +39,7 @@ def lingering(pid: int) -> bool:
     stat = procs.read_stat(pid)
     if stat is None:
         return False
-    return stat.state not in ("Z", "X") or stat.ppid == os.getpid()
+    return not stat.dead or stat.ppid == os.getpid()
 
 
 def wait_gone(pids: list[int], seconds: float = 5.0) -> list[int]:
@@ -79,8 +77,11 @@ def subreaper() -> Iterator[None]:
 # --- families --------------------------------------------------------------------------
 
 
-def _stat(pid: int, ppid: int, session: int, pgrp: int | None = None, start: int = 7) -> ProcStat:
-    return ProcStat(pid, "S", ppid, pgrp if pgrp is not None else session, session, 0, 0, start)
+def _stat(
+    pid: int, ppid: int, session: int, pgrp: int | None = None, start: float = 7.0
+) -> ProcStat:
+    group = pgrp if pgrp is not None else session
+    return ProcStat(pid, "sleeping", ppid, group, session, 0.0, 0.0, start)
 
 
 def test_family_follows_parents_sessions_and_groups_but_nothing_else() -> None:
@@ -107,7 +108,6 @@ def test_family_follows_parents_sessions_and_groups_but_nothing_else() -> None:
 # --- stopping a server stops everything that came from it --------------------------------
 
 
-@linux
 @pytest.mark.slow
 def test_a_child_that_left_the_group_is_stopped_with_its_server(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
@@ -117,7 +117,6 @@ def test_a_child_that_left_the_group_is_stopped_with_its_server(tmp_path: Path) 
     assert wait_gone([server, child]) == [], "the setsid child outlived the probe"
 
 
-@linux
 @pytest.mark.slow
 def test_what_servers_leave_behind_is_stopped_and_reaped_not_our_other_processes(
     tmp_path: Path, subreaper: None, unrelated: subprocess.Popen[bytes]
@@ -142,7 +141,6 @@ def test_what_servers_leave_behind_is_stopped_and_reaped_not_our_other_processes
     assert reap_orphans() == 0
 
 
-@linux
 @pytest.mark.slow
 def test_stopping_a_server_that_hangs_stops_its_children(tmp_path: Path) -> None:
     async def go() -> list[int]:
@@ -157,7 +155,6 @@ def test_stopping_a_server_that_hangs_stops_its_children(tmp_path: Path) -> None
 # --- a command that is no server: what it leaves running is stopped with it ---------------
 
 
-@linux
 @pytest.mark.slow
 def test_a_command_family_stops_what_the_command_left_behind_not_our_other_processes(
     tmp_path: Path, subreaper: None, unrelated: subprocess.Popen[bytes]
@@ -188,7 +185,6 @@ def test_a_command_family_stops_what_the_command_left_behind_not_our_other_proce
 # --- start-up slots -------------------------------------------------------------------------
 
 
-@linux
 def test_until_waiting_waits_out_a_busy_start_up() -> None:
     burn = (
         "import time\n"
@@ -196,22 +192,21 @@ def test_until_waiting_waits_out_a_busy_start_up() -> None:
         "while time.process_time() - t < 1.0: pass\n"
         "time.sleep(120)\n"
     )
-    ticks_per_second = os.sysconf("SC_CLK_TCK")
 
-    async def go() -> int:
+    async def go() -> float:
         process = await anyio.open_process([PY, "-c", burn])
         try:
             with anyio.fail_after(60):
                 await until_waiting(lambda: process.pid)
             stat = procs.read_stat(process.pid)
             assert stat is not None
-            return stat.ticks
+            return stat.cpu
         finally:
             process.kill()
             await process.wait()
 
     # Released only once a second of CPU is spent, however long that takes on this machine.
-    assert anyio.run(go) >= 0.9 * ticks_per_second
+    assert anyio.run(go) >= 0.9
 
 
 def test_until_waiting_lets_a_waiting_server_go() -> None:

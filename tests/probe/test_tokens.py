@@ -152,3 +152,46 @@ def test_server_everything_catalog() -> None:
     assert all(
         count_tool_tokens(t) == independent_tokens([w]) for t, w in zip(tools, wire, strict=True)
     )
+
+
+# --- counts kept between runs ---------------------------------------------------------------
+
+
+def test_a_count_is_made_once_and_kept_between_runs(tmp_path, monkeypatch) -> None:
+    from mcpctl.probe import tokens
+    from mcpctl.probe.tokens import TokenCountCache
+
+    tool = {"name": "search", "description": "Find things", "inputSchema": {"type": "object"}}
+    first = TokenCountCache.in_dir(tmp_path)
+    expected = count_tool_tokens(tool)
+    assert count_tool_tokens(tool, first) == expected
+    first.save()
+    calls: list[str] = []
+    monkeypatch.setattr(tokens, "count_text_tokens", lambda text: calls.append(text) or 1)
+    again = TokenCountCache.in_dir(tmp_path)
+    assert count_tool_tokens(tool, again) == expected and calls == []  # no tokenizer
+    # Another definition (a changed description) is counted afresh.
+    assert count_tool_tokens({**tool, "description": "Find other things"}, again) == 1
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("content", ["fifo", "garbage", "wrong-shape", "bogus-count"])
+def test_an_unreadable_count_file_counts_afresh(tmp_path, content: str) -> None:
+    from mcpctl.probe.tokens import COUNTS_FILENAME, TokenCountCache, tool_definition_json
+
+    tool = {"name": "t", "inputSchema": {"type": "object"}}
+    path = tmp_path / COUNTS_FILENAME
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content == "garbage":
+        path.write_text("{nope")
+    elif content == "wrong-shape":
+        path.write_text('{"format": 1, "counts": [1, 2]}')
+    else:  # every key a lie: the right key holding a count that cannot be one
+        cache = TokenCountCache.in_dir(tmp_path)
+        cache.count(tool_definition_json(tool))
+        cache.save()
+        data = json.loads(path.read_text())
+        data["counts"] = {k: {"tokens": -5} for k in data["counts"]}
+        path.write_text(json.dumps(data))
+    assert count_tool_tokens(tool, TokenCountCache.in_dir(tmp_path)) == count_tool_tokens(tool)

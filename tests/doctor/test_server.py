@@ -1,0 +1,365 @@
+"""doctor NAME's library: one server diagnosed layer by layer, stopping at the first layer
+that fails -- against real servers on 127.0.0.1 (stdio test servers, the OAuth test server,
+TLS servers with certificates made here)."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import json
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpctl.auth.secrets import SecretStore
+from mcpctl.doctor.server import ServerDiagnosis, diagnose_server
+from mcpctl.errors import ServerNotFoundError
+from tests.conftest import (
+    SERVERS,
+    MemoryKeyring,
+    reserved_port,
+    stop_process,
+    wait_for_port,
+    write_config,
+)
+
+PY = sys.executable
+BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
+TIMEOUT = 30.0
+ENV_CANARY = "env-doctor-name-canary-4c1e"
+KEYRING_CANARY = "keyring-doctor-name-canary-9a7b"
+
+
+def diagnose(name: str, config: dict[str, Any], path: Path, **options: Any) -> ServerDiagnosis:
+    write_config(path, config)
+    return diagnose_server(name, timeout=options.pop("timeout", TIMEOUT), **options)
+
+
+def statuses(d: ServerDiagnosis) -> dict[str, str]:
+    return {s.id: s.status for s in d.steps}
+
+
+def assert_stopped_at(d: ServerDiagnosis, failed: str, following: str | None) -> None:
+    """Every step before ``failed`` passed, it failed, every later one is skipped, and the
+    first of those is the one named next."""
+    ids = [s.id for s in d.steps]
+    at = ids.index(failed)
+    assert [s.status for s in d.steps[:at]] == ["passed"] * at, d.to_dict()
+    assert d.steps[at].status == "failed", d.to_dict()
+    assert all(s.status == "skipped" for s in d.steps[at + 1 :]), d.to_dict()
+    assert d.next == following
+    assert d.failed is d.steps[at] and not d.ok
+    assert d.steps[at].fix, "a failed step says how to fix it"
+
+
+# --- stdio -----------------------------------------------------------------------------------
+
+
+def test_healthy_stdio_server_passes_every_step(config_path: Path) -> None:
+    d = diagnose("basic", {"basic": BASIC}, config_path)
+    assert [s.id for s in d.steps] == ["config", "placeholders", "command", "spawn",
+                                       "protocol", "lists"]  # fmt: skip
+    assert d.ok and d.next is None and d.failed is None, d.to_dict()
+    assert d.transport == "stdio"
+    by_id = {s.id: s for s in d.steps}
+    assert by_id["command"].detail.startswith(f"{PY}: ")
+    assert "started (pid " in by_id["spawn"].detail
+    assert "basic-test-server" in by_id["protocol"].detail
+    assert by_id["lists"].detail.startswith("10 tools")
+    assert all(s.ms >= 0 for s in d.steps)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "said"),
+    [("legacy", "(initialize handshake)"), ("modern", "(stateless era, server/discover)")],
+)
+def test_protocol_step_names_the_era_spoken(config_path: Path, protocol: str, said: str) -> None:
+    d = diagnose("basic", {"basic": BASIC}, config_path, protocol=protocol)
+    step = d.step("protocol")
+    assert step is not None and step.status == "passed", d.to_dict()
+    assert said in step.detail
+    version = "2026-07-28" if protocol == "modern" else "2025-11-25"
+    assert f"MCP {version} " in step.detail
+
+
+def test_missing_command_fails_at_command(config_path: Path) -> None:
+    d = diagnose("gone", {"gone": {"command": "no-such-program-doctor-x"}}, config_path)
+    assert_stopped_at(d, "command", "spawn")
+    step = d.step("command")
+    assert step is not None and "'no-such-program-doctor-x' is not found on PATH" in step.detail
+
+
+def test_server_exiting_at_once_fails_at_spawn_with_status_and_stderr(config_path: Path) -> None:
+    code = "import sys; sys.stderr.write('cannot open the database\\n'); sys.exit(3)"
+    d = diagnose("quits", {"quits": {"command": PY, "args": ["-c", code]}}, config_path)
+    assert_stopped_at(d, "spawn", "protocol")
+    step = d.step("spawn")
+    assert step is not None
+    assert "exit status 3" in step.detail
+    assert "cannot open the database" in step.detail
+
+
+def test_server_writing_garbage_fails_at_protocol(config_path: Path) -> None:
+    code = "import sys, time; print('hello, not json', flush=True); time.sleep(60)"
+    d = diagnose("noisy", {"noisy": {"command": PY, "args": ["-c", code]}}, config_path,
+                 timeout=5.0)  # fmt: skip
+    assert_stopped_at(d, "protocol", "lists")
+    step = d.step("protocol")
+    assert step is not None and "hello, not json" in step.detail
+
+
+def test_missing_placeholder_fails_at_placeholders(
+    config_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DOCTOR_NAME_UNSET", raising=False)
+    entry = {**BASIC, "env": {"KEY": "${DOCTOR_NAME_UNSET}"}}
+    d = diagnose("basic", {"basic": entry}, config_path)
+    assert_stopped_at(d, "placeholders", "command")
+    step = d.step("placeholders")
+    assert step is not None and "DOCTOR_NAME_UNSET: missing" in step.detail
+    assert "mcpctl secret set DOCTOR_NAME_UNSET" in (step.fix or "")
+
+
+def test_no_secret_value_in_any_step(
+    config_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values from the environment and the keyring reach the server, never a step -- not
+    even when the server writes them on stderr and exits."""
+    monkeypatch.setenv("DOCTOR_NAME_ENV", ENV_CANARY)
+    SecretStore().set("DOCTOR_NAME_KEY", KEYRING_CANARY)
+    code = ("import os, sys; sys.stderr.write(os.environ['A'] + ' ' + os.environ['B'] + '\\n');"
+            " sys.exit(4)")  # fmt: skip
+    entry = {"command": PY, "args": ["-c", code],
+             "env": {"A": "${DOCTOR_NAME_ENV}", "B": "${DOCTOR_NAME_KEY}"}}  # fmt: skip
+    d = diagnose("leaky", {"leaky": entry}, config_path)
+    assert_stopped_at(d, "spawn", "protocol")
+    placeholders = d.step("placeholders")
+    assert placeholders is not None
+    assert "DOCTOR_NAME_ENV: environment" in placeholders.detail
+    assert "DOCTOR_NAME_KEY: keyring" in placeholders.detail
+    spawn = d.step("spawn")
+    assert spawn is not None and "****" in spawn.detail, "the stderr line is shown, redacted"
+    text = json.dumps(d.to_dict())
+    assert ENV_CANARY not in text and KEYRING_CANARY not in text
+
+
+def test_unknown_name_is_the_usual_not_found_error(config_path: Path) -> None:
+    with pytest.raises(ServerNotFoundError) as caught:
+        diagnose("basik", {"basic": BASIC}, config_path)
+    assert caught.value.hint == "did you mean 'basic'?"
+
+
+def test_disabled_server_fails_at_config(config_path: Path) -> None:
+    d = diagnose("basic", {"basic": {**BASIC, "enabled": False}}, config_path)
+    assert_stopped_at(d, "config", "placeholders")
+    assert "mcpctl enable basic" in (d.steps[0].fix or "")
+
+
+# --- remote ----------------------------------------------------------------------------------
+
+
+def test_closed_port_fails_at_connect(config_path: Path) -> None:
+    with reserved_port() as port:  # bound, never listening: connections are refused
+        d = diagnose("down", {"down": {"url": f"http://127.0.0.1:{port}/mcp"}}, config_path)
+    assert [s.id for s in d.steps] == ["config", "placeholders", "resolve", "connect", "http",
+                                       "auth", "protocol", "lists"]  # fmt: skip
+    assert_stopped_at(d, "connect", "http")
+    step = d.step("connect")
+    assert step is not None and f"127.0.0.1 port {port}" in step.detail
+
+
+def test_closed_https_port_names_tls_next(config_path: Path) -> None:
+    with reserved_port() as port:
+        d = diagnose("down", {"down": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path)
+    assert_stopped_at(d, "connect", "tls")
+
+
+@pytest.fixture
+def oauth_server() -> Iterator[str]:
+    """tests/servers/oauth_server.py: an MCP endpoint that answers 401 with a challenge and
+    publishes its protected-resource and authorization-server metadata. Its URL."""
+    with reserved_port() as port:
+        proc = subprocess.Popen(
+            [PY, str(SERVERS / "oauth_server.py"), str(port), "--access-ttl", "3600"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            wait_for_port(port, proc)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            stop_process(proc)
+
+
+@pytest.mark.parametrize("signs_in", [True, False])
+def test_401_with_metadata_fails_at_auth(
+    config_path: Path, memory_keyring: MemoryKeyring, oauth_server: str, signs_in: bool
+) -> None:
+    entry: dict[str, Any] = {"url": oauth_server}
+    if signs_in:
+        entry["auth"] = {"type": "oauth"}
+    d = diagnose("docs", {"docs": entry}, config_path)
+    assert_stopped_at(d, "auth", "protocol")
+    http, auth = d.step("http"), d.step("auth")
+    assert http is not None and "HTTP 401" in http.detail and "(Bearer)" in http.detail
+    assert auth is not None
+    origin = oauth_server.removesuffix("/mcp")
+    assert f"protected-resource metadata at {origin}/.well-known/oauth-protected-resource" in (
+        auth.detail
+    )
+    assert f"authorization server {origin}" in auth.detail
+    assert "mcpctl auth docs" in (auth.fix or "")
+    assert ("not signed in" in auth.detail) is signs_in
+
+
+# --- TLS -------------------------------------------------------------------------------------
+
+
+def _certificate(
+    subject: str, key: Any, issuer: tuple[str, Any] | None, days: tuple[int, int], ca: bool
+) -> Any:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+    issuer_name, issuer_key = issuer or (subject, key)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+        .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer_name)]))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now + datetime.timedelta(days=days[0]))
+        .not_valid_after(now + datetime.timedelta(days=days[1]))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
+    if not ca or issuer is None:
+        san = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
+        builder = builder.add_extension(san, critical=False)
+    return builder.sign(issuer_key, hashes.SHA256())
+
+
+def _pem(cert: Any, key: Any, folder: Path, stem: str) -> tuple[Path, Path]:
+    from cryptography.hazmat.primitives import serialization
+
+    cert_path, key_path = folder / f"{stem}.pem", folder / f"{stem}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ))  # fmt: skip
+    return cert_path, key_path
+
+
+def _key() -> Any:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[Any]:
+    """Start a TLS server on 127.0.0.1 with a certificate: ``start(cert, key) -> port``. It
+    completes handshakes (then closes); stopped with the test."""
+    stop = threading.Event()
+    threads: list[threading.Thread] = []
+    with ExitStack() as stack:
+
+        def start(cert: Path, key: Path) -> int:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(cert, key)
+            listener = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
+            listener.settimeout(0.2)
+
+            def serve() -> None:
+                while not stop.is_set():
+                    try:
+                        conn, _ = listener.accept()
+                    except OSError:
+                        continue
+                    conn.settimeout(10)
+                    try:
+                        with context.wrap_socket(conn, server_side=True):
+                            pass
+                    except OSError:  # the client refused the certificate: expected
+                        conn.close()
+
+            thread = threading.Thread(target=serve, daemon=True)
+            thread.start()
+            threads.append(thread)
+            return int(listener.getsockname()[1])
+
+        yield start
+        stop.set()
+        for thread in threads:
+            thread.join(5)
+
+
+def test_self_signed_certificate_fails_at_tls(
+    config_path: Path, tmp_path: Path, tls_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    key = _key()
+    cert = _certificate("127.0.0.1", key, None, (-1, 30), ca=False)
+    port = tls_server(*_pem(cert, key, tmp_path, "self"))
+    d = diagnose("selfie", {"selfie": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path)
+    assert_stopped_at(d, "tls", "http")
+    step = d.step("tls")
+    assert step is not None and "self-signed" in step.detail
+    assert "self-signed" in (step.fix or "") and "SSL_CERT_FILE" in (step.fix or "")
+
+
+def test_expired_certificate_fails_at_tls(
+    config_path: Path, tmp_path: Path, tls_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A certificate from a CA this machine trusts (SSL_CERT_FILE), expired yesterday."""
+    ca_key, key = _key(), _key()
+    ca = _certificate("doctor test CA", ca_key, None, (-30, 30), ca=True)
+    ca_path, _ = _pem(ca, ca_key, tmp_path, "ca")
+    leaf = _certificate("127.0.0.1", key, ("doctor test CA", ca_key), (-10, -1), ca=False)
+    port = tls_server(*_pem(leaf, key, tmp_path, "leaf"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_path))
+    d = diagnose("old", {"old": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path)
+    assert_stopped_at(d, "tls", "http")
+    step = d.step("tls")
+    assert step is not None and "expired" in step.detail
+    assert "renew it" in (step.fix or "")
+
+
+def test_valid_certificate_passes_tls_with_days_left(
+    config_path: Path, tmp_path: Path, tls_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ca_key, key = _key(), _key()
+    ca = _certificate("doctor test CA", ca_key, None, (-30, 365), ca=True)
+    ca_path, _ = _pem(ca, ca_key, tmp_path, "ca")
+    leaf = _certificate("127.0.0.1", key, ("doctor test CA", ca_key), (-1, 90), ca=False)
+    port = tls_server(*_pem(leaf, key, tmp_path, "leaf"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_path))
+    d = diagnose("fine", {"fine": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path,
+                 timeout=5.0)  # fmt: skip
+    step = d.step("tls")
+    assert step is not None and step.status == "passed", d.to_dict()
+    assert "from doctor test CA" in step.detail
+    assert "days left" in step.detail
+    assert d.failed is not None and d.failed.id == "http"  # it closes without answering HTTP
+
+
+def test_healthy_remote_server_passes_every_step(config_path: Path, http_server: Any) -> None:
+    url = http_server("streamable-http") + "/mcp"
+    d = diagnose("remote", {"remote": {"url": url}}, config_path)
+    assert d.ok and d.next is None, d.to_dict()
+    assert [s.id for s in d.steps] == ["config", "placeholders", "resolve", "connect", "http",
+                                       "auth", "protocol", "lists"]  # fmt: skip
+    by_id = {s.id: s for s in d.steps}
+    assert "POST initialize: HTTP 200" in by_id["http"].detail
+    assert by_id["auth"].detail == "no sign-in asked for"
+    assert "over streamable-http" in by_id["protocol"].detail
+    assert by_id["lists"].detail.startswith("10 tools")
