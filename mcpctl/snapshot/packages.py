@@ -431,17 +431,16 @@ def _pypi_doc(data: Any) -> dict[str, Any]:
         raise ValueError("no info")
     version = data["info"].get("version")
     releases = data.get("releases")
-    yanked = {
-        v for v, files in (releases.items() if isinstance(releases, dict) else [])
-        if isinstance(files, list) and files
-        and all(isinstance(f, dict) and f.get("yanked") is True for f in files)
-    }  # fmt: skip
+    files = {
+        str(v): _pypi_files(items)
+        for v, items in (releases.items() if isinstance(releases, dict) else [])
+    }
+    yanked = {v for v, items in files.items() if items and all(f["yanked"] for f in items)}
     return {
         "version": version if isinstance(version, str) else None,
-        "releases": sorted(str(v) for v in releases if v not in yanked)
-        if isinstance(releases, dict)
-        else [],
+        "releases": sorted(v for v in files if v not in yanked),
         "files": _pypi_files(data.get("urls")),
+        "release_files": files,
     }
 
 
@@ -526,6 +525,26 @@ def resolve_packages(
             final[server] = release(spec, version)
     second = {url: _pypi_doc for url in final.values() if url not in fetched}
     fetched.update(fetch_all(second, cache, **kw))
+    # A PyPI without the per-version document (a mirror): the project's lists every release.
+    fallback: dict[str, str] = {}
+    for server, spec in specs.items():
+        got = fetched.get(final.get(server, ""))
+        missing = got is not None and got.error is not None and "(404)" in got.error
+        if spec.ecosystem == "pypi" and missing and final[server] != project(spec):
+            fallback[server] = project(spec)
+    third = {url: _pypi_doc for url in fallback.values() if url not in fetched}
+    fetched.update(fetch_all(third, cache, **kw))
+    for server, url in fallback.items():
+        whole = fetched[url]
+        version = chosen.get(server) or specs[server].requested.lstrip("=")
+        if whole.data is not None:
+            files = (whole.data.get("release_files") or {}).get(version)
+            if files is not None:
+                chosen[server] = version
+                fetched[f"{final[server]}#fallback"] = replace(
+                    whole, data={"version": version, "files": files}
+                )
+                final[server] = f"{final[server]}#fallback"
     cache.save()
     for server, spec in specs.items():
         if spec.ecosystem == "oci":

@@ -3,7 +3,8 @@
 Serves ``GET /NAME`` (npm: ``dist-tags`` and ``versions[v].dist.integrity``, ``@scope%2fname``
 too), ``/pypi/NAME/json`` and ``/pypi/NAME/VERSION/json`` (``info.version``, ``urls`` with
 ``digests.sha256``, ``releases``), with an ETag per document (``If-None-Match`` answers 304).
-``mode``: ``invalid_json``, ``huge`` (a body over the client's cap), ``500``.
+``mode``: ``invalid_json``, ``huge`` (a body over the client's cap), ``500``,
+``no_version_docs`` (PyPI's per-version documents answer 404, as on some mirrors).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class Packages:
             releases = self.pypi.get(name)
             if releases is None:
                 return None
+            if len(parts) == 4 and self.mode == "no_version_docs":
+                return None  # a mirror that serves only the project's document
             version = parts[2] if len(parts) == 4 else self.pypi_latest[name]
             if version not in releases:
                 return None

@@ -311,6 +311,17 @@ def test_a_range_resolves_to_what_it_would_install(registry: Packages) -> None:
     assert found.pins["py"].integrity == "sha256:" + registry.wheel_sha("demo-time", "1.0")
 
 
+def test_a_pypi_without_version_documents_answers_from_the_project(registry: Packages) -> None:
+    registry.mode = "no_version_docs"
+    registry.publish_pypi("demo-time", "2.0")
+    specs = {"old": parse_spec("uvx", ["--from", "demo-time==0.9", "x"]),
+             "range": parse_spec("uvx", ["demo-time<2"])}  # fmt: skip
+    found = resolve_packages({k: v for k, v in specs.items() if v is not None}, cache_dir=None)
+    assert found.pins["old"].integrity == "sha256:" + registry.wheel_sha("demo-time", "0.9")
+    assert found.pins["range"].version == "1.0"
+    assert found.pins["range"].integrity == "sha256:" + registry.wheel_sha("demo-time", "1.0")
+
+
 def test_docker_digest_from_the_local_image() -> None:
     spec = parse_spec("docker", ["run", "-i", "--rm", "mcp/time"])
     assert spec is not None
