@@ -467,9 +467,7 @@ def _sarif(
 # --- the human view -------------------------------------------------------------------------
 
 
-def _summary(
-    changes: SnapshotDiff, since: str, packages: Sequence[PackageChange] = ()
-) -> str:
+def _summary(changes: SnapshotDiff, since: str, packages: Sequence[PackageChange] = ()) -> str:
     if changes.empty and not packages:
         return f"no changes since {since or 'the earlier snapshot'}"
     parts = [

@@ -120,6 +120,7 @@ def test_uvx_specs_pin_round_trip(name: str, version: str) -> None:
 def test_version_ranges() -> None:
     versions = ["1.0.0", "1.2.0", "1.3.0", "2.0.0-rc.1", "0.2.5"]
     assert best_npm(versions, "^1.2.0") == "1.3.0"
+    assert best_npm(["1.0.0", "2.0.0", "3.0.0"], "^1") == "1.0.0"  # never the next major
     assert best_npm(versions, "~1.2") == "1.2.0"
     assert best_npm(versions, ">=1.2 <1.3") == "1.2.0"
     assert best_npm(versions, "1.0.0 - 1.2.0") == "1.2.0"
