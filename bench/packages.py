@@ -58,15 +58,15 @@ def main() -> int:
             spec = parse_spec(str(e["command"]), list(e["args"]))  # type: ignore[arg-type]
             assert spec is not None
             specs[n] = spec
-        cache = Path(home) / "cache"
+        cache = Path(home) / "cache" / "package-metadata.json"
         t = time.perf_counter()
-        cold = resolve_packages(specs, cache_dir=cache)
+        cold = resolve_packages(specs, cache_file=cache)
         results["library_cold_s"] = time.perf_counter() - t
         assert all(p.resolved for p in cold.pins.values()), cold.pins
         warm = []
         for _ in range(opts.runs):
             t = time.perf_counter()
-            resolve_packages(specs, cache_dir=cache)
+            resolve_packages(specs, cache_file=cache)
             warm.append(time.perf_counter() - t)
         results["library_warm_s"] = statistics.median(warm)
         Path(home, "external-mcps.json").write_text(json.dumps(config))

@@ -102,7 +102,7 @@ def resolve_now(snapshot: Snapshot, loaded: LoadResult) -> Resolution:
 
         return Resolution()
     with progress(f"Resolving {plural(len(specs), 'package')}", total=None):
-        return resolve_packages(specs, cache_dir=paths().cache_dir)
+        return resolve_packages(specs, cache_file=paths().package_metadata)
 
 
 def take_now(

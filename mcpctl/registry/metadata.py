@@ -25,7 +25,6 @@ from mcpctl.errors import RegistryError
 from mcpctl.registry.client import OFFLINE_HINT, RegistryClient
 
 __all__ = [
-    "METADATA_FILENAME",
     "NPM_REGISTRY",
     "PYPI_URL",
     "Fetched",
@@ -37,7 +36,6 @@ __all__ = [
 
 NPM_REGISTRY = "https://registry.npmjs.org"
 PYPI_URL = "https://pypi.org"
-METADATA_FILENAME = "package-metadata.json"
 MAX_BYTES = 16 * 1024 * 1024  # the cache file
 MAX_DOCUMENTS = 500  # kept, the most recently fetched first to stay
 MAX_THREADS = 8
@@ -77,13 +75,13 @@ class MetadataCache:
     records: dict[str, dict[str, Any]]
 
     @classmethod
-    def load(cls, cache_dir: Path | None) -> MetadataCache:
-        """The cache kept in ``cache_dir`` (``None``: an in-memory one)."""
-        if cache_dir is None:
+    def load(cls, path: Path | None) -> MetadataCache:
+        """The cache kept in the file ``path`` (``None``: an in-memory one; the user's is
+        :attr:`mcpctl.paths.Paths.package_metadata`)."""
+        if path is None:
             return cls(None, {})
         from mcpctl.probe.cachefiles import read_records
 
-        path = cache_dir / METADATA_FILENAME
         return cls(path, read_records(path, "documents", MAX_BYTES))
 
     def get(self, url: str) -> tuple[Any, str | None, float] | None:

@@ -459,7 +459,7 @@ def _pypi_name(name: str) -> str:
 def resolve_packages(
     specs: Mapping[str, PackageSpec],
     *,
-    cache_dir: Path | None,
+    cache_file: Path | None,
     environ: Mapping[str, str] | None = None,
     timeout: float | None = None,
     deadline: float | None = None,
@@ -467,7 +467,8 @@ def resolve_packages(
     client_factory: Callable[..., Any] | None = None,
 ) -> Resolution:
     """What each spec installs now (``deadline``: a :func:`time.monotonic` time no lookup
-    goes past; by default the one of the commands that refresh a registry before answering).
+    goes past; by default the one of the commands that refresh a registry before answering;
+    ``cache_file``: where fetched documents are kept, ``None`` for none).
     Every failure is an unresolved pin with its reason; never raises for what a registry
     sends.
     """
@@ -477,7 +478,7 @@ def resolve_packages(
     npm_base, pypi_base = npm_registry(environ), pypi_url(environ)
     if deadline is None:
         deadline = time.monotonic() + REFRESH_TIMEOUT
-    cache = MetadataCache.load(cache_dir)
+    cache = MetadataCache.load(cache_file)
     out = Resolution()
 
     def project(spec: PackageSpec) -> str:

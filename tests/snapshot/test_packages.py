@@ -290,7 +290,7 @@ def test_a_misbehaving_registry_leaves_the_package_unresolved(
     registry.mode = mode
     spec = parse_spec("npx", ["-y", "plain"])
     assert spec is not None
-    found = resolve_packages({"s": spec}, cache_dir=None)
+    found = resolve_packages({"s": spec}, cache_file=None)
     pin = found.pins["s"]
     assert not pin.resolved and pin.reason
 
@@ -304,7 +304,7 @@ def test_a_range_resolves_to_what_it_would_install(registry: Packages) -> None:
         "none": parse_spec("npx", ["-y", "plain@^9"]),
         "py": parse_spec("uvx", ["demo-time<2"]),
     }
-    found = resolve_packages({k: v for k, v in specs.items() if v is not None}, cache_dir=None)
+    found = resolve_packages({k: v for k, v in specs.items() if v is not None}, cache_file=None)
     assert found.pins["caret"].version == "2.5.0"
     assert found.pins["tag"].version == "2.5.0"
     assert not found.pins["none"].resolved
@@ -317,7 +317,7 @@ def test_a_pypi_without_version_documents_answers_from_the_project(registry: Pac
     registry.publish_pypi("demo-time", "2.0")
     specs = {"old": parse_spec("uvx", ["--from", "demo-time==0.9", "x"]),
              "range": parse_spec("uvx", ["demo-time<2"])}  # fmt: skip
-    found = resolve_packages({k: v for k, v in specs.items() if v is not None}, cache_dir=None)
+    found = resolve_packages({k: v for k, v in specs.items() if v is not None}, cache_file=None)
     assert found.pins["old"].integrity == "sha256:" + registry.wheel_sha("demo-time", "0.9")
     assert found.pins["range"].version == "1.0"
     assert found.pins["range"].integrity == "sha256:" + registry.wheel_sha("demo-time", "1.0")
@@ -332,10 +332,10 @@ def test_docker_digest_from_the_local_image() -> None:
         seen.append(image)
         return "sha256:" + "b" * 64, None
 
-    pin = resolve_packages({"t": spec}, cache_dir=None, docker=docker).pins["t"]
+    pin = resolve_packages({"t": spec}, cache_file=None, docker=docker).pins["t"]
     assert seen == ["mcp/time:latest"]
     assert (pin.version, pin.integrity, pin.pinned) == ("latest", "sha256:" + "b" * 64, False)
-    gone = resolve_packages({"t": spec}, cache_dir=None,
+    gone = resolve_packages({"t": spec}, cache_file=None,
                             docker=lambda _: (None, "not pulled here")).pins["t"]  # fmt: skip
     assert (gone.status, gone.reason) == ("unresolved", "not pulled here")
 
@@ -376,3 +376,51 @@ def test_render_pinned_with_a_lock_without_packages_warns(cli: Cli, config_path:
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "records no packages" in r.stderr
     assert '"pkg"' in r.stdout
+
+
+@given(command=st.sampled_from(["npx", "uvx", "pipx", "docker", "uv", "podman", "x"]),
+       args=st.lists(st.text(max_size=30), max_size=8))  # fmt: skip
+def test_any_command_line_parses_without_raising(command: str, args: list[str]) -> None:
+    spec = parse_spec(command, args)
+    if spec is not None:
+        assert 0 <= spec.index < len(args) and spec.name
+        pinned, _ = pin_entries(
+            {"s": ServerEntry(command=command, args=tuple(args))},
+            {"s": PackagePin(spec.ecosystem, spec.name, "", False, "1.0.0", "sha256:" + "0" * 64)},
+        )
+        assert len(pinned["s"].args) == len(args)
+
+
+def test_save_over_a_lock_with_packages_needs_packages(
+    cli: Cli, config_path: Path, registry: Packages
+) -> None:
+    write_config(config_path, CONFIG)
+    assert cli("snapshot", "save", "--packages", "-o", "lock.json").exit_code == 0
+    r = cli("snapshot", "diff", "--against", "lock.json", "--save")
+    assert r.exit_code == 2
+    assert "--save would drop the package pins" in r.stderr
+    assert "add --packages" in r.stderr
+    r = cli("snapshot", "diff", "--packages", "--against", "lock.json", "--save")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert json.loads(Path("lock.json").read_text())["packages"]["plain"]["version"] == "2.0.0"
+
+
+def test_a_lock_with_a_bad_packages_section_is_exit_2(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, CONFIG)
+    Path("lock.json").write_text(json.dumps({"timestamp": "t", "mcps": [],
+                                             "packages": {"plain": {"name": 7}}}))  # fmt: skip
+    r = cli("snapshot", "diff", "--packages", "--against", "lock.json")
+    assert r.exit_code == 2
+    assert "packages.plain.name" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_launched_server_is_not_rendered_pinned_and_says_so(
+    cli: Cli, config_path: Path, registry: Packages
+) -> None:
+    write_config(config_path, {"everything": {"command": "npx", "args": ["-y", "@demo/server"],
+                                              "env": {"TOKEN": "${secret:demo-token}"}}})  # fmt: skip
+    assert cli("snapshot", "save", "--packages", "-o", "lock.json").exit_code == 0
+    r = cli("render", "claude-code", "--pinned", "lock.json", "--secrets", "launcher", "--json")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert any("everything: runs through 'mcpctl run'" in w for w in r.json["warnings"])
