@@ -593,15 +593,21 @@ def _npm_pin(spec: PackageSpec, data: Any, error: str | None) -> PackagePin:
         version = best_npm(versions, wanted, tags.get("latest"))
     if version is None or version not in versions:
         return _unresolved(spec, f"no version of {spec.name} matches {wanted or 'latest'!r}")
+    if semver_key(version) is None:
+        return _unresolved(spec, f"the registry names a version that is not one: {version!r}")
     return PackagePin("npm", spec.name, spec.requested, spec.pinned, version, versions[version])
 
 
 def _pypi_pin(spec: PackageSpec, data: Any, error: str | None, chosen: str | None) -> PackagePin:
     if data is None:
         return _unresolved(spec, error or "no answer")
+    from mcpctl.snapshot.versions import pep440_key
+
     version = chosen or data.get("version")
     if not isinstance(version, str):
         return _unresolved(spec, f"no version of {spec.name} matches {spec.requested!r}")
+    if pep440_key(version) is None:
+        return _unresolved(spec, f"PyPI names a version that is not one: {version!r}")
     best = _best_file(data.get("files") or [])
     if best is None:
         return _unresolved(spec, f"{spec.name} {version} has no distribution files")
@@ -763,18 +769,31 @@ def pin_entries(
             )
             warnings.append(f"{name}: {why}: rendered unpinned")
             continue
+        token = _pinned_token(spec, pin)
+        if token is None:
+            warnings.append(
+                f"{name}: the lock's {pin.version or pin.integrity!r} is not a version of "
+                f"{spec.name}: rendered unpinned"
+            )
+            continue
         entry = entries[name]
         args = list(entry.args)
-        args[spec.index] = _pinned_token(spec, pin, args[spec.index])
+        args[spec.index] = token
         out[name] = replace(entry, args=tuple(args))
     return out, warnings
 
 
-def _pinned_token(spec: PackageSpec, pin: PackagePin, token: str) -> str:
+def _pinned_token(spec: PackageSpec, pin: PackagePin) -> str | None:
+    """The spec naming the lock's version, or ``None`` when the lock holds no valid one (a
+    lock file may come from anywhere: nothing but a version goes into a command)."""
+    from mcpctl.snapshot.versions import pep440_key, semver_key
+
+    version = pin.version or ""
     if spec.ecosystem == "npm":
-        return f"{spec.name}@{pin.version}"
+        return f"{spec.name}@{version}" if semver_key(version) is not None else None
     if spec.ecosystem == "pypi":
-        return f"{spec.name}{spec.extras}=={pin.version}"
-    if pin.integrity and pin.integrity.startswith("sha256:"):
+        ok = pep440_key(version) is not None and re.fullmatch(r"[A-Za-z0-9.!+_-]+", version)
+        return f"{spec.name}{spec.extras}=={version}" if ok else None
+    if pin.integrity and re.fullmatch(r"sha256:[0-9a-f]{64}", pin.integrity):
         return f"{spec.name}@{pin.integrity}"
-    return token
+    return None

@@ -424,3 +424,28 @@ def test_a_launched_server_is_not_rendered_pinned_and_says_so(
     r = cli("render", "claude-code", "--pinned", "lock.json", "--secrets", "launcher", "--json")
     assert r.exit_code == 0, r.stdout + r.stderr
     assert any("everything: runs through 'mcpctl run'" in w for w in r.json["warnings"])
+
+
+def test_a_lock_s_version_that_is_no_version_is_not_rendered() -> None:
+    entries = {
+        "n": ServerEntry(command="npx", args=("-y", "pkg")),
+        "p": ServerEntry(command="uvx", args=("pkg",)),
+        "d": ServerEntry(command="docker", args=("run", "-i", "img")),
+    }
+    pins = {
+        "n": PackagePin("npm", "pkg", "", False, "1.0.0 --inspect=0.0.0.0", "sha512-x"),
+        "p": PackagePin("pypi", "pkg", "", False, "1.0 ; rm", "sha256:x"),
+        "d": PackagePin("oci", "img", "", False, "latest", "sha256:nothex"),
+    }
+    out, warnings = pin_entries(entries, pins)
+    assert out == entries
+    assert len(warnings) == 3 and all("rendered unpinned" in w for w in warnings)
+
+
+def test_a_registry_version_that_is_no_version_is_unresolved(registry: Packages) -> None:
+    registry.npm["plain"]["dist-tags"]["latest"] = "evil/../x"
+    registry.npm["plain"]["versions"]["evil/../x"] = {"dist": {"integrity": "sha512-x"}}
+    spec = parse_spec("npx", ["-y", "plain"])
+    assert spec is not None
+    pin = resolve_packages({"s": spec}, cache_file=None).pins["s"]
+    assert not pin.resolved and "not one" in (pin.reason or "")
