@@ -127,6 +127,11 @@ class Paths(Record):
         return self.cache_dir / "discovery.sqlite3"
 
     @property
+    def package_metadata(self) -> Path:
+        """The npm and PyPI documents package pins were resolved from (with their ETags)."""
+        return self.cache_dir / "package-metadata.json"
+
+    @property
     def snapshot(self) -> Path:
         """The last-known snapshot (``MCPCTL_SNAPSHOT`` overrides it)."""
         override = os.environ.get("MCPCTL_SNAPSHOT")

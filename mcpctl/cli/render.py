@@ -16,11 +16,14 @@ from mcpctl.render.targets import TARGET_MODULES
 from mcpctl.results import Result
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from mcpctl.config.model import ServerEntry
     from mcpctl.render.asclient import ClientProblem
     from mcpctl.render.base import ClientTarget
     from mcpctl.render.delivery import SecretsMode
     from mcpctl.render.install import Merged
+    from mcpctl.snapshot.packages import PackagePin
 
 app = typer.Typer()
 
@@ -84,7 +87,8 @@ def render(
         None,
         "--pinned",
         metavar="FILE",
-        help="A lock file (snapshot save --probe): expose only the tools it pinned.",
+        help="A lock file (snapshot save --probe --packages): expose only the tools it pinned, "
+        "and run the package versions it recorded.",
     ),
     listen: str | None = typer.Option(
         None,
@@ -106,6 +110,11 @@ def render(
     --install into a git work tree). What a target cannot express is rendered as far as it
     goes, with a warning.
 
+    --pinned LOCK exposes only the tools the lock file recorded (saved with --probe) and,
+    when it was saved with --packages, writes the versions it recorded into the commands:
+    npx -y pkg@1.2.0, uvx pkg==1.2.0, docker run image@sha256:...; a server the lock does
+    not pin is rendered as configured, with a warning.
+
     mcp-proxy listens on 127.0.0.1:9090 unless --listen (or a template) says otherwise; it
     warns when the proxy would listen beyond this machine without an auth token.
 
@@ -125,25 +134,28 @@ def render(
 
       mcpctl render mcp-proxy --pinned mcp-lock.json -o config.json
 
+      mcpctl render claude-code --pinned mcp-lock.json --install
+
       mcpctl render mcp-proxy --listen 127.0.0.1:8080 -o config.json
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.config.safefile import read_text_file
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher
-    from mcpctl.render.inputs import load_pins, load_template
+    from mcpctl.render.inputs import launched_unpinned, load_pins, load_template, pin_packages
 
     how = secrets_choice(secrets_mode, inline_secrets)
     inline_secrets = how == "inline"
-    pins, pin_warnings = load_pins(pinned) if pinned is not None else (None, [])
+    pins, packages, pin_warnings = load_pins(pinned) if pinned is not None else (None, None, [])
     if install:
         if out is not None or template is not None:
             raise UsageError("--install writes the client's own file: drop -o and --template")
         if scope not in ("user", "project"):
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
-            target, only, scope, replace, how, check, diff, pins, pin_warnings, listen, group
-        )
+            target, only, scope, replace, how, check, diff, pins, pin_warnings, listen, group,
+            packages, pinned,
+        )  # fmt: skip
     if replace:
         raise UsageError("--replace goes with --install")
     if (check or diff) and out is None:
@@ -153,12 +165,14 @@ def render(
     loaded = read_config()
     only = [*only, *(group_selection(loaded.config.entries, group) or [])]
     base = load_template(template) if template is not None else None
+    entries, package_warnings = pin_packages(loaded.config.entries, only, packages, pinned)
     rendered = render_target(
-        target, loaded.config.entries, only=only, template=base, secrets_mode=how,
+        target, entries, only=only, template=base, secrets_mode=how,
         secrets=keyring_source(), pinned=pins, launcher=Launcher.for_config(loaded.path),
         listen=listen,
     )  # fmt: skip
-    warnings = loaded.warnings + pin_warnings + _for_people(rendered.warnings)
+    warnings = loaded.warnings + pin_warnings + package_warnings + _for_people(rendered.warnings)
+    warnings += launched_unpinned(rendered.launched, packages)
     if rendered.holds_secrets:
         warnings.append(f"{out} holds secrets in clear text: it is written with mode 0600")
     data: dict[str, Any] = {"target": target, "file": str(out) if out else None,
@@ -217,6 +231,8 @@ def install_into_client(
     pin_warnings: list[str] | None = None,
     listen: str | None = None,
     groups: Sequence[str] = (),
+    packages: Mapping[str, PackagePin] | None = None,
+    lock: Path | None = None,
 ) -> int:
     """``render NAME --install``: merge the servers into the client's own config file (with
     ``only`` or ``groups``, only those servers are managed: the others are left as they are).
@@ -228,6 +244,7 @@ def install_into_client(
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher, in_git_work_tree
     from mcpctl.render.importing import here
+    from mcpctl.render.inputs import launched_unpinned, pin_packages
     from mcpctl.render.install import merge_install
     from mcpctl.render.targets import get_target
 
@@ -247,9 +264,10 @@ def install_into_client(
     loaded = read_config()
     entries = loaded.config.entries
     only = [*only, *(group_selection(entries, groups) or [])]
+    to_render, package_warnings = pin_packages(entries, only, packages, lock)
     rendered = render_target(
         name,
-        entries,
+        to_render,
         only=only,
         secrets_mode=mode,
         secrets=keyring_source(),
@@ -268,7 +286,8 @@ def install_into_client(
         merged.append(result)
         return result.text.encode("utf-8")
 
-    warnings = loaded.warnings + (pin_warnings or []) + _for_people(rendered.warnings)
+    warnings = loaded.warnings + (pin_warnings or []) + package_warnings
+    warnings += _for_people(rendered.warnings) + launched_unpinned(rendered.launched, packages)
     data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope, "secrets": mode,
                             "launched": rendered.launched}  # fmt: skip
     if check or diff:

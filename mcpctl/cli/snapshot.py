@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mcpctl.config.loader import LoadResult
     from mcpctl.snapshot.diff import SnapshotDiff
     from mcpctl.snapshot.model import Snapshot
+    from mcpctl.snapshot.packages import PackageChange, Resolution
 
 app = typer.Typer()
 SNAPSHOT_HELP = """Record the enabled servers (and what they offer); show what changed since.
@@ -81,6 +82,27 @@ TIMEOUT = typer.Option(
 CONCURRENCY = typer.Option(
     None, "--concurrency", min=1, metavar="N", help="Servers probed at once with --probe."
 )
+PACKAGES = typer.Option(
+    False,
+    "--packages",
+    help="Also pin the package each stdio server runs (npx, uvx, pipx run, docker run): its "
+    "exact version and integrity, from the npm registry, PyPI or the local image.",
+)
+
+
+def resolve_now(snapshot: Snapshot, loaded: LoadResult) -> Resolution:
+    """What the package of each recorded stdio server resolves to now (the cache answers
+    when the registries cannot be reached)."""
+    from mcpctl.snapshot.packages import resolve_packages, specs_of
+
+    entries = {n: e for n, e in loaded.config.entries.items() if n in snapshot.mcps}
+    specs = specs_of(entries)
+    if not specs:
+        from mcpctl.snapshot.packages import Resolution
+
+        return Resolution()
+    with progress(f"Resolving {plural(len(specs), 'package')}", total=None):
+        return resolve_packages(specs, cache_file=paths().package_metadata)
 
 
 def take_now(
@@ -160,6 +182,7 @@ def save(
     group: list[str] = GROUP,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
+    packages: bool = PACKAGES,
 ) -> int:
     """Record the enabled servers: their configuration, and with --probe what each offers.
 
@@ -187,10 +210,21 @@ def save(
     if target is None and group:
         raise _group_needs_file("-o FILE")
     target = target or paths().snapshot
-    snapshot, more, _ = take_now(
+    snapshot, more, loaded = take_now(
         probe, seconds, concurrency, internal_root, manifest_key, protocol, group
     )
     warnings += more
+    resolution = resolve_now(snapshot, loaded) if packages else None
+    if resolution is not None:
+        snapshot.packages = resolution.pins
+        for name, pin in sorted(resolution.pins.items()):
+            if not pin.resolved:
+                warnings.append(f"{name}: package {pin.name} unresolved: {pin.reason}")
+            elif not pin.pinned:
+                warnings.append(
+                    f"{name}: {pin.name} is not pinned in the config; recorded {pin.version}"
+                    " as it resolves now"
+                )
     redacted = secrets_redacted(snapshot)
     for item in redacted:
         what = f"{NOUNS[item.kind]} {item.name}: " if item.name is not None else ""
@@ -213,6 +247,13 @@ def save(
         what += f", {len(snapshot.mcps) - len(failed)} probed" + (
             f", {len(failed)} failed" if failed else ""
         )
+    if resolution is not None:
+        from mcpctl.snapshot.packages import pins_to_data
+
+        data["packages"] = {"pins": pins_to_data(resolution.pins), **resolution.to_data()}
+        what += f", {plural(len(resolution.pins), 'package')} pinned"
+        if resolution.note:
+            output.info(f"note: packages {resolution.note}")
     output.info(f"Wrote {target} ({what})")
     return output.emit(Result("snapshot save", data, warnings))
 
@@ -237,6 +278,12 @@ def diff(
     group: list[str] = GROUP,
     internal_root: Path | None = INTERNAL_ROOT,
     manifest_key: str = MANIFEST_KEY,
+    packages: bool = typer.Option(
+        False,
+        "--packages",
+        help="Also resolve each stdio server's package again: a new version (moved) or the "
+        "same version with other bytes (republished) is a change; an unpinned spec a warning.",
+    ),
 ) -> int:
     """Show what changed since the last snapshot (or --against FILE).
 
@@ -246,7 +293,10 @@ def diff(
     how tool poisoning shows. With no earlier snapshot there is nothing to compare (an empty
     diff, not "everything added"). Exit 0, or 1 with --exit-code when anything changed.
     With --group, only the group's servers are compared (--save then needs a file of the
-    group's own: --against or --snapshot).
+    group's own: --against or --snapshot). With --packages, each stdio server's package is
+    resolved again and compared with the one recorded by snapshot save --packages: moved
+    and republished packages count as changes (--exit-code exits 1); offline, the lock is
+    checked against the cache, and the output says so.
 
     Examples:
 
@@ -255,6 +305,8 @@ def diff(
       mcpctl snapshot diff --probe --save
 
       mcpctl snapshot diff --probe --against mcp-lock.json --exit-code --format sarif
+
+      mcpctl snapshot diff --packages --against mcp-lock.json --exit-code
     """
     from mcpctl.snapshot.diff import diff_snapshots
     from mcpctl.snapshot.files import load_snapshot, save_snapshot
@@ -278,6 +330,11 @@ def diff(
         raise UsageError(
             f"--save would drop the probe data of {source}", hint="add --probe to record it anew"
         )
+    if save_after and old is not None and old.packages is not None and not packages:
+        raise UsageError(
+            f"--save would drop the package pins of {source}",
+            hint="add --packages to record them anew",
+        )
     new, more, loaded = take_now(
         probe, seconds, concurrency, internal_root, manifest_key, protocol, group
     )
@@ -286,6 +343,23 @@ def diff(
         members = set(group_selection(loaded.config.entries, group) or ())
         old = replace(old, mcps={n: r for n, r in old.mcps.items() if n in members})
     notes: list[str] = []
+    package_changes: list[PackageChange] = []
+    resolution = resolve_now(new, loaded) if packages else None
+    if resolution is not None:
+        from mcpctl.snapshot.packages import diff_packages
+
+        new.packages = resolution.pins
+        recorded = old.packages if old is not None else None
+        if old is not None and recorded is None:
+            warnings.append(
+                f"packages were not compared: {source} records none; save it with --packages"
+            )
+        package_changes = diff_packages(recorded or {}, resolution.pins)
+        for item in package_changes:
+            if item.kind == "unpinned":
+                warnings.append(f"{item.server}: {item.message}")
+        if resolution.note:
+            notes.append(resolution.note)
     if old is None:
         notes.append(NO_EARLIER)
     elif old.probed and not probe:
@@ -301,7 +375,9 @@ def diff(
     if save_after:
         save_snapshot(new, source)
         output.info(f"Wrote {source}")
-    code: int = ExitCode.FAILED if exit_code and not changes.empty else ExitCode.OK
+    moved = [c for c in package_changes if c.fails]
+    changed = not changes.empty or bool(moved)
+    code: int = ExitCode.FAILED if exit_code and changed else ExitCode.OK
     if fmt is DiffFormat.sarif:
         for line in warnings:
             output.warn(line)
@@ -319,14 +395,32 @@ def diff(
         "notes": notes,
         **changes.to_data(),
     }
+    if resolution is not None:
+        data["packages"] = {
+            **resolution.to_data(),
+            "compared": bool(old is not None and old.packages is not None),
+            "changes": [c.to_data() for c in package_changes],
+        }
     if not STATE.json:
         for note in notes:
             output.info(f"note: {note}")
     result = Result("snapshot diff", data, warnings, exit_code=code)
-    code = output.emit(result, lambda _: Lines(diff_lines(changes)))
+    code = output.emit(
+        result, lambda _: Lines(diff_lines(changes) + _package_lines(package_changes))
+    )
     if old is not None:
-        output.info(_summary(changes, old.timestamp))
+        output.info(_summary(changes, old.timestamp, moved))
     return code
+
+
+def _package_lines(changes: list[PackageChange]) -> list[str]:
+    """``! NAME: moved 1.2.0 → 1.3.0 (unpinned)``, ``? NAME: unresolved: ...`` (an unpinned
+    spec is a warning, not a line)."""
+    return [
+        f"{'!' if c.fails else '?'} {c.server}: package {c.message}"
+        for c in changes
+        if c.kind != "unpinned"
+    ]
 
 
 def _group_needs_file(flag: str) -> UsageError:
@@ -373,8 +467,8 @@ def _sarif(
 # --- the human view -------------------------------------------------------------------------
 
 
-def _summary(changes: SnapshotDiff, since: str) -> str:
-    if changes.empty:
+def _summary(changes: SnapshotDiff, since: str, packages: Sequence[PackageChange] = ()) -> str:
+    if changes.empty and not packages:
         return f"no changes since {since or 'the earlier snapshot'}"
     parts = [
         f"{len(group)} {what}"
@@ -383,6 +477,8 @@ def _summary(changes: SnapshotDiff, since: str) -> str:
         )
         if group
     ]  # fmt: skip
+    if packages:
+        parts.append(f"{plural(len(packages), 'package')} moved or republished")
     text = f"changes since {since or 'the earlier snapshot'}: {', '.join(parts)}"
     moved = changes.definitions_changed
     if moved:

@@ -27,7 +27,7 @@ from urllib.parse import quote
 from mcpctl.errors import RegistryError, UsageError
 from mcpctl.registry.records import Record, record_from_json
 
-__all__ = ["RegistryClient", "load_file_registry", "retry_after_seconds"]
+__all__ = ["Document", "RegistryClient", "load_file_registry", "retry_after_seconds"]
 
 API = "/v0.1"
 PAGE_LIMIT = 100
@@ -111,6 +111,15 @@ class _Watch:
         self._timer.cancel()
 
 
+@dataclass(frozen=True)
+class Document:
+    """A JSON document fetched from an arbitrary URL: ``data`` is ``None`` when the server
+    answered 304 (the copy whose ``etag`` was sent is still current)."""
+
+    data: Any
+    etag: str | None = None
+
+
 @dataclass
 class RegistryClient:
     """A client of one registry speaking the official API.
@@ -165,20 +174,42 @@ class RegistryClient:
         """
         return self._get(path, params, time.monotonic())
 
+    def get_document(
+        self, url: str, *, etag: str | None = None, accept: str | None = None
+    ) -> Document:
+        """GET the JSON document at ``url`` (a whole URL: ``base_url`` is not used), with the
+        same limits as :meth:`get_json`; ``etag`` asks for a 304 when it is still current.
+
+        Raises:
+            RegistryError: as :meth:`get_json`.
+        """
+        headers = {"If-None-Match": etag} if etag else {}
+        if accept:
+            headers["Accept"] = accept
+        return self._fetch(url, None, time.monotonic(), headers)
+
     def _get(self, path: str, params: dict[str, Any] | None, since: float) -> Any:
         """:meth:`get_json`; messages give the time waited ``since`` (the first page's
         request, when reading several)."""
-        url = self._url(path)
+        return self._fetch(self._url(path), params, since, {}).data
+
+    def _fetch(
+        self, url: str, params: dict[str, Any] | None, since: float, headers: dict[str, str]
+    ) -> Document:
         end = time.monotonic() + self.timeout
         if self.deadline is not None:
             end = min(end, self.deadline)
         attempt = 0
         while True:
-            status, retry_after, body = self._attempt(url, params, since, end)
+            status, retry_after, body = self._attempt(url, params, since, end, headers)
+            if status == 304:
+                if headers.get("If-None-Match"):
+                    return Document(None, headers["If-None-Match"])
+                raise RegistryError(f"{url}: HTTP 304 to a request that was not conditional")
             if body is not None:
                 try:
-                    return json.loads(body.decode("utf-8-sig"))
-                except ValueError:
+                    return Document(json.loads(body.decode("utf-8-sig")), retry_after)
+                except (ValueError, RecursionError):
                     raise RegistryError(f"{url}: the response is not valid JSON") from None
             waited = time.monotonic() - since
             if attempt >= self.retries:
@@ -201,9 +232,15 @@ class RegistryClient:
             attempt += 1
 
     def _attempt(
-        self, url: str, params: dict[str, Any] | None, since: float, end: float
+        self,
+        url: str,
+        params: dict[str, Any] | None,
+        since: float,
+        end: float,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, str | None, bytes | None]:
-        """One GET: (status, Retry-After, None) for a retryable status, else the body."""
+        """One GET: (status, Retry-After, None) for a retryable status, (304, ETag, None) for
+        a conditional request answered "not modified", else (status, ETag, the body)."""
         import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
         left = end - time.monotonic()
@@ -214,11 +251,15 @@ class RegistryClient:
             try:
                 trace = {"trace": self._sockets.trace}
                 with self._http.stream(
-                    "GET", url, params=params, timeout=timeout, extensions=trace
-                ) as response:
+                    "GET", url, params=params, timeout=timeout, extensions=trace,
+                    headers=headers or None,
+                ) as response:  # fmt: skip
                     status = response.status_code
                     if status in RETRY_STATUSES:
                         return status, response.headers.get("retry-after"), None
+                    if status == 304:
+                        return status, response.headers.get("etag"), None
+                    etag = response.headers.get("etag")
                     if status == 404:
                         raise RegistryError(f"{url}: not found (404)")
                     if status >= 400:
@@ -249,7 +290,7 @@ class RegistryClient:
                                     hint=OFFLINE_HINT) from None  # fmt: skip
             if watch.fired:  # a body cut short, without a length to notice it by
                 raise self._gave_up(url, since)
-        return status, None, bytes(body)
+        return status, etag, bytes(body)
 
     @staticmethod
     def _gave_up(url: str, since: float) -> RegistryError:

@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcpctl.snapshot.packages import PackagePin
 
 __all__ = [
     "KINDS",
@@ -118,10 +121,12 @@ class McpRecord:
 
 @dataclass
 class Snapshot:
-    """The servers at one moment (``timestamp``: ISO 8601, UTC)."""
+    """The servers at one moment (``timestamp``: ISO 8601, UTC); ``packages``: the artifact
+    each stdio server runs, when recorded (:mod:`mcpctl.snapshot.packages`)."""
 
     timestamp: str
     mcps: dict[str, McpRecord] = field(default_factory=dict)
+    packages: dict[str, PackagePin] | None = None
 
     @property
     def probed(self) -> bool:
@@ -131,11 +136,16 @@ class Snapshot:
     def to_data(self) -> dict[str, Any]:
         """The JSON object written to disk: sorted, stable, no secret (the configuration's
         values are hashes; what servers sent has every secret mcpctl resolved redacted)."""
-        return {
+        out: dict[str, Any] = {
             "timestamp": self.timestamp,
             "format": FORMAT,
             "mcps": [_record_data(self.mcps[name]) for name in sorted(self.mcps)],
         }
+        if self.packages is not None:
+            from mcpctl.snapshot.packages import pins_to_data
+
+            out["packages"] = pins_to_data(self.packages)
+        return out
 
     @classmethod
     def from_data(cls, data: Any) -> Snapshot:
@@ -177,6 +187,17 @@ class Snapshot:
             )
             snap.mcps[name] = record
             check.server = None
+        if data.get("packages") is not None:
+            from mcpctl.snapshot.packages import pins_from_data
+
+            try:
+                snap.packages = pins_from_data(data["packages"])
+            except ValueError as exc:
+                from mcpctl.text import escape_controls
+
+                raise UsageError(
+                    f"not a valid snapshot: {escape_controls(str(exc), keep_newlines=False)}"
+                ) from None
         return snap
 
 

@@ -65,10 +65,10 @@ def test_pins_come_from_a_lock_file_with_probe_data(tmp_path: Path) -> None:
     assert "snapshot save --probe" in (raised.value.hint or "")
     snap = snapshot_of_config({"a": ServerEntry(command="echo"), "b": ServerEntry(command="x")})
     save_snapshot(snap, tmp_path / "plain.json")
-    pins, warnings = load_pins(tmp_path / "plain.json")
-    assert pins == {} and "has no probe data" in warnings[0]
+    pins, packages, warnings = load_pins(tmp_path / "plain.json")
+    assert pins == {} and packages is None and "has no probe data" in warnings[0]
     tools = {n: Definition.of({"name": n, "inputSchema": {"type": "object"}}) for n in "yx"}
     snap.mcps["a"].probe = ServerState(tools=tools)
     snap.mcps["b"].probe = ServerState(error="timeout")  # nothing known: pins nothing
     save_snapshot(snap, tmp_path / "lock.json")
-    assert load_pins(tmp_path / "lock.json") == ({"a": ["x", "y"]}, [])
+    assert load_pins(tmp_path / "lock.json") == ({"a": ["x", "y"]}, None, [])
