@@ -294,28 +294,12 @@ def module_graph(
     return graph, witnesses
 
 
-# The one import allowed to close a package cycle, and why. The module graph has no cycle
-# through it; only the package graph does, and no arrangement removes it within the rules:
-#
-# * only mcpctl/probe/ may import the SDK (probe/sdk.py loads it without its server half), so
-#   auth's OAuth providers and sign-in, built on the SDK's, import mcpctl.probe.sdk;
-# * a connection to an ``oauth`` server must use the sign-in stored in the keyring (only
-#   mcpctl/auth/ touches it), for a library user who calls mcpctl.probe.probe() as much as for
-#   the CLI, so the connection code imports mcpctl.auth.connecting (lazily, for such servers).
-#
-# Taking the SDK loader out of probe/ (a top-level mcpctl/sdk.py that both import) would remove
-# it; passing the sign-in in from the callers would change what library users get.
-ALLOWED_PACKAGE_CYCLE_EDGES = {("mcpctl.probe.streams", "mcpctl.auth.connecting")}
-
-
 def package_graph(
     edges: list[Edge], root: Path = ROOT
 ) -> tuple[dict[str, set[str]], dict[tuple[str, str], list[Edge]]]:
     graph: dict[str, set[str]] = defaultdict(set)
     witnesses: dict[tuple[str, str], list[Edge]] = defaultdict(list)
     for edge in edges:
-        if (edge.source, edge.target) in ALLOWED_PACKAGE_CYCLE_EDGES:
-            continue
         source, target = group_of(edge.source, root), group_of(edge.target, root)
         if source != target:
             graph[source].add(target)
@@ -341,22 +325,6 @@ def test_no_module_imports_another_that_imports_it_back() -> None:
 def test_no_package_depends_on_another_that_depends_on_it() -> None:
     _, cycles = cycle_report()
     assert not cycles, "import cycles between packages:\n" + "\n".join(cycles)
-
-
-def test_each_allowed_edge_is_still_there_and_still_needed() -> None:
-    edges = import_edges()
-    found = {(e.source, e.target) for e in edges}
-    assert found >= ALLOWED_PACKAGE_CYCLE_EDGES, "an allowed import is gone: drop it from the set"
-    graph: dict[str, set[str]] = defaultdict(set)
-    for edge in edges:
-        source, target = group_of(edge.source), group_of(edge.target)
-        if source != target:
-            graph[source].add(target)
-    knots = [component for _, component in find_cycles(graph)]
-    for source, target in ALLOWED_PACKAGE_CYCLE_EDGES:
-        assert any({group_of(source), group_of(target)} <= knot for knot in knots), (
-            f"{source} -> {target} no longer closes a cycle: drop it from the set"
-        )
 
 
 # The graph itself: each kind of import the docstring names is seen.

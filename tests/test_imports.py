@@ -93,7 +93,7 @@ def test_health_of_unstartable_servers_skips_the_sdk(tmp_path: Path) -> None:
 
 CLIENT_HALF = """
 import sys
-from mcpctl.probe import sdk
+from mcpctl import sdk
 sdk.use_client_half()
 import mcpctl.probe.connect
 loaded = sorted(m for m in sys.modules if m == "mcp" or m.startswith("mcp.server"))
@@ -139,7 +139,7 @@ def test_health_loads_only_the_client_half(tmp_path: Path) -> None:
 
 def test_connect_after_the_host_imported_the_sdk() -> None:
     code = (
-        "import mcp; from mcpctl.probe import sdk; sdk.use_client_half(); "
+        "import mcp; from mcpctl import sdk; sdk.use_client_half(); "
         "import mcpctl.probe.connect; assert mcpctl.probe.connect.ClientSession is mcp.ClientSession"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

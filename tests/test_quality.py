@@ -54,7 +54,7 @@ def test_mypy_strict() -> None:
         ("mcpctl/probe/x.py", "import mcp_types", False),
         ("mcpctl/probe/x.py", "from mcp.client.session import ClientSession", True),
         ("mcpctl/auth/x.py", "from mcp.shared.auth import OAuthToken", True),
-        ("mcpctl/probe/sdk.py", "from mcp.client.session import ClientSession", False),
+        ("mcpctl/sdk.py", "from mcp.client.session import ClientSession", False),
         ("mcpctl/probe/x.py", "import httpx2", False),
         ("mcpctl/cli/x.py", "import typer", False),
         ("mcpctl/auth/x.py", "import keyring", False),
@@ -68,7 +68,7 @@ def test_mypy_strict() -> None:
     ],
 )
 def test_import_boundaries_are_enforced(path: str, source: str, banned: bool) -> None:
-    """Only probe/ talks to servers (the SDK's ``mcp`` package through probe/sdk.py alone), only
+    """Only probe/ talks to servers (the SDK's ``mcp`` package through mcpctl/sdk.py alone), only
     the CLI renders, the keyring is auth's alone; the package never needs the development
     tools, nor typer's private copy of click."""
     r = subprocess.run(

@@ -23,7 +23,7 @@ from mcpctl.config.model import AuthConfig
 from mcpctl.errors import KeyringUnavailableError, ProbeFailed
 
 if TYPE_CHECKING:
-    from mcpctl.probe.sdk import AuthorizationCodeResult
+    from mcpctl.sdk import AuthorizationCodeResult
 
 __all__ = ["ConnectingAuth", "connecting_auth"]
 

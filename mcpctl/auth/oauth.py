@@ -39,7 +39,7 @@ from mcpctl.auth.records import sane_lifetime, token_problem
 from mcpctl.auth.tokens import TokenStore, refresh_lock
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import KeyringUnavailableError, ProbeFailed
-from mcpctl.probe.sdk import (
+from mcpctl.sdk import (
     OAuthClientInformationFull,
     OAuthClientMetadata,
     OAuthClientProvider,
@@ -342,7 +342,7 @@ def client_credentials_provider(
 ) -> StoredOAuthProvider:
     """The SDK's ``ClientCredentialsOAuthProvider`` (machine to machine, no browser) over
     ``store``."""
-    from mcpctl.probe.sdk import ClientCredentialsOAuthProvider
+    from mcpctl.sdk import ClientCredentialsOAuthProvider
 
     class ClientCredentials(StoredOAuthProvider, ClientCredentialsOAuthProvider):
         def __init__(self) -> None:

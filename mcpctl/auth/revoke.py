@@ -73,7 +73,7 @@ async def _post_all(
     method: object,
 ) -> str | None:
     """Ask ``endpoint`` to revoke each token; why it failed, or ``None``."""
-    from mcpctl.probe.httpclient import BoundedClient, StepTimeout
+    from mcpctl.httpclient import BoundedClient, StepTimeout
 
     problem = None
     async with BoundedClient(limit=REVOKE_TIMEOUT) as http:

@@ -49,7 +49,7 @@ from mcpctl.auth.secrets import SecretStore
 from mcpctl.auth.tokens import OAuthRecord, TokenStore
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import OutsideError, SignInError, UsageError
-from mcpctl.probe.httpclient import BoundedClient, ResponseTooLarge, StepTimeout
+from mcpctl.httpclient import BoundedClient, ResponseTooLarge, StepTimeout
 
 __all__ = ["Answer", "SignIn", "SignedIn", "has_display", "parse_answer", "sign_in", "step_limit"]
 
@@ -116,7 +116,7 @@ async def sign_in(request: SignIn, say: Say) -> SignedIn:
         SignInError: denied (an error answer with the right ``state``); an answer from another
             authorization server than the one the browser was sent to (RFC 9207 ``iss``); no
             answer in time; a failed OAuth step; a token response with an unusable token, or
-            a response over :data:`~mcpctl.probe.httpclient.MAX_RESPONSE`.
+            a response over :data:`~mcpctl.httpclient.MAX_RESPONSE`.
         UsageError: the entry lacks what the grant needs; the callback port is taken.
         OutsideError: the server cannot be reached, or a step did not end in time.
     """
@@ -160,7 +160,7 @@ async def sign_in(request: SignIn, say: Say) -> SignedIn:
             await anyio.to_thread.run_sync(webbrowser.open, url, abandon_on_cancel=True)
 
     async def on_answer() -> Any:
-        from mcpctl.probe.sdk import AuthorizationCodeResult
+        from mcpctl.sdk import AuthorizationCodeResult
 
         with anyio.move_on_after(request.timeout):
             while True:

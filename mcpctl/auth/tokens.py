@@ -27,7 +27,7 @@ from mcpctl.auth.secrets import SecretStore
 from mcpctl.errors import LockTimeoutError
 
 if TYPE_CHECKING:
-    from mcpctl.probe.sdk import (
+    from mcpctl.sdk import (
         OAuthClientInformationFull,
         OAuthMetadata,
         OAuthToken,
@@ -184,7 +184,7 @@ class TokenStore:
     async def get_tokens(self) -> OAuthToken | None:
         """The stored tokens; an expired access token comes back empty, so that the provider
         refreshes instead of sending it (the SDK does not restore expiry from storage)."""
-        from mcpctl.probe.sdk import OAuthToken
+        from mcpctl.sdk import OAuthToken
 
         if self.sign_in:
             return None
@@ -238,7 +238,7 @@ class TokenStore:
         (its ``issuer``): once the server's metadata names another one, the provider registers
         anew there instead of presenting it.
         """
-        from mcpctl.probe.sdk import OAuthClientInformationFull
+        from mcpctl.sdk import OAuthClientInformationFull
 
         if self.configured_client is not None:
             self._client_in_use = self.configured_client

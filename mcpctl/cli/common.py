@@ -228,8 +228,9 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
 
     import anyio
 
+    from mcpctl import sdk
     from mcpctl.errors import Interrupted
-    from mcpctl.probe import procs, sdk, spawn
+    from mcpctl.probe import procs, spawn
 
     sdk.use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
     output.configure_logging()

@@ -8,10 +8,10 @@
   stderr tail, fast stop; :mod:`~mcpctl.probe.procs` and :mod:`~mcpctl.probe.reaper` --
   every descendant found and stopped, start-up slots freed once a server only waits;
 * :mod:`~mcpctl.probe.connect` -- sessions over every transport;
-* :mod:`~mcpctl.probe.sdk` -- the MCP SDK's names, loaded without its server half in the
-  ``mcpctl`` program: the only module of mcpctl that imports the SDK's ``mcp`` package
-  (:mod:`~mcpctl.probe.connect` and :mod:`mcpctl.auth` take its names from there); the SDK's
-  message types, the ``mcp_types`` package, are imported directly where they are used;
+* the MCP SDK's names come from :mod:`mcpctl.sdk`, below this package and :mod:`mcpctl.auth`
+  which both use it (loaded without the SDK's server half in the ``mcpctl`` program): the
+  only module of mcpctl that imports the SDK's ``mcp`` package; the SDK's message types, the
+  ``mcp_types`` package, are imported directly where they are used;
 * :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
 * :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`

@@ -1,7 +1,7 @@
 """Open an MCP client session to a configured server, its protocol era settled.
 
 Importing this module costs over a second (the MCP SDK, whose names come from
-:mod:`mcpctl.probe.sdk`), so commands import it only once they know they will connect. The
+:mod:`mcpctl.sdk`), so commands import it only once they know they will connect. The
 streams of each transport come from :mod:`mcpctl.probe.streams` (their table is
 :mod:`mcpctl.config.transports`); with a ``url`` and no ``transport``, streamable HTTP is tried
 first and SSE second (:attr:`Connection.transport` says which one answered). The era -- the
@@ -37,11 +37,11 @@ from mcpctl.errors import PlaceholderError, exception_leaves
 from mcpctl.probe import streams
 from mcpctl.probe.eras import Era, EraMemory, effective_mode
 from mcpctl.probe.negotiate import negotiate, sse_mismatch
-from mcpctl.probe.sdk import ClientSession, MCPError
 from mcpctl.probe.spawn import StdioDiagnostics
 from mcpctl.probe.streams import Opener, open_sse, open_stdio, open_streamable_http
 from mcpctl.probe.tasks import declaration
 from mcpctl.probe.tolerant import Listing, tolerant_streams
+from mcpctl.sdk import ClientSession, MCPError
 
 __all__ = [
     "ClientSession",

@@ -111,7 +111,7 @@ def classify(
     """The :class:`ProbeError` for an exception raised while connecting or probing."""
     import httpx2
 
-    from mcpctl.probe.sdk import MCPError
+    from mcpctl.sdk import MCPError
 
     leaves = exception_leaves(exc)
     for leaf in leaves:
@@ -164,7 +164,7 @@ def list_failed(
     """The error of a ``{what}/list`` the server answered with an error (``list_failed``: it
     answered, so it is degraded, not down); ``None`` when ``exc`` is another failure (the
     connection closed, an HTTP error status...), which fails the probe as usual."""
-    from mcpctl.probe.sdk import MCPError
+    from mcpctl.sdk import MCPError
 
     answer = next((leaf for leaf in exception_leaves(exc) if isinstance(leaf, MCPError)), None)
     if answer is None or classify(exc, entry, diag, name).code != "mcp_error":

@@ -23,7 +23,7 @@ from mcpctl.config.placeholders import SecretSource
 from mcpctl.probe.catalog import Catalog, catalog_of
 from mcpctl.probe.connect import Connection, connect
 from mcpctl.probe.eras import EraMemory
-from mcpctl.probe.sdk import ListenNotSupportedError, MCPError, listen
+from mcpctl.sdk import ListenNotSupportedError, MCPError, listen
 
 __all__ = ["follow_catalog"]
 

@@ -366,7 +366,7 @@ async def auth_metadata(url: str, resource_metadata: str | None, timeout: float)
     raises: what is missing is in ``problems``."""
     import anyio
 
-    from mcpctl.probe.httpclient import BoundedClient
+    from mcpctl.httpclient import BoundedClient
 
     found = AuthMetadata()
     candidates = [resource_metadata] if resource_metadata else []

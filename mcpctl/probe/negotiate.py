@@ -22,7 +22,7 @@ from pydantic import ValidationError  # a discovery result that does not parse
 from mcpctl.config.model import ProtocolMode
 from mcpctl.errors import ProbeFailed
 from mcpctl.probe.eras import Era, describe_versions
-from mcpctl.probe.sdk import ClientSession, MCPError
+from mcpctl.sdk import ClientSession, MCPError
 
 __all__ = [
     "CLIENT_HANDSHAKE_VERSIONS",

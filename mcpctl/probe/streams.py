@@ -26,8 +26,8 @@ from anyio.abc import Process
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import ResolvedEntry
 from mcpctl.errors import ProbeFailed
-from mcpctl.probe.sdk import SessionMessage, sse_client, streamable_http_client
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
+from mcpctl.sdk import SessionMessage, sse_client, streamable_http_client
 
 __all__ = ["Opener", "Streams", "open_sse", "open_stdio", "open_streamable_http"]
 
@@ -236,7 +236,7 @@ def _stand_in_for_status(exc: BaseException) -> bool:
     """Whether ``exc`` is the SDK's stand-in for an HTTP error status (and not a failure
     mcpctl already explained, such as a sign-in that is needed)."""
     from mcpctl.errors import exception_leaves
-    from mcpctl.probe.sdk import MCPError
+    from mcpctl.sdk import MCPError
 
     leaves = exception_leaves(exc)
     if any(isinstance(leaf, ProbeFailed) for leaf in leaves):

@@ -28,11 +28,11 @@ import mcp_types as types
 from mcpctl.errors import InputRequiredError, ProbeFailed, UsageError
 from mcpctl.probe.failures import one_line
 from mcpctl.probe.inputs import MAX_INPUT_ROUNDS, Answerer, InputLog, answer_requests
-from mcpctl.probe.sdk import ClaimContext, ResultClaim
+from mcpctl.sdk import ClaimContext, ResultClaim
 from mcpctl.text import escape_controls
 
 if TYPE_CHECKING:
-    from mcpctl.probe.sdk import ClientSession
+    from mcpctl.sdk import ClientSession
 
 __all__ = [
     "EXTENSION",

@@ -23,7 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp_types.jsonrpc import JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
-from mcpctl.probe.sdk import SessionMessage
+from mcpctl.sdk import SessionMessage
 
 __all__ = ["Listing", "repair_tool", "tolerant_streams"]
 

@@ -1,8 +1,11 @@
 """The MCP SDK, as mcpctl imports it: every name of the ``mcp`` package that mcpctl uses.
 
-The rest of the package takes them from here (``from mcpctl.probe.sdk import ClientSession``);
-this is the only module that imports ``mcp``. The SDK's message types come from their own
-package, ``mcp_types``, imported directly: it has no server half.
+The rest of the package takes them from here (``from mcpctl.sdk import ClientSession``);
+this is the only module that imports ``mcp``. It sits below :mod:`mcpctl.probe` (which
+talks to servers) and :mod:`mcpctl.auth` (whose OAuth providers and sign-in are built on the
+SDK's), the two packages allowed to use the SDK: both reach it without one importing the
+other back. The SDK's message types come from their own package, ``mcp_types``, imported
+directly where they are used (in those two packages): it has no server half.
 
 Why a module of its own: ``mcp/__init__`` and ``mcp/client/__init__`` re-export the SDK's
 server side (the server session, starlette, uvicorn, click...): about 200 modules more, for
@@ -16,7 +19,7 @@ is found without its parent, and a later ``import mcp`` gets the real package.
 That swaps entries of ``sys.modules``, which is only safe in a process mcpctl owns: a daemon
 that imports the library (and may import ``mcp`` from another thread) gets the plain import.
 It also relies on the SDK's layout (``mcp`` and ``mcp.client`` are packages whose client
-modules import each other by their full names); ``tests/probe/test_sdk.py`` fails when that
+modules import each other by their full names); ``tests/test_sdk.py`` fails when that
 changes, and at run time an unexpected layout gets the plain import.
 
 Names are loaded on first use, each from its module (:data:`MODULES`): importing this module
@@ -78,7 +81,7 @@ __all__ = [
 ]
 
 #: Each name this module gives -> the SDK module it comes from (the imports above, for
-#: the type checker; ``tests/probe/test_sdk.py`` keeps the two the same).
+#: the type checker; ``tests/test_sdk.py`` keeps the two the same).
 MODULES = {
     "OAuthFlowError": "mcp.client.auth.exceptions",
     "ClientCredentialsOAuthProvider": "mcp.client.auth.extensions.client_credentials",
@@ -115,7 +118,7 @@ def use_client_half() -> None:
 def __getattr__(name: str) -> Any:
     module = MODULES.get(name)
     if module is None:
-        raise AttributeError(f"module 'mcpctl.probe.sdk' has no attribute {name!r}")
+        raise AttributeError(f"module 'mcpctl.sdk' has no attribute {name!r}")
     value = getattr(_import(module), name)
     globals()[name] = value
     return value

@@ -1,4 +1,4 @@
-"""mcpctl.probe.sdk: the one importer of the MCP SDK's ``mcp`` package, and the SDK layout
+"""mcpctl.sdk: the one importer of the MCP SDK's ``mcp`` package, and the SDK layout
 its client-half loading relies on (these tests fail loudly when an SDK release changes it)."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcpctl.probe import sdk
+from mcpctl import sdk
 
 LAYOUT_CHANGED = (
-    "the MCP SDK's layout changed: mcpctl.probe.sdk can no longer load its client modules "
-    "without the server half. Update mcpctl/probe/sdk.py to the new layout, or drop the "
+    "the MCP SDK's layout changed: mcpctl.sdk can no longer load its client modules "
+    "without the server half. Update mcpctl/sdk.py to the new layout, or drop the "
     "client-half loading (plain imports) if it saves nothing any more"
 )
 
@@ -65,7 +65,7 @@ def test_the_stand_ins_are_packages() -> None:
 
 CLIENT_HALF = """
 import importlib, json, sys
-from mcpctl.probe import sdk
+from mcpctl import sdk
 sdk.use_client_half()
 loaded = {name: getattr(sdk, name) for name in sdk.MODULES}
 extra = sorted(m for m in sys.modules

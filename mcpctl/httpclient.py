@@ -1,8 +1,8 @@
 """A bounded HTTP client: one time limit for all of each request, and a cap on its body.
 
 Sign-in and sign-out (:mod:`mcpctl.auth`) use it, and so does the check of a server's OAuth
-metadata (:mod:`mcpctl.probe.layers`); it lives here, where both reach it (the auth package
-builds on this one).
+metadata (:mod:`mcpctl.probe.layers`); it lives below both packages, where both reach it
+without one importing the other back.
 
 httpx's timeouts apply to each read, so a server that sends one byte every few seconds never
 trips them. Like the registry client (:mod:`mcpctl.registry.client`), every request here has
