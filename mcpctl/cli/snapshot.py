@@ -251,7 +251,7 @@ def save(
         from mcpctl.snapshot.packages import pins_to_data
 
         data["packages"] = {"pins": pins_to_data(resolution.pins), **resolution.to_data()}
-        what += f", {plural(len(resolution.pins), 'package')} pinned"
+        what += f", {plural(len(resolution.pins), 'package')} recorded"
         if resolution.note:
             output.info(f"note: packages {resolution.note}")
     output.info(f"Wrote {target} ({what})")
