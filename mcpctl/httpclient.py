@@ -10,6 +10,14 @@ one deadline for all of it -- connecting, the status line and headers, and the w
 and a cap on the body's size: the request is cancelled (``anyio.fail_after``) when the time
 is up, whatever the server sends. An event stream (an SSE server's, or an MCP answer sent as
 one) is not read: only its headers are waited for.
+
+It overrides ``httpx2.AsyncClient._send_single_request``, a private method, deliberately: it is
+the one place every request meets the transport -- each request of the SDK's OAuth flow
+included, which waits for the user's browser between requests, so no deadline can be put
+around a whole :meth:`~httpx2.AsyncClient.send` -- and the public alternatives fall short: a
+``transport=`` wrapper is bypassed by the proxy transports httpx builds from the environment
+(``HTTPS_PROXY``, ``NO_PROXY``), and event hooks run after the headers have arrived.
+``tests/test_httpclient.py`` fails loudly when httpx2 changes that method.
 """
 
 from __future__ import annotations
