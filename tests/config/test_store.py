@@ -60,8 +60,12 @@ def test_refuses_to_rewrite_unreadable_or_ambiguous_files(tmp_path: Path) -> Non
         store.add("a", ServerEntry(command="x"))
     assert path.read_text() == "{not json"
     path.write_text('{"a": {"command": "x"}, "a": {"command": "y"}}')
-    with pytest.raises(ConfigInvalidError):
+    with pytest.raises(ConfigInvalidError) as caught:
         store.add("b", ServerEntry(command="x"))
+    assert caught.value.message == (
+        f"{path} defines 'a' more than once; mcpctl will not rewrite it and drop one of them"
+    )
+    assert caught.value.hint == "remove the duplicate by hand (mcpctl validate shows where)"
 
 
 def test_no_change_writes_nothing(tmp_path: Path) -> None:
@@ -227,8 +231,32 @@ def test_a_lock_folder_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text("{}")
     (tmp_path / "locks").write_text("")
-    with pytest.raises(StorageError, match="cannot create the lock folder"):
+    with pytest.raises(StorageError) as caught:
         ConfigStore(path, locks=tmp_path / "locks").add("a", ServerEntry(command="x"))
+    assert caught.value.message.startswith(f"cannot create the lock folder {tmp_path / 'locks'}: ")
+    assert path.read_text() == "{}"
+
+
+def test_a_lock_that_cannot_be_looked_at_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A locks folder the user may not search (not reproducible as root, hence the stand-in).
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    store = ConfigStore(path, locks=tmp_path / "locks")
+    lock = store.lock_path()
+    real_stat = os.stat
+
+    def denied(file: object, *args: object, **kwargs: object) -> os.stat_result:
+        if os.fsdecode(file) == str(lock):  # type: ignore[arg-type]
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_stat(file, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", denied)  # Path.lstat() asks os.stat
+    with pytest.raises(ReadOnlyError) as caught:
+        store.add("a", ServerEntry(command="x"))
+    monkeypatch.undo()
+    assert caught.value.message == f"cannot lock {lock}: Permission denied"
     assert path.read_text() == "{}"
 
 
@@ -260,12 +288,43 @@ def test_atomic_write_failure_leaves_the_file(
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_read_only_mode_is_honoured(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", [0o444, 0o555])
+def test_read_only_mode_is_honoured(tmp_path: Path, mode: int) -> None:
     path = tmp_path / "c.json"
     path.write_text("{}")
-    path.chmod(0o444)
-    with pytest.raises(ReadOnlyError):
+    path.chmod(mode)
+    with pytest.raises(ReadOnlyError) as caught:
         ConfigStore(path).add("a", ServerEntry(command="x"))
+    assert caught.value.message == f"{path} is read-only (mode {mode:04o})"
+    assert caught.value.hint == f"make it writable first: chmod u+w {path}"
+    assert path.read_text() == "{}"
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        0o555,  # no write
+        pytest.param(  # no way in (root goes in anyway)
+            0o600, marks=pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root")
+        ),
+    ],
+)
+def test_a_read_only_directory_is_honoured(tmp_path: Path, mode: int) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    path = folder / "c.json"
+    path.write_text("{}")
+    folder.chmod(mode)
+    try:
+        with pytest.raises(ReadOnlyError) as caught:
+            ConfigStore(path, locks=tmp_path / "locks").add("a", ServerEntry(command="x"))
+    finally:
+        folder.chmod(0o755)
+    assert caught.value.message == f"cannot write in {folder}: the directory is read-only"
+    assert caught.value.hint == (
+        "mcpctl replaces the file atomically, so its directory must be writable"
+    )
+    assert path.read_text() == "{}"
 
 
 def test_dump_config_is_byte_identical_to_json_dumps() -> None:
@@ -485,6 +544,7 @@ def test_a_store_from_paths_locks_in_their_state_dir(tmp_path: Path, isolated: P
     paths = Paths(home=tmp_path / "other-home", config_override=tmp_path / "c.json")
     store = ConfigStore.from_paths(paths)
     assert store.lock_path().parent == paths.locks_dir
+    assert store.backups == paths.backups_for(paths.config)
     store.add("a", ServerEntry(command="x"))
     assert store.lock_path().is_file()
 
@@ -747,3 +807,72 @@ def test_without_flock_a_lock_file_held_by_another_writer_is_left_to_it(
     with pytest.raises(LockTimeoutError):
         store.add("a", ServerEntry(command="x"))
     assert store.lock_path().exists() and path.read_text() == "{}"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no FIFOs")
+def test_a_config_that_is_not_a_file_is_a_config_error_before_any_lock(tmp_path: Path) -> None:
+    from mcpctl.config.store import FileStore
+    from mcpctl.errors import ConfigError, UsageError
+
+    path = tmp_path / "c.json"
+    os.mkfifo(path)
+    with pytest.raises(ConfigError) as caught:
+        ConfigStore(path, lock_timeout=0).add("a", ServerEntry(command="x"))
+    assert caught.value.message == f"{path} is a FIFO, not a regular file"
+    with pytest.raises(UsageError):  # a client's file: the user named it on the command line
+        FileStore(path, lock_timeout=0).replace(lambda current: b"{}", action="install")
+    assert stat.S_ISFIFO(path.stat().st_mode)
+
+
+def test_a_config_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "not-a-folder").write_text("")
+    path = tmp_path / "not-a-folder" / "c.json"
+    with pytest.raises(StorageError) as caught:
+        ConfigStore(path).add("a", ServerEntry(command="x"))
+    assert caught.value.message.startswith(f"cannot create {tmp_path / 'not-a-folder'}: ")
+
+
+def test_the_environment_sets_how_long_a_writer_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from filelock import FileLock
+
+    path = tmp_path / "c.json"
+    path.write_text("{}")
+    monkeypatch.setenv("MCPCTL_LOCK_TIMEOUT", "0.2")
+    store = ConfigStore(path)
+    with FileLock(store.lock_path()), pytest.raises(LockTimeoutError) as caught:
+        store.add("a", ServerEntry(command="x"))
+    assert caught.value.message == f"another process has been changing {path} for 0.2 s"
+
+
+def test_the_number_of_saved_versions_is_bounded(tmp_path: Path) -> None:
+    store = ConfigStore(tmp_path / "c.json", backups=tmp_path / "b", keep_backups=3)
+    for name in "abcde":
+        store.add(name, ServerEntry(command="x"))
+    assert store.keep_backups == 3
+    assert [b.action for b in store.history()] == ["add c", "add d", "add e"]
+
+
+def test_write_json_makes_the_folders_and_writes_canonical_json(tmp_path: Path) -> None:
+    # Snapshots and the registry's exports are written through it.
+    from mcpctl.config.store import write_json
+
+    path = tmp_path / "new" / "deeper" / "out.json"
+    write_json(path, {"b": [1, 2], "a": "é"})
+    assert path.read_bytes() == dump_config({"b": [1, 2], "a": "é"})
+    write_json(path, {"c": 1}, mode=0o600)  # the folder is there already
+    assert json.loads(path.read_text()) == {"c": 1}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(StorageError) as caught:
+        write_json(tmp_path / "a-file" / "out.json", {})
+    assert caught.value.message.startswith(f"cannot create {tmp_path / 'a-file'}: ")
+
+
+def test_read_gives_the_file_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    store = ConfigStore(path)
+    assert store.read().data == {} and not store.read().exists
+    path.write_text('{"b": {"command": "y"}, "a": {"command": "x"}}')
+    assert list(store.read().data) == ["b", "a"] and store.read().exists
