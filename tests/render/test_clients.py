@@ -836,3 +836,29 @@ def test_a_number_too_long_to_read_is_a_usage_error_not_a_traceback() -> None:
     with pytest.raises(UsageError) as caught:
         load_jsonc(text, "VS Code")
     assert caught.value.message == f"this is not a VS Code file: {python.value}"
+
+
+@pytest.mark.parametrize("client", sorted(set(CLIENTS) - EXPANDS_NOTHING - KEEPS_DEFAULTS))
+def test_a_lost_default_is_warned_once_per_field(client: str) -> None:
+    entry = ServerEntry(command="run", args=("${DIR:-/srv/x}", "${OUT:-/tmp}"))
+    rendered = render(client, {"srv": entry})
+    assert rendered.warnings == [
+        f"srv: args loses its placeholder default: {get_target(client).label} "
+        "has no ${VAR:-default}"
+    ]
+
+
+def test_names_made_valid_lose_only_what_is_not_allowed() -> None:
+    parsed = get_target("cursor").parse(
+        '{"mcpServers": {" my server! ": {"command": "a"}, "X-ray!": {"command": "b"}}}'
+    )
+    assert list(parsed.entries) == ["my-server", "X-ray"]
+
+
+def test_numbers_as_env_values_become_strings_and_nothing_else_changes() -> None:
+    from mcpctl.render.clients import env_strings
+
+    assert env_strings({"N": 3, "F": 1.5, "B": True, "S": "x"}) == {
+        "N": "3", "F": "1.5", "B": True, "S": "x"
+    }  # fmt: skip
+    assert env_strings(["not", "a", "mapping"]) == ["not", "a", "mapping"]
