@@ -853,6 +853,11 @@ def test_names_made_valid_lose_only_what_is_not_allowed() -> None:
         '{"mcpServers": {" my server! ": {"command": "a"}, "X-ray!": {"command": "b"}}}'
     )
     assert list(parsed.entries) == ["my-server", "X-ray"]
+    long = "a" * 70 + "!"
+    parsed = get_target("cursor").parse(
+        f'{{"mcpServers": {{"!!!": {{"command": "a"}}, "{long}": {{"command": "b"}}}}}}'
+    )
+    assert list(parsed.entries) == ["server", "a" * 64]  # nothing left; the longest allowed
 
 
 def test_numbers_as_env_values_become_strings_and_nothing_else_changes() -> None:
