@@ -313,3 +313,266 @@ def test_a_stored_registration_is_bound_to_its_authorization_server(
     document = "https://client.example.com/mcpctl.json"
     portable = stored(client={"client_id": document}, client_source="metadata_document")
     assert client_of(portable, client_metadata_url=document).issuer is None
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def test_a_registration_outside_a_sign_in_is_stored_at_once(memory_keyring: MemoryKeyring) -> None:
+    # A refresh that had to register anew: the new client is kept with the tokens it goes
+    # with, and its secret is hidden from all output before anything is stored.
+    from mcp.shared.auth import OAuthClientInformationFull
+
+    from mcpctl.config.redaction import forget, redactor
+
+    forget()
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    client = OAuthClientInformationFull(client_id="client-9", client_secret="cs-distinct-0009",
+                                        redirect_uris=["http://127.0.0.1:5000/callback"])  # type: ignore[list-item]  # fmt: skip
+    anyio.run(TokenStore("docs", URL, secrets).set_client_info, client)
+    assert redactor(patterns=False)("echo cs-distinct-0009") == "echo ****"
+    record = load_record("docs", secrets)
+    assert record is not None and record.client is not None and record.access_token == ACCESS
+    assert record.client["client_id"] == "client-9"
+    assert record.client["client_secret"] == "cs-distinct-0009"  # needed to refresh
+    assert record.client_source == "registered"
+    again = anyio.run(TokenStore("docs", URL, secrets).get_client_info)
+    assert again is not None and again.client_id == "client-9"
+    forget()
+    # Nothing to attach it to: a record of another URL is left alone, no record stays none.
+    elsewhere = stored(server_url="http://elsewhere/mcp")
+    save_record("docs", elsewhere, secrets)
+    anyio.run(TokenStore("docs", URL, secrets).set_client_info, client)
+    assert load_record("docs", secrets) == elsewhere
+    secrets.delete_item("oauth:docs")
+    anyio.run(TokenStore("docs", URL, secrets).set_client_info, client)
+    assert load_record("docs", secrets) is None
+
+
+def test_a_registration_of_another_url_is_not_handed_out(memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    save_record("docs", stored(server_url="http://elsewhere/mcp"), secrets)
+    assert anyio.run(TokenStore("docs", URL, secrets).get_client_info) is None
+    secrets.delete_item("oauth:docs")
+    assert anyio.run(TokenStore("docs", URL, secrets).get_client_info) is None
+
+
+def test_a_configured_client_is_stored_by_its_id_alone(memory_keyring: MemoryKeyring) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    from mcpctl.auth.oauth import configured_client
+    from mcpctl.config.model import AuthConfig
+
+    secrets = SecretStore()
+    public = configured_client(AuthConfig(type="oauth", client_id="app"))  # no secret at all
+    assert public is not None
+    store = TokenStore("docs", URL, secrets, configured_client=public, sign_in=True)
+    anyio.run(store.get_client_info)
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-5"))
+    record = load_record("docs", secrets)
+    assert record is not None and record.client is not None
+    assert record.client["client_id"] == "app" and record.client_source == "configured"
+    # The client handed back to a refresh (as the SDK may) keeps its secret out too.
+    private = configured_client(AuthConfig(type="oauth", client_id="app", client_secret="sek-2"))
+    assert private is not None
+    anyio.run(TokenStore("docs", URL, secrets, configured_client=private).set_client_info, private)
+    raw = secrets.get_item("oauth:docs") or ""
+    assert "sek-2" not in raw and '"client_id":"app"' in raw
+    assert (load_record("docs", secrets) or stored()).client_source == "configured"
+    # Once the entry no longer names its client, that client is not presented: register anew.
+    assert anyio.run(TokenStore("docs", URL, secrets).get_client_info) is None
+
+
+def test_a_sign_in_reuses_a_registration_that_knows_its_redirect(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets, sign_in=True,
+                       redirect_uri="http://127.0.0.1:5000/callback")  # fmt: skip
+    client = anyio.run(store.get_client_info)
+    assert client is not None and client.client_id == "client-1"
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-4", expires_in=60))
+    record = load_record("docs", secrets)
+    assert record is not None and record.client is not None and record.access_token == "AT-4"
+    assert record.client["client_id"] == "client-1" and record.client_source == "registered"
+    assert record.grant == "authorization_code" and record.refresh_token is None
+
+
+def test_a_client_credentials_grant_is_remembered(memory_keyring: MemoryKeyring) -> None:
+    # Its access token is renewed by the grant itself, with no refresh token.
+    from mcp.shared.auth import OAuthToken
+
+    from mcpctl.auth.oauth import configured_client
+    from mcpctl.config.model import AuthConfig
+
+    secrets = SecretStore()
+    client = configured_client(AuthConfig(type="oauth", client_id="bot", client_secret="sek-3"))
+    store = TokenStore("bot", URL, secrets, configured_client=client, grant="client_credentials")
+    assert store.tokens_saved == 0
+    assert anyio.run(store.get_tokens) is None
+    anyio.run(store.get_client_info)
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-bot", expires_in=60))
+    assert store.tokens_saved != 0  # a sign-in that saved no tokens is reported as failed
+    record = load_record("bot", secrets)
+    assert record is not None and record.grant == "client_credentials" and record.refreshable
+    assert token_status("bot", URL, record)["refreshable"]
+
+
+def test_new_tokens_for_another_url_replace_the_whole_record(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    secrets = SecretStore()
+    save_record("docs", stored(server_url="http://elsewhere/mcp"), secrets)
+    store = TokenStore("docs", URL, secrets)
+    assert anyio.run(store.get_tokens) is None and store.current() is None
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-6", expires_in=60))
+    record = load_record("docs", secrets)
+    assert record is not None and record.bound_to(URL) and record.access_token == "AT-6"
+    assert record.refresh_token is None and record.client is None and record.auth_server is None
+    assert record.client_source is None  # no client, so no source claimed
+
+
+def test_a_client_metadata_document_is_stored_as_such(memory_keyring: MemoryKeyring) -> None:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+    secrets = SecretStore()
+    document = "https://client.example.com/mcpctl.json"
+    redirect = "http://127.0.0.1:6000/callback"
+
+    def sign_in(client_id: str) -> OAuthRecord | None:
+        store = TokenStore("docs", URL, secrets, sign_in=True, redirect_uri=redirect,
+                           client_metadata_url=document)  # fmt: skip
+        client = OAuthClientInformationFull(client_id=client_id, redirect_uris=[redirect])  # type: ignore[list-item]
+        anyio.run(store.set_client_info, client)
+        anyio.run(store.set_tokens, OAuthToken(access_token="AT-7"))
+        return load_record("docs", secrets)
+
+    record = sign_in(document)
+    assert record is not None and record.client_source == "metadata_document"
+    assert record.client_metadata_url == document
+    # A server that does not take metadata documents: the registration it made instead.
+    record = sign_in("client-7")
+    assert record is not None and record.client_source == "registered"
+
+
+def test_tokens_saved_twice_in_one_process_keep_the_registration(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets)
+    anyio.run(store.get_tokens)
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-a", expires_in=60))
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-b", expires_in=60))
+    current = store.current()
+    assert current is not None and current.access_token == "AT-b"
+    record = load_record("docs", secrets)
+    assert record is not None and record.client is not None and record.access_token == "AT-b"
+    assert record.client["client_id"] == "client-1" and record.refresh_token == REFRESH
+    assert TokenStore("docs", "http://elsewhere/mcp", secrets).current() is None
+
+
+def test_a_refresh_stores_the_scope_and_resource_it_was_given(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    from mcp.shared.auth import OAuthToken, ProtectedResourceMetadata
+
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets)
+    anyio.run(store.get_tokens)
+    other = "https://login2.example.com"
+    resource = ProtectedResourceMetadata.model_validate({"resource": URL,
+                                                         "authorization_servers": [other]})  # fmt: skip
+    store.note_metadata(None, resource)
+    store.note_metadata(None, None)  # nothing new discovered: what was is kept
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-8", scope="mcp:read", expires_in=60))
+    record = load_record("docs", secrets)
+    assert record is not None and record.scope == "mcp:read"
+    assert record.resource is not None and record.resource["authorization_servers"] == [other]
+    assert record.endpoint("token_endpoint") == f"{AS}/oauth/token"  # not rediscovered: kept
+
+
+def test_the_tokens_handed_out_tell_their_scope_and_remaining_life(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    secrets = SecretStore()
+    save_record("docs", stored(expires_at=None, lifetime=None), secrets)
+    tokens = anyio.run(TokenStore("docs", URL, secrets).get_tokens)
+    # No expiry given: used until refused, and the scope granted goes with it.
+    assert tokens is not None and tokens.access_token == ACCESS and tokens.expires_in is None
+    assert tokens.scope == "mcp:read mcp:write"
+    now = time.time()
+    monkeypatch.setattr("mcpctl.auth.tokens.time", types.SimpleNamespace(time=lambda: now))
+    save_record("docs", stored(expires_at=now + 0.5, lifetime=1.0), secrets)
+    tokens = anyio.run(TokenStore("docs", URL, secrets).get_tokens)
+    # Half a second left: never overstated, and never 0 (which would read as no expiry).
+    assert tokens is not None and tokens.access_token == ACCESS and tokens.expires_in == 1
+
+
+def test_refused_tokens_are_forgotten_not_blanked(memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    save_record("docs", stored(), secrets)
+    anyio.run(TokenStore("docs", URL, secrets).mark_sign_in_needed, "refused")
+    raw = json.loads(secrets.get_item("oauth:docs") or "{}")
+    assert not {"access_token", "refresh_token", "expires_at"} & raw.keys()
+    # Tokens of another URL (or none) are not this entry's to drop.
+    elsewhere = stored(server_url="http://elsewhere/mcp")
+    save_record("docs", elsewhere, secrets)
+    anyio.run(TokenStore("docs", URL, secrets).mark_sign_in_needed, "refused")
+    assert load_record("docs", secrets) == elsewhere
+    secrets.delete_item("oauth:docs")
+    anyio.run(TokenStore("docs", URL, secrets).mark_sign_in_needed, "refused")
+    assert load_record("docs", secrets) is None
+
+
+def test_the_store_uses_the_keyring_it_is_given(memory_keyring: MemoryKeyring) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    own = MemoryKeyring()
+    secrets = SecretStore(own)
+    save_record("docs", stored(), secrets)
+    store = TokenStore("docs", URL, secrets)
+    tokens = anyio.run(store.get_tokens)
+    assert tokens is not None and tokens.access_token == ACCESS
+    anyio.run(store.set_tokens, OAuthToken(access_token="AT-own"))
+    assert (load_record("docs", secrets) or stored()).access_token == "AT-own"
+    assert not memory_keyring.items  # the default keyring is never touched
+
+
+def test_a_hung_keyring_does_not_outlast_the_caller(memory_keyring: MemoryKeyring) -> None:
+    # A keyring may hang (a locked collection waiting for a prompt): a command's timeout
+    # still ends the wait instead of waiting for the keyring.
+    import threading
+
+    release = threading.Event()
+
+    class Hung(MemoryKeyring):
+        def get_password(self, service: str, username: str) -> str | None:
+            release.wait(120)
+            return None
+
+    store = TokenStore("docs", URL, SecretStore(Hung()))
+
+    async def impatient() -> bool:
+        with anyio.move_on_after(0.2):
+            await store.get_tokens()
+        return release.is_set()
+
+    watchdog = threading.Timer(60, release.set)  # a mutant that waits ends the test, failing
+    watchdog.start()
+    try:
+        assert anyio.run(impatient) is False  # came back while the keyring still hung
+    finally:
+        release.set()
+        watchdog.cancel()

@@ -796,3 +796,74 @@ def test_round_trip(client: str, config: dict[str, ServerEntry]) -> None:
     expected = {n: x for n, e in config.items() if (x := target.expressible(e)) is not None}
     assert parsed.entries == expected
     assert parsed.warnings == []
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def test_appdata_defaults_to_the_roaming_folder(tmp_path: Path) -> None:
+    # APPDATA unset (a service account, a stripped environment): Windows' own default.
+    bare = Places(tmp_path / "home", tmp_path, "win32", {})
+    roaming = tmp_path / "home" / "AppData" / "Roaming"
+    assert get_target("claude-desktop").locations("user", bare) == [
+        roaming / "Claude" / "claude_desktop_config.json"
+    ]
+    assert get_target("vscode").locations("user", bare) == [roaming / "Code/User/mcp.json"]
+
+
+def test_a_timeout_read_back_is_in_milliseconds_and_odd_values_stay() -> None:
+    from mcpctl.render.clients import timeout_in
+
+    assert timeout_in(30, 1000) == 30000 and type(timeout_in(1.5, 1000)) is int  # 1500
+    assert timeout_in(0.0015, 1000) == pytest.approx(1.5)  # not cut to 1 ms
+    assert timeout_in(2500, 1) == 2500
+    assert timeout_in("30", 1000) == "30"  # left for validation to refuse, not "30" * 1000
+    assert timeout_in(True, 1000) is True
+
+
+def test_a_client_file_saved_with_a_byte_order_mark_is_read() -> None:
+    from mcpctl.render.clients import load_jsonc
+
+    assert load_jsonc('\ufeff{"servers": {}, // mine\n}', "VS Code") == {"servers": {}}
+
+
+def test_a_number_too_long_to_read_is_a_usage_error_not_a_traceback() -> None:
+    from mcpctl.render.clients import load_jsonc
+
+    text = '{"a": ' + "1" * 5000 + "}"
+    with pytest.raises(ValueError) as python:  # not a JSONDecodeError: no line, no column
+        json.loads(text)
+    with pytest.raises(UsageError) as caught:
+        load_jsonc(text, "VS Code")
+    assert caught.value.message == f"this is not a VS Code file: {python.value}"
+
+
+@pytest.mark.parametrize("client", sorted(set(CLIENTS) - EXPANDS_NOTHING - KEEPS_DEFAULTS))
+def test_a_lost_default_is_warned_once_per_field(client: str) -> None:
+    entry = ServerEntry(command="run", args=("${DIR:-/srv/x}", "${OUT:-/tmp}"))
+    rendered = render(client, {"srv": entry})
+    assert rendered.warnings == [
+        f"srv: args loses its placeholder default: {get_target(client).label} "
+        "has no ${VAR:-default}"
+    ]
+
+
+def test_names_made_valid_lose_only_what_is_not_allowed() -> None:
+    parsed = get_target("cursor").parse(
+        '{"mcpServers": {" my server! ": {"command": "a"}, "X-ray!": {"command": "b"}}}'
+    )
+    assert list(parsed.entries) == ["my-server", "X-ray"]
+    long = "a" * 70 + "!"
+    parsed = get_target("cursor").parse(
+        f'{{"mcpServers": {{"!!!": {{"command": "a"}}, "{long}": {{"command": "b"}}}}}}'
+    )
+    assert list(parsed.entries) == ["server", "a" * 64]  # nothing left; the longest allowed
+
+
+def test_numbers_as_env_values_become_strings_and_nothing_else_changes() -> None:
+    from mcpctl.render.clients import env_strings
+
+    assert env_strings({"N": 3, "F": 1.5, "B": True, "S": "x"}) == {
+        "N": "3", "F": "1.5", "B": True, "S": "x"
+    }  # fmt: skip
+    assert env_strings(["not", "a", "mapping"]) == ["not", "a", "mapping"]
