@@ -200,10 +200,22 @@ def _wants_json(args: Sequence[str]) -> bool:
 
 def _fail(error: McpctlError) -> int:
     if STATE.json:
-        output.print_json(Result.from_error(STATE.command, error).envelope(), keep=error.subjects)
-    else:
-        output.error(error)
+        try:
+            envelope = Result.from_error(STATE.command, error).envelope()
+            output.print_json(envelope, keep=error.subjects)
+            return error.exit_code
+        except OSError:  # stdout cannot take it (a full disk): stderr still may
+            pass
+    output.error(error)
     return error.exit_code
+
+
+def _output_failed(exc: OSError) -> int:
+    # The output could not be written (a full disk, a quota, an I/O error): not a bug, and
+    # stdout is of no use to say so; the same exit code as a failed flush at exit.
+    with contextlib.suppress(OSError):
+        sys.stderr.write(f"error: the output could not be written: {exc.strerror or exc}\n")
+    return ExitCode.FLUSH_FAILED
 
 
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
@@ -266,16 +278,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc.__context__, OSError) and exc.__context__.errno == errno.EPIPE:
             return _reader_gone()
         raise
+    except OSError as exc:
+        if exc.errno in _OUTPUT_ERRNOS and not os.environ.get("MCPCTL_DEBUG"):
+            return _output_failed(exc)
+        return _internal(exc)
     except Exception as exc:
-        if os.environ.get("MCPCTL_DEBUG"):
-            raise
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return _fail(
-            InternalError(
-                f"internal error: {type(exc).__name__}: {first}",
-                hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
-            )
+        return _internal(exc)
+
+
+# What writing the output may fail with when the device, not mcpctl, is at fault.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("MCPCTL_DEBUG"):
+        raise exc
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return _fail(
+        InternalError(
+            f"internal error: {type(exc).__name__}: {first}",
+            hint="this is a bug in mcpctl; run again with MCPCTL_DEBUG=1 and report it",
         )
+    )
 
 
 def _parse_error(exc: typer.TyperException) -> McpctlError:

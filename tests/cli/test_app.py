@@ -201,6 +201,26 @@ def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a full disk)")
+@pytest.mark.parametrize(
+    "args", [["list"], ["list", "--json"], ["--config", "none.json", "list", "--json"]]
+)
+def test_output_on_a_full_disk_is_one_line_on_stderr(tmp_path: Path, args: list[str]) -> None:
+    cfg = tmp_path / "external-mcps.json"
+    cfg.write_text(json.dumps({f"s{i}": {"command": "x" * 200} for i in range(200)}))
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    env.pop("MCPCTL_DEBUG", None)
+    with Path("/dev/full").open("w") as full:
+        r = subprocess.run([*MCPCTL, *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                           env=env, cwd=tmp_path, timeout=60)  # fmt: skip
+    assert "Traceback" not in r.stderr
+    if "none.json" in args:  # the error itself: its envelope cannot be written, its text can
+        assert r.returncode == 2 and "there is no config file at none.json" in r.stderr
+    else:
+        assert r.returncode == 120
+        assert r.stderr.strip() == "error: the output could not be written: No space left on device"
+
+
 def test_command_module_map_matches_the_modules() -> None:
     from importlib import import_module
 
