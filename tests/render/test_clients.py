@@ -867,3 +867,144 @@ def test_numbers_as_env_values_become_strings_and_nothing_else_changes() -> None
         "N": "3", "F": "1.5", "B": True, "S": "x"
     }  # fmt: skip
     assert env_strings(["not", "a", "mapping"]) == ["not", "a", "mapping"]
+
+
+# Each client warns for exactly the fields it has no setting for: never for one it writes,
+# never for one the entry does not have.
+PLAIN_TOOLS = ServerEntry(
+    command="run", cwd="/srv", inherit_env=("LANG",), timeout=2000,
+    tools=ToolFilter(allow=("read",), deny=("rm",)),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_each_client_warns_for_exactly_the_fields_it_cannot_write(client: str) -> None:
+    target: Any = get_target(client)
+    rendered = render(client, {"srv": PLAIN_TOOLS})
+    warned = {w.split(" ")[1] for w in rendered.warnings if " is not written: " in w}
+    kept = target.expressible(PLAIN_TOOLS)
+    assert kept is not None
+    lost = {
+        "cwd": kept.cwd != PLAIN_TOOLS.cwd,
+        "inherit_env": kept.inherit_env != PLAIN_TOOLS.inherit_env,
+        "timeout": kept.timeout != PLAIN_TOOLS.timeout,
+        "tools.allow": (kept.tools or ToolFilter()).allow != ("read",),
+        "tools.deny": (kept.tools or ToolFilter()).deny != ("rm",),
+    }  # fmt: skip
+    assert warned == {field for field, gone in lost.items() if gone}, rendered.warnings
+    # An entry without any of those fields is written without a warning.
+    assert render(client, {"srv": ServerEntry(command="run")}).warnings == []
+
+
+def test_the_warnings_for_fields_a_client_cannot_write() -> None:
+    rendered = render("claude-desktop", {"srv": PLAIN_TOOLS})
+    assert rendered.warnings == [
+        "srv: cwd is not written: Claude Desktop has no working-directory setting",
+        "srv: inherit_env is not written: Claude Desktop decides what environment a server "
+        "inherits",
+        "srv: timeout is not written: Claude Desktop has no per-server timeout",
+        "srv: tools.allow is not written: Claude Desktop has no tool allow-list here",
+        "srv: tools.deny is not written: Claude Desktop has no tool deny-list here",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tools", "warned"),
+    [
+        (ToolFilter(deny=("rm",)), ["tools.deny"]),  # no allow-list: every tool allowed
+        (ToolFilter(allow=("read",)), ["tools.allow"]),  # an empty deny-list denies nothing
+        (ToolFilter(allow=()), ["tools.allow"]),  # an empty allow-list allows nothing: lost
+    ],
+)
+def test_only_the_tool_lists_an_entry_has_are_warned(tools: ToolFilter, warned: list[str]) -> None:
+    rendered = render("cursor", {"srv": ServerEntry(command="run", tools=tools)})
+    assert [w.split(" ")[1] for w in rendered.warnings] == warned
+
+
+@pytest.mark.parametrize("client", ["claude-code", "cursor", "vscode"])
+def test_auth_becomes_the_headers_a_client_sends(client: str) -> None:
+    def headers(auth: AuthConfig, **kw: Any) -> tuple[Any, list[str]]:
+        rendered = render(client, {"srv": ServerEntry(url=U, auth=auth)}, **kw)
+        return server(client, rendered.text, "srv").get("headers"), rendered.warnings
+
+    assert headers(AuthConfig("bearer", token="t0k")) == ({"Authorization": "Bearer t0k"}, [])
+    assert headers(AuthConfig("header", value="k3y")) == ({"Authorization": "k3y"}, [])
+    assert headers(AuthConfig("header", name="X-Key", value="k3y")) == ({"X-Key": "k3y"}, [])
+    assert headers(AuthConfig("none")) == (None, [])
+    label = get_target(client).label
+    assert headers(AuthConfig("oauth")) == (
+        None,
+        [f"srv: auth is OAuth: sign-in happens in {label}"],
+    )
+    basic = AuthConfig("basic", username="me", password="${PW}")
+    assert headers(basic) == (None, [
+        "srv: auth is not written: a Basic header needs the resolved credentials "
+        f"(--inline-secrets); {label} cannot build one"
+    ])  # fmt: skip
+    inline = headers(basic, inline_secrets=True, environ={"PW": "pa55word"})
+    assert inline == ({"Authorization": "Basic bWU6cGE1NXdvcmQ="}, [])
+
+
+def test_a_rendering_without_secrets_is_not_marked_as_holding_them() -> None:
+    # (a file holding secrets is written owner-only)
+    for client in CLIENTS:
+        assert not render(client, {"srv": ServerEntry(command="run", env={"A": "b"})}).holds_secrets
+
+
+def test_an_imported_remote_server_gets_its_transport_and_bearer_auth_back() -> None:
+    from mcpctl.render.base import Parsed
+    from mcpctl.render.clients import add_entry
+
+    parsed = get_target("cursor").parse(
+        f'{{"mcpServers": {{"u": {{"url": "{U}", "headers": {{"Authorization": "Bearer ${{T}}",'
+        f' "X-Org": "o"}}}}, "b": {{"url": "{U}", "headers": {{"Authorization": "Basic abc"}}}},'
+        f' "n": {{"url": "{U}"}}}}}}'
+    )
+    assert parsed.warnings == []
+    assert parsed.entries == {
+        "u": ServerEntry(url=U, transport="streamable-http", headers={"X-Org": "o"},
+                         auth=AuthConfig("bearer", token="${T}")),
+        "b": ServerEntry(url=U, transport="streamable-http", headers={"Authorization": "Basic abc"}),
+        "n": ServerEntry(url=U, transport="streamable-http"),
+    }  # fmt: skip
+    # Auth the client file already names is kept; the header stays a header.
+    parsed = Parsed()
+    header = {"type": "header", "name": "X-Key", "value": "${K}"}
+    add_entry(parsed, "a", {"url": U, "transport": "sse", "auth": header,
+                            "headers": {"Authorization": "Bearer ${T}"}})  # fmt: skip
+    assert parsed.entries == {"a": ServerEntry(
+        url=U, transport="sse", headers={"Authorization": "Bearer ${T}"},
+        auth=AuthConfig("header", name="X-Key", value="${K}"),
+    )}  # fmt: skip
+
+
+def test_an_entry_mcpctl_cannot_take_is_left_out_with_the_reasons() -> None:
+    parsed = get_target("cursor").parse(
+        '{"mcpServers": {"a": {"command": 3}, "ok": {"command": "y"}}}'
+    )
+    assert list(parsed.entries) == ["ok"]
+    assert parsed.warnings == ["a.command: expected a string, got a number", "a: not imported"]
+
+
+def test_settings_mcpctl_has_no_place_for_are_warned_by_name() -> None:
+    parsed = get_target("cursor").parse(
+        '{"mcpServers": {"s": {"command": "x", "envFile": ".env", "7": 1}}}'
+    )
+    assert parsed.warnings == [
+        "s: envFile is not imported: a Cursor setting mcpctl does not have",
+        "s: 7 is not imported: a Cursor setting mcpctl does not have",
+    ]
+
+
+def test_names_taken_get_the_next_free_number_within_64_characters() -> None:
+    long = "b" * 64
+    parsed = get_target("cursor").parse(
+        f'{{"mcpServers": {{"{long}": {{"command": "a"}}, "{long}!": {{"command": "b"}},'
+        f' "{long}?": {{"command": "c"}}, "x y": {{"command": "d"}}}}}}'
+    )
+    assert list(parsed.entries) == [long, "b" * 62 + "-2", "b" * 62 + "-3", "x-y"]
+    assert parsed.warnings == [
+        f"{long}!: imported as {'b' * 62 + '-2'!r} (names are letters, digits, '-' and '_')",
+        f"{long}?: imported as {'b' * 62 + '-3'!r} (names are letters, digits, '-' and '_')",
+        "x y: imported as 'x-y' (names are letters, digits, '-' and '_')",
+    ]
