@@ -351,6 +351,16 @@ class _Collector:
 _COLLECTOR = _Collector()
 
 
+def _unraisable_quietly(unraisable: Any) -> None:
+    """An exception Python cannot raise (in a ``__del__``, at a collection) is not shown.
+
+    A stop signal may land while an object is half built -- an event loop whose
+    ``__init__`` it cut short complains from ``__del__`` that it lacks an attribute -- and
+    nothing can be done about it then: the program is stopping as asked. Without this the
+    interpreter prints a traceback on stderr; ``MCPCTL_DEBUG=1`` keeps it.
+    """
+
+
 def run(*, collector_paused: bool = False) -> NoReturn:
     """The ``mcpctl`` program: :func:`main`, then exit with its code.
 
@@ -365,6 +375,8 @@ def run(*, collector_paused: bool = False) -> NoReturn:
     the interpreter would.
     """
     _COLLECTOR.paused = collector_paused
+    if not os.environ.get("MCPCTL_DEBUG"):
+        sys.unraisablehook = _unraisable_quietly
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -221,6 +221,28 @@ def test_output_on_a_full_disk_is_one_line_on_stderr(tmp_path: Path, args: list[
         assert r.stderr.strip() == "error: the output could not be written: No space left on device"
 
 
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_exception_python_cannot_raise_shows_no_traceback(tmp_path: Path, debug: bool) -> None:
+    # What a signal landing in a half-built object leaves: a __del__ that fails.
+    script = (
+        "import sys\n"
+        "class HalfBuilt:\n"
+        "    def __del__(self):\n"
+        "        raise AttributeError('no attribute _debug')\n"
+        "from mcpctl.cli import app\n"
+        "app.main = lambda: (HalfBuilt(), 0)[1]\n"
+        "app.run()\n"
+    )
+    env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
+    env.pop("MCPCTL_DEBUG", None)
+    if debug:
+        env["MCPCTL_DEBUG"] = "1"
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       env=env, timeout=60)  # fmt: skip
+    assert r.returncode == 0
+    assert ("Traceback" in r.stderr) is debug, r.stderr
+
+
 def test_command_module_map_matches_the_modules() -> None:
     from importlib import import_module
 
