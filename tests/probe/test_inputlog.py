@@ -261,3 +261,26 @@ def test_a_probe_never_accepts_a_question(tmp_path: Path) -> None:
     assert result.healthy, result.error
     [(answer, _)] = server.answers()
     assert answer.startswith("error:")  # the probe does not take questions: not even cancel
+
+
+def test_a_followed_server_never_gets_an_answer(tmp_path: Path) -> None:
+    """What ``watch --servers`` keeps open asks nobody either."""
+    from mcpctl.probe.follow import follow_catalog
+
+    server = Server(tmp_path, "legacy", QUESTIONS_ASK_ON_LIST="1")
+    seen: list[int] = []
+
+    async def followed() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with anyio.create_task_group() as tg:
+
+                async def on_catalog(catalog: Any) -> None:
+                    seen.append(len(catalog.tools))
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(lambda: follow_catalog("q", server.entry, on_catalog, timeout=30))
+
+    anyio.run(followed)
+    assert seen == [6]  # listed, after the question was refused
+    [(answer, _)] = server.answers()
+    assert answer.startswith("error:")
