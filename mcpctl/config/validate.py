@@ -69,6 +69,8 @@ __all__ = [
 ]
 
 PathT = tuple[str | int, ...]
+#: Variables known to hold secrets, or a function giving them (called once, when needed).
+SecretNames = Iterable[str] | Callable[[], Iterable[str]]
 
 
 def _allowed_fields(loc: PathT) -> tuple[str, ...]:
@@ -177,12 +179,13 @@ class _Checks:
         col: ProblemCollector,
         base: Path,
         strict_commands: bool,
-        secret_names: Iterable[str] = (),
+        secret_names: SecretNames = (),
     ) -> None:
         self.col = col
         self.base = base
         self.strict = strict_commands
-        self.secret_names = frozenset(secret_names)
+        self._secret_names = secret_names
+        self._known: frozenset[str] | None = None  # asked for once, and only if needed
         self.found: dict[tuple[str, str], bool] = {}  # (directory, command): installed
 
     def entry(self, name: str, entry: dict[str, Any]) -> None:
@@ -248,7 +251,7 @@ class _Checks:
         for i, arg in enumerate(args if isinstance(args, list) else ()):
             found = find_placeholders(arg) if isinstance(arg, str) else []
             for var in dict.fromkeys(p.name for p in found):
-                if var in self.secret_names or SECRET_KEY_RE.search(var):
+                if self.secret(var):
                     self.col.add(
                         "warning", "secret_args", (name, "args", i),
                         f"${{{var}}} is a secret on the server's command line, where every "
@@ -256,6 +259,15 @@ class _Checks:
                         hint=f'pass it in "env" instead ("{var}": "${{{var}}}") if the server '
                         "reads it from its environment",
                     )  # fmt: skip
+
+    def secret(self, var: str) -> bool:
+        """Whether ``var`` holds a secret: named like one, or a name the caller knows."""
+        if SECRET_KEY_RE.search(var):
+            return True
+        if self._known is None:
+            names = self._secret_names
+            self._known = frozenset(names() if callable(names) else names)
+        return var in self._known
 
     def command(self, name: str, entry: dict[str, Any], command: str) -> None:
         cwd = entry.get("cwd")
@@ -303,7 +315,7 @@ def _install_hint(command: str) -> str:
 
 
 def entry_warnings(
-    name: str, data: dict[str, Any], *, base: Path, secret_names: Iterable[str] = ()
+    name: str, data: dict[str, Any], *, base: Path, secret_names: SecretNames = ()
 ) -> list[str]:
     """What ``validate`` would say about one new entry beyond the model (for ``add``);
     ``secret_names`` as for :func:`validate_text`."""
@@ -319,7 +331,7 @@ def validate_text(
     strict_commands: bool = False,
     base: Path | None = None,
     internal_names: Iterable[str] = (),
-    secret_names: Iterable[str] = (),
+    secret_names: SecretNames = (),
 ) -> ValidationReport:
     """Validate the text of a config file (no I/O except looking commands up on PATH).
 
@@ -327,7 +339,8 @@ def validate_text(
     would be skipped at load time, so it is reported. ``secret_names`` are variables known to
     hold secrets (the keyring's, :meth:`mcpctl.auth.SecretStore.names`), besides those named
     like one (``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``*PASSWORD*``...): in ``args`` they are
-    reported.
+    reported. It may be a function, called only if a placeholder in ``args`` is not named
+    like a secret.
     """
     report = ValidationReport(path)
     try:
@@ -393,7 +406,7 @@ def validate_config(
     *,
     strict_commands: bool = False,
     internal_names: Iterable[str] = (),
-    secret_names: Iterable[str] = (),
+    secret_names: SecretNames = (),
 ) -> ValidationReport:
     """Validate a config file strictly (``path`` defaults as :class:`~mcpctl.paths.Paths` says);
     ``internal_names`` and ``secret_names`` as for :func:`validate_text`.

@@ -309,7 +309,19 @@ def test_what_is_not_a_secret_in_args() -> None:
 
 
 def test_a_variable_the_keyring_holds_is_a_secret_in_args() -> None:
-    text = json.dumps({"s": {"command": "sh", "args": ["--brave", "${BRAVE}"]}})
+    text = json.dumps({"s": {"command": "sh", "args": ["--brave", "${BRAVE}", "${HOME}"]}})
     assert validate_text(text, path=Path("f.json")).problems == []
     found = problems(text, secret_names=["BRAVE"])
     assert found == [("warning", "secret_args", "s.args[1]", 1, 45)]
+    # Given as a function, the names are asked for once, and only when a placeholder needs it.
+    calls: list[int] = []
+
+    def names() -> list[str]:
+        calls.append(1)
+        return ["BRAVE"]
+
+    assert problems(text, secret_names=names) == found and calls == [1]
+    calls.clear()
+    plain = json.dumps({"s": {"command": "sh", "args": ["${GH_TOKEN}", "x"], "env": {"A": "${B}"}}})
+    assert [c for _, c, *_ in problems(plain, secret_names=names)] == ["secret_args"]
+    assert calls == []
