@@ -57,7 +57,8 @@ def terminal(
         [script, "-qec", shlex.join(argv), "/dev/null"], env=env, capture_output=True,
         input=(typed or "").encode(), timeout=90,
     )  # fmt: skip
-    return done.returncode, done.stdout.decode("utf-8", "replace") + done.stderr.decode()
+    out = done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
+    return done.returncode, " ".join(out.split())  # a line may wrap at the terminal's width
 
 
 # --- nobody to ask: piped, --json, CI ------------------------------------------------------
