@@ -249,14 +249,14 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     return replace(item, entry=entry, literals=own)
 
 
-def is_launcher(entry: ServerEntry) -> bool:
-    """Whether ``entry`` starts ``mcpctl run NAME`` (what renders with a launcher write)."""
-    from mcpctl.launch import fast_args
+def is_launcher(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``entry`` starts this mcpctl's ``mcpctl run NAME`` (what renders with a
+    launcher write): its command resolves (on ``environ``'s PATH, default the process's) to
+    the program this process runs. Any other program named ``mcpctl`` is an ordinary server
+    (:mod:`mcpctl.render.launchers`)."""
+    from mcpctl.render.launchers import is_own_launcher
 
-    command = entry.command or ""
-    if entry.is_remote or Path(command).name not in ("mcpctl", "mcpctl.exe"):
-        return False
-    return fast_args(list(entry.args)) is not None
+    return is_own_launcher(entry, environ)
 
 
 def check_entry(
