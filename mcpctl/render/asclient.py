@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource
-from mcpctl.errors import UsageError
+from mcpctl.errors import InvalidEntryError, UsageError
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -161,6 +161,11 @@ def _is_target(name: str) -> bool:
 def read_client(target: str, file: Path | None = None, places: Places | None = None) -> ClientView:
     """``target``'s file (default: the one ``mcpctl import`` reads) as the client runs it.
 
+    The literal secrets the file holds (what ``mcpctl import`` would move to the keyring: a
+    value under ``DB_PASSWORD``, after ``--password``, that looks like a token) are
+    registered with the redaction (:func:`mcpctl.config.redaction.register`) before this
+    returns: whatever a server started from it says is shown without them.
+
     Raises:
         UsageError: not a client, no file found, or the file is not the client's format.
         StorageError: the file cannot be read.
@@ -181,8 +186,11 @@ def read_client(target: str, file: Path | None = None, places: Places | None = N
     view = ClientView(target, file, warnings=[
         w.replace(_ESCAPE, "") for w in parsed.warnings
         if not (helper_key and f": {helper_key} is not imported" in w)])  # fmt: skip
+    from mcpctl.config.redaction import literal_secret_values, register
+
     for name, entry in parsed.entries.items():
         clean = _map_strings(entry, lambda s: _unescape(s, view.literals))
+        register(literal_secret_values(clean.to_data()))
         used = {ph for s in _strings(clean) for ph in _names(s)}
         own = {k: v for k, v in view.literals.items() if k in used}
         view.entries[name] = ClientEntry(
@@ -296,7 +304,11 @@ def check_entry(
                 ))  # fmt: skip
             elif m["default"] is None and var not in env:
                 problems.append(_unresolved(name, var, target, var in item.inputs, secrets))
-    resolved = resolve_entry(name, item.entry, policy="empty", environ=env, secrets=item.source())
+    try:
+        resolved = resolve_entry(name, item.entry, policy="empty", environ=env,
+                                 secrets=item.source())  # fmt: skip
+    except InvalidEntryError:
+        resolved = None  # no process can be started with it: its probe says why
     if resolved is not None:
         early = precheck(resolved.entry)
         if early is not None and early.code in ("command_not_found", "spawn_failed"):
