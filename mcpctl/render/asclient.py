@@ -54,7 +54,7 @@ _ESCAPED_RE = re.compile(
     "\\$" + _ESCAPE + r"\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}"
 )
 _VSCODE_OWN = re.compile(r"\$\{(?:env|input):")
-_VSCODE_INPUT = re.compile(r"\$\{input:(?P<id>[^}]+)\}")
+_VSCODE_INPUT = re.compile(r"\$\{input:(?P<id>[^}$]++)\}")  # "$": linear (see _VSCODE_BACK)
 _JSON_KEY = re.compile(r'"(?P<name>[A-Z_][A-Z0-9_]*)"\s*:')
 
 
@@ -223,7 +223,6 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     Raises:
         UsageError: the helper failed, ran over 10 s, or printed no JSON object of strings.
     """
-    import json
     import subprocess
 
     assert item.headers_helper is not None
@@ -241,9 +240,11 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
         raise UsageError(f"{why} cannot be run: {exc.strerror or exc}") from None
     if done.returncode != 0:
         raise UsageError(f"{why} failed (exit {done.returncode})")
+    from mcpctl.render.readers import DocumentError, load_json
+
     try:
-        headers = json.loads(done.stdout)
-    except ValueError:
+        headers = load_json(done.stdout.decode("utf-8"), comments=False)
+    except (DocumentError, UnicodeDecodeError):
         headers = None
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise UsageError(f"{why} did not print a JSON object of strings")
