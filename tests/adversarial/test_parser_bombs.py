@@ -66,10 +66,11 @@ def refused(
 
 # --- JSON with comments ---------------------------------------------------------------------
 
-# Each one doubled the time of the old pattern: 22 made a 114-byte file take 10 s. Each is
-# cut short, and the error says where: (the file, where the error is).
+# Each comment doubled the time of the old pattern (22 made a 114-byte file take seconds,
+# 28 a minute). Each file is cut short, and the error says where: (the text, line and column).
 COMMENTED = {
     "22 block comments": ('{"a":1,' + "/**/" * 22, (1, 96)),
+    "28 block comments": ('{"a":1,' + "/**/" * 28, (1, 120)),
     "a line of 22 comments": ('{"a":1,' + "// " * 22, (1, 74)),
     "22 comment lines": ('{"a":1,\n' + "// \n" * 22, (24, 1)),
     "an unterminated comment": ('{"a":1, /*' + " /" * 5000, (1, 10011)),
@@ -230,14 +231,14 @@ def test_aliases_within_reason_are_read(isolated: Path, config_path: Path) -> No
 
 # --- nesting --------------------------------------------------------------------------------------
 
-DEEP = 100_000
-NESTED = {  # the file, its text, where the error is (if the parser knows)
-    "cursor": ("client.json", '{"mcpServers": {}, "x": ' + "[" * DEEP + "]" * DEEP + "}",
-               (1, 225)),
-    "codex": ("config.toml", "x = " + "[" * DEEP + "]" * DEEP + "\n", None),
-    # libyaml stops flow nesting at 1000 itself; block nesting under that is ours to stop
-    "continue": ("client.yaml", "mcpServers: []\nx:\n" + "  " + "- " * 900 + "x\n",
-                 (3, 1401)),
+# 100,000 levels overflow a parser's stack; 300 do not, and are over the one limit all the same.
+NESTED = {  # the file, its text and where the error is (if the parser knows) for a depth
+    "cursor": ("client.json", lambda n: '{"mcpServers": {}, "x": ' + "[" * n + "]" * n + "}",
+               lambda n: (1, 225)),
+    "codex": ("config.toml", lambda n: "x = " + "[" * n + "]" * n + "\n", lambda n: None),
+    # libyaml stops at 1000 levels itself; under that, the limit is ours
+    "continue": ("client.yaml", lambda n: "mcpServers: []\nx:\n  " + "- " * min(n, 900) + "x\n",
+                 lambda n: (3, 2 * (min(n, 900) - 200) + 1)),
 }  # fmt: skip
 INSTALLED = {"cursor": ".cursor/mcp.json", "codex": ".codex/config.toml",
              "continue": ".continue/mcpServers/mcpctl.yaml"}  # fmt: skip
@@ -245,11 +246,13 @@ INSTALLED = {"cursor": ".cursor/mcp.json", "codex": ".codex/config.toml",
 
 @pytest.mark.parametrize("way", ["import", "health --as", "render --install"])
 @pytest.mark.parametrize("target", list(NESTED))
+@pytest.mark.parametrize("depth", [300, 100_000])
 def test_nesting_has_one_limit_on_every_path(
-    isolated: Path, config_path: Path, target: str, way: str
+    isolated: Path, config_path: Path, target: str, way: str, depth: int
 ) -> None:
     write_config(config_path, CONFIG)
-    name, text, at = NESTED[target]
+    name, make, where = NESTED[target]
+    text, at = make(depth), where(depth)
     file = INSTALLED[target] if way == "render --install" else name
     (isolated / file).parent.mkdir(parents=True, exist_ok=True)
     (isolated / file).write_text(text)
