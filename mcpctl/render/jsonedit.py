@@ -102,7 +102,7 @@ def set_value(
     from mcpctl.render.jsonc import strip_jsonc
 
     plain = strip_jsonc(text)
-    at = _ws(plain, 0)
+    at = _ws(plain, 1 if plain.startswith("\ufeff") else 0)  # past a byte order mark
     for depth, key in enumerate(path):
         members, close = _members(plain, at)
         found = [m for m in members if m.key == key]
