@@ -94,7 +94,7 @@ def prefetch(
                 timeout=seconds,
                 secrets=keyring_source(),
                 on_progress=on_progress,
-            ),  # fmt: skip
+            ),
             "Fetching packages",
             spinner=False,
         )
