@@ -122,7 +122,7 @@ def render(report: PrefetchReport) -> Table:
     """A row per package (or skipped server), and the counts as the title."""
     rows = [
         [", ".join(i.servers), i.runner or "-", i.package or "-", i.status,
-         i.reason if i.status in ("failed", "skipped") else (i.where or "")]
+         (i.reason or "") if i.status in ("failed", "skipped") else (i.where or "")]
         for i in report.items
     ]  # fmt: skip
     counts = report.to_dict()["counts"]
