@@ -104,7 +104,9 @@ def prefetch(
     )
     # Integrities are public digests, not secrets, however much they look like tokens.
     digests = [i.integrity for i in report.items if i.integrity]
-    return output.emit(result, lambda _: render(report), keep=digests)
+    code = output.emit(result, lambda _: render(report), keep=digests)
+    output.info(f"prefetch: {summary(report)}")
+    return code
 
 
 def _error(item: Any) -> dict[str, object]:
@@ -119,17 +121,20 @@ def _error(item: Any) -> dict[str, object]:
 
 
 def render(report: PrefetchReport) -> Table:
-    """A row per package (or skipped server), and the counts as the title."""
+    """A row per package (or skipped server)."""
     rows = [
         [", ".join(i.servers), i.runner or "-", i.package or "-", i.status,
          (i.reason or "") if i.status in ("failed", "skipped") else (i.where or "")]
         for i in report.items
     ]  # fmt: skip
-    counts = report.to_dict()["counts"]
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     return Table(["SERVER", "RUNNER", "PACKAGE", "STATUS", "DETAIL"], rows,
-                 empty="no server to fetch", title=summary or None,
-                 styles={3: STYLES})  # fmt: skip
+                 empty="no server to fetch", styles={3: STYLES})  # fmt: skip
+
+
+def summary(report: PrefetchReport) -> str:
+    """``2 fetched, 1 cached, 1 failed, 3 skipped`` (the counts that are not zero)."""
+    counts = report.to_dict()["counts"]
+    return ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to fetch"
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ _NOISE = re.compile(
     re.IGNORECASE,
 )
 _PREFIX = re.compile(r"^(?:npm (?:error|ERR!|warn|WARN)(?: \d{3})?|error:|Error:|×|╰─▶|\s+)+\s*")
+_CAUSE = re.compile(r"^\s*(?:Caused by|cause):\s*(.+)$")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -46,13 +47,13 @@ def meaningful_line(lines: Sequence[str]) -> str | None:
     """The last line of a package manager's output that says why it failed (npm's
     ``npm error`` lines, uv's ``error:``/``Caused by:``, docker's ``Error response``),
     without the decoration and the pointers to a log file; ``None`` when there is none."""
-    errors = [
-        ln for ln in lines if re.match(r"^\s*(npm (error|ERR!)|error|Error|×|╰─▶|\s+Caused by)", ln)
-    ]
+    errors = [ln for ln in lines if re.match(r"^\s*(npm (error|ERR!)|error|Error|×|╰─▶)", ln)]
+    # uv: "error: Failed to fetch URL", then "  cause: ..." lines, the last the root cause.
+    causes = [c.group(1) for ln in lines if (c := _CAUSE.match(ln))]
     for line in reversed(errors or list(lines)):
         text = _PREFIX.sub("", line).strip()
         if text and not _NOISE.match(text) and not re.fullmatch(r"[\d\s]*", text):
-            return text[:LINE_MAX]
+            return (f"{text}: {causes[-1]}" if causes else text)[:LINE_MAX]
     return None
 
 

@@ -31,9 +31,18 @@ from mcpctl.prefetch.commands import CommandRun, Commands
 from mcpctl.prefetch.plan import Job
 from mcpctl.probe.coldstart import npx_installed
 
-__all__ = ["NpmSettings", "clean_npm", "fill_npx", "installed_version", "npm_settings"]
+__all__ = [
+    "NpmSettings",
+    "clean_npm",
+    "clear_stale_lock",
+    "fill_npx",
+    "installed_version",
+    "npm_settings",
+]
 
 MAX_LOCK_BYTES = 64 * 1024 * 1024
+#: Seconds after which npx's folder lock, untouched, is taken for one a killed npx left.
+STALE_LOCK = 3.0
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,35 @@ def has_install_scripts(folder: Path) -> list[str]:
     )
 
 
+async def clear_stale_lock(folder: Path) -> bool:
+    """Remove the lock of an npx folder that an npx killed while installing left behind (a
+    client that gave up on a first start): whether one was removed.
+
+    npm holds the lock (a folder, ``concurrency.lock``) by touching it every second, and
+    takes over one left behind only after a minute. One untouched for :data:`STALE_LOCK`
+    seconds is removed; one still touched is left to npm, which waits for it.
+    """
+    import contextlib
+    import time
+
+    import anyio
+
+    lock = folder / "concurrency.lock"
+    give_up = time.monotonic() + STALE_LOCK + 1.5
+    while time.monotonic() < give_up:
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except OSError:
+            return False
+        if age > STALE_LOCK:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(lock)
+                return True
+            return False
+        await anyio.sleep(0.25)
+    return False
+
+
 async def fill_npx(
     commands: Commands,
     job: Job,
@@ -134,6 +172,9 @@ async def fill_npx(
     """Install ``job`` into npx's cache (see the module). ``check`` looks at the installed
     folder before any script runs and says what is wrong (a pin's integrity), or ``None``.
     Returns the last command's run, the folder, and the check's complaint."""
+    from mcpctl.probe.coldstart import npx_key
+
+    await clear_stale_lock(settings.cache / "_npx" / npx_key(job.packages))
     run = await commands.run(exec_argv(settings, job, scripts=False), env=env, cwd=job.cwd,
                              timeout=timeout, on_line=on_line)  # fmt: skip
     if not run.ok:

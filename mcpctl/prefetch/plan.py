@@ -214,7 +214,7 @@ def _job(
         exact = spec is not None and spec.pinned and len(packages) == 1
         shown = " ".join(packages)
         return Job((name,), "npx", spec.name if spec else shown, shown, tuple(packages),
-                   tuple(options), program, overlay, cwd, pin, exact)  # fmt: skip
+                   tuple(options), program, env, cwd, pin, exact)  # fmt: skip
     spec = parse_spec(entry.command, args)
     if spec is None or "${" in spec.text:
         return Skipped(name, f"its {runner} command names no package mcpctl can fetch")
@@ -222,11 +222,11 @@ def _job(
         requirement = f"{spec.name}{spec.extras}{spec.requested}"
         options = _options(args, _UVX_VALUED, frozenset({"--from"}))
         return Job((name,), "uvx", spec.name, requirement, (requirement,), tuple(options),
-                   program, overlay, cwd, pin, spec.pinned)  # fmt: skip
+                   program, env, cwd, pin, spec.pinned)  # fmt: skip
     if spec.ecosystem != "oci":
         return Skipped(name, f"its {runner} command names no image")
     image = f"{spec.name}{spec.requested}"
     platform = [a for i, a in enumerate(args)
                 if a.startswith("--platform") or (i and args[i - 1] == "--platform")]  # fmt: skip
     return Job((name,), "docker", spec.name, image, (image,), tuple(platform), program,
-               overlay, cwd, pin, spec.pinned)  # fmt: skip
+               env, cwd, pin, spec.pinned)  # fmt: skip

@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 #: A bin that prints a line and exits.
 PRINTS = "#!/usr/bin/env node\nconsole.log('fake package {name} {version} ran');\n"
 #: A bin that starts and never answers (a server that hangs).
-HANGS = "#!/usr/bin/env node\nsetInterval(() => {}, 1000);\n"
+HANGS = "#!/usr/bin/env node\nsetInterval(() => {{}}, 1000);\n"
 
 
 def tarball(name: str, version: str, bin_js: str, scripts: dict[str, str] | None = None) -> bytes:
