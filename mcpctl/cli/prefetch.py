@@ -137,6 +137,19 @@ def summary(report: PrefetchReport) -> str:
     return ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to fetch"
 
 
+def _short(line: str, width: int = 36) -> str:
+    """A runner's line, short enough for a bar: npm's ``http fetch GET 200 URL 12ms`` as
+    ``GET ajv-8.17.1.tgz``."""
+    import re
+    from urllib.parse import unquote
+
+    fetched = re.match(r"npm http (?:fetch )?(GET|cache) (?:\d{3} )?(\S+)", line)
+    if fetched:
+        what = unquote(fetched.group(2).rstrip("/").rsplit("/", 1)[-1])
+        line = f"{fetched.group(1)} {what}"
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 @contextlib.contextmanager
 def _bars() -> Iterator[Callable[[FetchProgress], None] | None]:
     """A progress bar per package on stderr, on a terminal for a person; else nothing."""
@@ -169,7 +182,7 @@ def _bars() -> Iterator[Callable[[FetchProgress], None] | None]:
             bar.update(task, total=1, completed=1, description=escape(event.status))
             return
         lines[event.package] = lines.get(event.package, 0) + 1
-        text = clean(event.text, one_line=True)[:48]
+        text = _short(clean(event.text, one_line=True))
         bar.update(task, description=escape(f"{lines[event.package]} · {text}"))
 
     with bar:
