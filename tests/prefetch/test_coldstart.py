@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,10 @@ def test_health_and_doctor_tell_a_first_download_from_a_hang(
     # Fetched ahead, the same server still does not answer: a hang, said as one.
     registry.tarball_delay = 0.0
     registry.release()
+    started = time.monotonic()
     assert cli("prefetch", "slow").exit_code == 0
+    # The npx that health stopped left its folder lock behind: npm would wait a minute.
+    assert time.monotonic() - started < 30
     r = cli("health", "slow", "--json")
     error = r.json["data"]["mcps"][0]["error"]
     assert error["code"] == "timeout" and "prefetch" not in (error["hint"] or "")

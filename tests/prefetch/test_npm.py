@@ -46,6 +46,8 @@ def test_a_prefetched_package_starts_with_npx_offline(
     after = npx_offline("fake-a@1.0.0", registry, npm_cache)
     assert after.returncode == 0, after.stderr
     assert "fake package fake-a 1.0.0 ran" in after.stdout
+    # npx ran what prefetch installed: it made no folder of its own.
+    assert [p.name for p in (npm_cache / "_npx").iterdir()] == [npx_key(["fake-a@1.0.0"])]
     # The package itself never ran during the prefetch (node -e 0 did).
     assert not any("ran" in line for line in r.stderr.splitlines())
     # Again: it is there, nothing is asked of the registry.
