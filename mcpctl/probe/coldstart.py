@@ -203,6 +203,9 @@ def _not_cached(entry: ServerEntry, runner: str) -> bool:
         packages = npx_packages(entry.args)
         if packages is None:
             return False
+        here = Path(entry.cwd or ".").expanduser() / "node_modules"
+        if all((here / _package_name(p) / "package.json").is_file() for p in packages):
+            return False  # npx runs the folder's own copy
         return npx_installed(npm_cache_dir(env), packages) is None
     if runner == "uvx":
         spec = _uvx_spec(entry.args)

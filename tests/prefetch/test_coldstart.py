@@ -91,6 +91,12 @@ def test_only_a_timeout_of_a_runner_gets_the_hint(tmp_path: Path) -> None:
     assert cold_start("srv", npx, other, []) == other
     python = ServerEntry(command="python3", args=("server.py",))
     assert cold_start("srv", python, timeout, []) == timeout
+    # Installed in the entry's folder: npx runs that copy, nothing to download.
+    project = tmp_path / "project"
+    (project / "node_modules" / "pkg").mkdir(parents=True)
+    (project / "node_modules" / "pkg" / "package.json").write_text("{}")
+    local = ServerEntry(command="npx", args=("-y", "pkg@1.0.0"), env=cache, cwd=str(project))
+    assert cold_start("srv", local, timeout, []) == timeout
     # Installed where npx looks: a hang, not a download.
     folder = tmp_path / "_npx" / npx_key(["pkg@1.0.0"])
     (folder / "node_modules" / "pkg").mkdir(parents=True)
