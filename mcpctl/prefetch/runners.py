@@ -183,7 +183,9 @@ async def _uvx(ctx: Context, job: Job) -> PackageFetch:
     env = {**job.env}
     cache = await _uv_cache(ctx, job, env)
     where = str(cache) if cache is not None else None
-    offline = None if env.get("UV_OFFLINE") else await ctx.unreachable(_index(env))
+    # The project's page of the index (its root lists every project: megabytes on PyPI).
+    page = _index(env) + re.sub(r"[-_.]+", "-", job.name).lower() + "/"
+    offline = None if env.get("UV_OFFLINE") else await ctx.unreachable(page)
     ctx.report(job, "installing")
     run = await ctx.commands.run(uvx_argv(job, offline=offline is not None), env=env,
                                  cwd=job.cwd, timeout=ctx.timeout,
