@@ -47,12 +47,13 @@ STALE_LOCK = 3.0
 
 @dataclass(frozen=True)
 class NpmSettings:
-    """Where npm keeps its cache and which registry it asks, as npm itself says for the
-    entry's environment and folder."""
+    """Where npm keeps its cache, which registry it asks and through which proxy (``None``:
+    none), as npm itself says for the entry's environment and folder."""
 
     npm: str
     cache: Path
     registry: str
+    proxy: str | None = None
 
 
 def npm_program(job: Job) -> str | None:
@@ -72,7 +73,8 @@ async def npm_settings(
     npm = npm_program(job)
     if npm is None:
         return "npm is not installed (npx runs on it): install Node.js"
-    run = await commands.run([npm, "config", "get", "cache", "registry", *job.options],
+    run = await commands.run([npm, "config", "get", "cache", "registry", "https-proxy", "proxy",
+                              *job.options],
                              env=env, cwd=job.cwd, timeout=timeout)  # fmt: skip
     values: dict[str, str] = {}
     for line in run.tail:
@@ -84,7 +86,9 @@ async def npm_settings(
 
         return f"'npm config get' failed: {meaningful_line(run.tail) or run.error or run.code}"
     registry = values.get("registry") or "https://registry.npmjs.org/"
-    return NpmSettings(npm, Path(values["cache"]).expanduser(), registry)
+    proxies = [values.get(k) for k in ("https-proxy", "proxy")]
+    proxy = next((p for p in proxies if p and p not in ("null", "undefined")), None)
+    return NpmSettings(npm, Path(values["cache"]).expanduser(), registry, proxy)
 
 
 def exec_argv(settings: NpmSettings, job: Job, *, scripts: bool) -> list[str]:

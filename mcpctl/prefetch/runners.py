@@ -71,6 +71,15 @@ def _unreachable(url: str) -> str | None:
     return None
 
 
+def _proxied(job: Job) -> bool:
+    """Whether the entry sends its runner through a proxy other than this process's (which
+    the reachability check, made from here, would not use)."""
+    import os
+
+    names = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+    return any(job.env.get(n) != os.environ.get(n) for n in names)
+
+
 def _failed(job: Job, run: CommandRun, what: str) -> PackageFetch:
     line = meaningful_line(run.tail)
     if run.timed_out:
@@ -130,7 +139,9 @@ async def _npx(ctx: Context, job: Job) -> PackageFetch:
             version, integrity = installed_version(here, job.name)
             return PackageFetch.of(job, "cached", where=str(here), version=version,
                                    integrity=integrity)  # fmt: skip
-    offline = await ctx.unreachable(settings.registry.rstrip("/") + "/-/ping")
+    # Through a proxy of npm's own, only npm can tell whether the registry answers.
+    ping = settings.registry.rstrip("/") + "/-/ping"
+    offline = None if settings.proxy or _proxied(job) else await ctx.unreachable(ping)
     if offline is not None and here is not None and check(here) is None:
         version, integrity = installed_version(here, job.name)  # what npx finds offline
         return PackageFetch.of(job, "cached", where=str(here), version=version,
@@ -185,7 +196,8 @@ async def _uvx(ctx: Context, job: Job) -> PackageFetch:
     where = str(cache) if cache is not None else None
     # The project's page of the index (its root lists every project: megabytes on PyPI).
     page = _index(env) + re.sub(r"[-_.]+", "-", job.name).lower() + "/"
-    offline = None if env.get("UV_OFFLINE") else await ctx.unreachable(page)
+    asked = not env.get("UV_OFFLINE") and not _proxied(job)
+    offline = await ctx.unreachable(page) if asked else None
     ctx.report(job, "installing")
     run = await ctx.commands.run(uvx_argv(job, offline=offline is not None), env=env,
                                  cwd=job.cwd, timeout=ctx.timeout,
