@@ -415,7 +415,10 @@ class _Diagnosis:
                 version = f" {package.version}" if package.version else ""
                 detail += f"; {package.package}{version} is cached{size}"
             elif package.cached is False:
-                detail += f"; {package.package} not cached: the first start downloads it"
+                detail += (
+                    f"; {package.package} not cached: the first start downloads it "
+                    f"('mcpctl prefetch {self.name}' fetches it ahead)"
+                )
             else:
                 detail += f"; whether {package.package} is cached is unknown ({package.note})"
         return _Done(detail)

@@ -351,7 +351,12 @@ async def on_connection(
                 if done is not None:
                     done()
     except TimeoutError:
-        return timeout_error(seconds, diag), diag
+        error = timeout_error(seconds, diag)
+        if diag is not None:  # a stdio server: perhaps it is still downloading its package
+            from mcpctl.probe.coldstart import cold_start
+
+            error = cold_start(name, entry, error, diag.tail())
+        return error, diag
     except Exception as exc:  # classified: one server's failure is data, not a crash
         return classify(exc, entry, diag, name), diag
     return None, diag
