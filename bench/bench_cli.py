@@ -4,7 +4,9 @@ Builds a 50-entry and a 1,000-entry config in a temporary MCPCTL_HOME, then time
 interleaved and in one run: ``python -c pass`` (same interpreter), ``mcpctl list --json``
 (50 entries), ``mcpctl get NAME`` (50), ``mcpctl add`` / ``mcpctl remove`` on the
 1,000-entry file, ``mcpctl run NAME`` (50 entries) up to its server's exec (the server is
-``true``, which exits at once), and ``mcpctl tools --cached --budget N`` over 50 entries whose
+``true``, which exits at once), with ``--config`` and without it (the file found by walking up
+from the working directory, as a client that starts ``mcpctl run NAME`` in a project does),
+and ``mcpctl tools --cached --budget N`` over 50 entries whose
 5 stateless-era servers' listings are cached and fresh (no server started: the token counting
 is what it adds to ``list``). Reports medians and ratios; ``--check`` exits 1 when a budget is
 blown.
@@ -29,11 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # The project's start-up budgets, as ratios to `python -c pass`.
 BUDGETS = {
-    "list --json (50)": 8.0,
+    "list --json (50)": 6.0,
     "add (1000)": 10.0,
     "remove (1000)": 10.0,
     "run NAME (to the server's exec)": 3.0,
+    "run NAME, no --config (found upwards)": 3.0,
 }
+# The cases run in a project folder below the one holding the launched config.
+IN_PROJECT = ("run NAME, no --config (found upwards)",)
 # tools --budget on cached listings: at most this many `python -c pass` above `list --json`.
 TOOLS_ABOVE_LIST = ("tools --cached --budget (5 cached)", "list --json (50)", 3.0)
 MODERN_SERVER = ROOT / "tests" / "servers" / "modern.py"
@@ -59,10 +64,11 @@ def make_config(path: Path, n: int, **extra: dict[str, object]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
+def timed(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
-        argv, check=False, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60
+        argv, check=False, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        timeout=60,
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
@@ -86,6 +92,9 @@ def main() -> int:
         make_config(big, 1000)
         # The launched server: `true` exits at once, so the time is mcpctl's up to the exec.
         make_config(launch, 50, launched={"command": "true", "env": {"T": "${BENCH_T}"}})
+        project = tmp / "project"
+        (project / "src" / "deep").mkdir(parents=True)
+        shutil.copy(launch, project / "external-mcps.json")
         cached = tmp / "cached.json"
         server = {"command": sys.executable, "args": [str(MODERN_SERVER)],
                   "env": {"MODERN_SERVER_TTL_MS": "86400000"}}  # fmt: skip
@@ -104,16 +113,18 @@ def main() -> int:
             "add (1000)": [*cli, "--config", str(big), "add", "bench-new", "--", "echo", "hi"],
             "remove (1000)": [*cli, "--config", str(big), "remove", "bench-new"],
             "run NAME (to the server's exec)": [*cli, "run", "launched", "--config", str(launch)],
+            IN_PROJECT[0]: [*cli, "run", "launched"],
             TOOLS_ABOVE_LIST[0]: [*cli, "--config", str(cached), "tools", *tools_args],
         }
         # The listings are cached once, by a real probe of each server.
         timed(cases[TOOLS_ABOVE_LIST[0]], env)
         samples: dict[str, list[float]] = {name: [] for name in cases}
-        for argv in cases.values():  # warm-up: page cache, bytecode
-            timed(argv, env)
+        where = {name: project / "src" / "deep" if name in IN_PROJECT else None for name in cases}
+        for name, argv in cases.items():  # warm-up: page cache, bytecode
+            timed(argv, env, where[name])
         for _ in range(opts.runs):
             for name, argv in cases.items():  # interleaved, so drift hits all alike
-                samples[name].append(timed(argv, env))
+                samples[name].append(timed(argv, env, where[name]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

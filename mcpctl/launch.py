@@ -160,8 +160,9 @@ def _plain(
     from mcpctl.config.quickentry import plain_entry
     from mcpctl.quickpaths import config_path
 
-    chosen = config if config is not None else os.environ.get("MCPCTL_CONFIG")
-    if not chosen:  # the full path reports a missing file; this one only reads named ones
+    # Named, or found by walking up as the full path finds it.
+    chosen = config_path(config)
+    if not os.path.isfile(chosen):  # the full path reports a missing file
         return None
     return plain_entry(name, config_path(chosen), env, secrets)
 

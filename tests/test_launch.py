@@ -207,10 +207,22 @@ def test_a_real_server_through_two_launchers_is_healthy(
     assert token not in r.stdout + r.stderr
 
 
-def test_the_fast_path_imports_nothing_heavy(world: dict[str, Any]) -> None:
-    cfg = write_config(world["cfg"], {"t": {"command": "true", "env": {"TOK": "${TOKEN}"}}})
+@pytest.mark.parametrize("found", ["named", "upwards"])
+def test_the_fast_path_imports_nothing_heavy(
+    world: dict[str, Any], tmp_path: Path, found: str
+) -> None:
+    entries = {"t": {"command": "true", "env": {"TOK": "${TOKEN}"}}}
+    cfg = write_config(world["cfg"], entries)
+    named = ["--config", str(cfg)]
+    here = None
+    if found == "upwards":  # a client starting `mcpctl run t` in a project, no --config
+        project = tmp_path / "project"
+        here = project / "src" / "deep"
+        here.mkdir(parents=True)
+        write_config(project / "external-mcps.json", entries)
+        named = []
     r = subprocess.run(
-        [PY, "-X", "importtime", "-m", "mcpctl", "run", "t", "--config", str(cfg)],
+        [PY, "-X", "importtime", "-m", "mcpctl", "run", "t", *named], cwd=here,
         capture_output=True, text=True, env={**world["env"], "TOKEN": secret()}, timeout=TIMEOUT,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
