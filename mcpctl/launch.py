@@ -162,7 +162,7 @@ def _plain(
 
     # Named, or found by walking up as the full path finds it.
     chosen = config_path(config)
-    if not os.path.isfile(chosen):  # the full path reports a missing file
+    if not os.path.isfile(chosen):  # noqa: PTH113 -- the full path reports a missing file
         return None
     return plain_entry(name, config_path(chosen), env, secrets)
 
