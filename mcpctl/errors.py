@@ -10,6 +10,7 @@ change meaning once released.
     ├── InternalError                  exit 1  internal_error
     ├── ToolError                      exit 1  tool_error
     ├── BudgetExceededError            exit 1  over_budget
+    ├── NameCollisionError             exit 1  name_collision
     ├── SignInError                    exit 1  sign_in_failed
     ├── UsageError                     exit 2  usage_error
     │   ├── ServerNotFoundError        exit 2  server_not_found
@@ -68,6 +69,7 @@ __all__ = [
     "LockTimeoutError",
     "McpctlError",
     "MissingInputError",
+    "NameCollisionError",
     "NothingToUndoError",
     "OutsideError",
     "PlaceholderError",
@@ -149,6 +151,12 @@ class BudgetExceededError(McpctlError):
     """A tool catalog costs more tokens than the budget it was given (``tools --budget``)."""
 
     code = "over_budget"
+
+
+class NameCollisionError(McpctlError):
+    """Two tools that a host would expose under one name (``tools --collisions error``)."""
+
+    code = "name_collision"
 
 
 class SignInError(McpctlError):

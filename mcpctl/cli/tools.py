@@ -30,7 +30,14 @@ from mcpctl.cli.common import (
 from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import Lines, Table
 from mcpctl.cli.progress import Ticker, progress
-from mcpctl.errors import BudgetExceededError, ExitCode, ToolError, UsageError
+from mcpctl.errors import (
+    BudgetExceededError,
+    ExitCode,
+    NameCollisionError,
+    ProbeFailed,
+    ToolError,
+    UsageError,
+)
 from mcpctl.results import Result
 from mcpctl.text import plural
 
@@ -49,6 +56,14 @@ class Prefix(StrEnum):
     none = "none"
 
 
+class Collisions(StrEnum):
+    """What a name collision does to the exit code."""
+
+    auto = "auto"
+    warn = "warn"
+    error = "error"
+
+
 @app.command("tools")
 def tools(
     names: list[str] | None = typer.Argument(
@@ -60,6 +75,13 @@ def tools(
         help="Aggregated catalog: underscore (mcp_<server>_<tool>) or colon (<server>:<tool>).",
     ),
     show_all: bool = typer.Option(False, "--all", help="Include tools hidden by tools.allow/deny."),
+    collisions_policy: Collisions = typer.Option(
+        Collisions.auto,
+        "--collisions",
+        help="Two tools under one name: error (exit 1) or warn. auto: error under --prefix "
+        "underscore|colon, a warning for bare names (a host that prefixes does not see those "
+        "collide).",
+    ),
     cached: bool = typer.Option(
         False,
         "--cached",
@@ -88,9 +110,14 @@ def tools(
     """List the tools of one or all servers, with a summary of their parameters.
 
     With --prefix, the aggregated catalog a host would see, honouring each entry's
-    tools.allow/deny, and any name collision (exit 1). With --cached, servers whose last
-    listing is still fresh (servers of the stateless protocol era say for how long) are not
-    started at all.
+    tools.allow/deny; a name that two tools still share there is an error (exit 1). Without
+    --prefix, two servers sharing a bare tool name is a warning: it matters only to a host
+    that does not prefix (--collisions error makes it fail). With --cached, servers whose
+    last listing is still fresh (servers of the stateless protocol era say for how long) are
+    not started at all.
+
+    TASK says that a tool runs as a task (MCP 2025-11-25): required (call waits for the
+    task), or optional.
 
     TOKENS is what each tool's definition costs the model: the o200k_base tokens of
     {"name", "description", "input_schema"} as compact JSON, the name as exposed. Each
@@ -108,10 +135,12 @@ def tools(
       mcpctl tools --group work --prefix underscore
 
       mcpctl tools --budget 20000
+
+      mcpctl tools --collisions error
     """
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
-    from mcpctl.probe.naming import build_catalog
+    from mcpctl.probe.naming import build_catalog, collisions_fail
     from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_tool_tokens
 
     warnings: list[str] = []
@@ -144,8 +173,6 @@ def tools(
         remember_probed(ok, chosen)  # for `mcpctl call NAME <TAB>` and `tools --cached`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
-        if r.error is not None:
-            warnings.append(f"{r.name}: {r.error.code}: {r.error.message}")
     catalog, collisions = build_catalog(
         ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix.value
     )
@@ -173,13 +200,30 @@ def tools(
             "params": info[(c.server, c.tool)].params_summary(),
             "input_schema": info[(c.server, c.tool)].input_schema,
             "tokens": tokens[c.name],
+            "task_support": info[(c.server, c.tool)].task_support,
         }
         for c in catalog
         if c.exposed or show_all
     ]  # fmt: skip
+    # A server that could not be listed, or a collision the host would see, fails the run.
+    errors = [
+        ProbeFailed(r.name, r.error.code, r.error.message, hint=r.error.hint).to_dict()
+        for r in results
+        if r.error is not None
+    ]
+    fatal = collisions_fail(prefix.value, collisions_policy.value)
     for col in collisions:
         sources = ", ".join(f"{s}/{t}" for s, t in col.sources)
-        warnings.append(f"name collision: {col.name!r} is exposed by {sources}")
+        message = f"name collision: {col.name!r} is exposed by {sources}"
+        if fatal:
+            hint = (
+                "rename or hide one of them with tools.allow/deny"
+                if prefix is not Prefix.none
+                else "a host that prefixes tools (--prefix) does not see this collision"
+            )
+            errors.append(NameCollisionError(message, hint=hint).to_dict())
+        else:
+            warnings.append(message)
     data = {
         "prefix": prefix.value,
         "tools": rows_data,
@@ -197,8 +241,7 @@ def tools(
         ],
         "tokens": {"encoding": ENCODING, "total": sum(totals.values())},
     }  # fmt: skip
-    exit_code = ExitCode.FAILED if collisions or len(ok) != len(results) else ExitCode.OK
-    errors = []
+    exit_code = ExitCode.FAILED if errors else ExitCode.OK
     if budget is not None:
         over = _over_budget(budget, totals)
         data["budget"] = {"limit": budget, "total": sum(totals.values()),
@@ -208,7 +251,7 @@ def tools(
             exit_code = ExitCode.FAILED
 
     def human(_: Result) -> Table:
-        cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION", "TOKENS"]
+        cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION", "TOKENS", "TASK"]
         rows = [
             [
                 str(d["name"]) + ("" if d["exposed"] else " (hidden)"),
@@ -216,6 +259,7 @@ def tools(
                 str(d["params"]),
                 str(d["description"] or "").split("\n")[0],
                 f"{d['tokens']:,}",
+                str(d["task_support"] or ""),
             ]
             for d in rows_data
         ]
@@ -368,10 +412,11 @@ def call(
     asked for exits 2 (with the closest field); a page to visit is shown only at an https
     address (or http on this machine), any other is declined with a warning.
 
-    A server may run the call as a task (MCP tasks extension): mcpctl polls it to its end
-    within --timeout, showing its status on a terminal, and cancels it on Ctrl-C or timeout.
-    A task that fails exits 3 with the server's message. --no-wait prints the task (its id
-    and status; "task" in --json) instead of waiting.
+    A server may run the call as a task (the tasks extension; in the handshake era, a tool
+    whose TASK is required, or optional with --no-wait): mcpctl polls it to its end within
+    --timeout, showing its status on a terminal, and cancels it on Ctrl-C or timeout. A task
+    that fails exits 3 with the server's message. --no-wait prints the task (its id and
+    status; "task" in --json) instead of waiting.
 
     Examples:
 

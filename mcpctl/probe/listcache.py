@@ -139,11 +139,13 @@ def _listing(raw: dict[str, Any]) -> CachedListing | None:
             continue
         schema = t.get("input_schema")
         title = t.get("title")
+        support = t.get("task_support")  # what the tool said of tasks, as it said it
+        execution = {"execution": {"taskSupport": support}} if isinstance(support, str) else {}
         infos.append(
             ToolInfo(
                 t["name"], str(t.get("description") or ""),
                 schema if isinstance(schema, dict) else {},
-                title if isinstance(title, str) else None,
+                title if isinstance(title, str) else None, execution,
             )
         )  # fmt: skip
     version = raw.get("protocol_version")

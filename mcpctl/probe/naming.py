@@ -4,6 +4,11 @@ A host that aggregates several servers prefixes each tool with its server's name
 ``mcp_<server>_<tool>`` (as agent frameworks' MCP bridges do) or ``<server>:<tool>``. Two
 different tools can end up with the same prefixed name (``mcp_a_b`` + ``c`` and ``mcp_a`` +
 ``b_c``); such collisions are reported, never resolved silently.
+
+Whether a collision fails a check depends on the naming the host uses
+(:func:`collisions_fail`): two servers sharing a bare tool name (``search``) collide only for a
+host that does not prefix, so without a prefix style it is a warning unless asked otherwise;
+a prefixed name that still collides is two tools under one name for every host of that style.
 """
 
 from __future__ import annotations
@@ -13,9 +18,27 @@ from typing import Literal, NamedTuple
 
 from mcpctl.config.model import ToolFilter
 
-__all__ = ["CatalogEntry", "Collision", "PrefixStyle", "build_catalog", "prefixed"]
+__all__ = [
+    "CatalogEntry",
+    "Collision",
+    "CollisionPolicy",
+    "PrefixStyle",
+    "build_catalog",
+    "collisions_fail",
+    "prefixed",
+]
 
 PrefixStyle = Literal["underscore", "colon", "none"]
+CollisionPolicy = Literal["auto", "warn", "error"]
+
+
+def collisions_fail(style: PrefixStyle, policy: CollisionPolicy = "auto") -> bool:
+    """Whether name collisions under ``style`` fail a check: ``error`` always, ``warn``
+    never, ``auto`` when the names are prefixed (bare names collide only for a host that does
+    not prefix them; most hosts that aggregate servers do)."""
+    if policy == "auto":
+        return style != "none"
+    return policy == "error"
 
 
 def prefixed(server: str, tool: str, style: PrefixStyle) -> str:

@@ -18,7 +18,7 @@ deadline, a question nobody answers) cancels its task before the connection clos
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
@@ -49,6 +49,7 @@ __all__ = [
     "guarded",
     "handle_dict",
     "poll_interval",
+    "supervise",
 ]
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -244,6 +245,24 @@ async def await_task(
             :attr:`InputLog.max_rounds` rounds.
         MCPError: ``tasks/get`` or ``tasks/update`` was answered with an error.
     """
+    follow = lambda: _follow(session, handle, tool, answer, log, options)  # noqa: E731
+    return await supervise(session, handle.task_id, follow, options)
+
+
+async def supervise(
+    session: ClientSession,
+    task_id: str,
+    follow: Callable[[], Awaitable[types.CallToolResult]],
+    options: TaskOptions,
+) -> types.CallToolResult:
+    """Run ``follow`` (which polls task ``task_id`` to its result) until shortly before the
+    deadline of the scopes around the call, which then takes effect as usual; a task given up
+    on (that deadline, a cancellation, a question nobody answered) is cancelled with
+    ``tasks/cancel`` first. Either era's tasks are followed under it.
+
+    Raises:
+        what ``follow`` raises, and the cancellation from outside.
+    """
     now = anyio.current_time()
     deadline = anyio.current_effective_deadline()
     # Time left at the end to cancel the task in, before the call's own deadline cuts us off.
@@ -254,14 +273,14 @@ async def await_task(
             if guard is not None:
                 guard._polling = polling
             try:
-                return await _follow(session, handle, tool, answer, log, options)
+                return await follow()
             finally:
                 if guard is not None:
                     guard._polling = None
     except (anyio.get_cancelled_exc_class(), UsageError):  # given up on: questions too
-        await cancel_task(session, handle.task_id)
+        await cancel_task(session, task_id)
         raise
-    await cancel_task(session, handle.task_id)
+    await cancel_task(session, task_id)
     if guard is not None and guard.fired:
         await guard._stopped()
     await anyio.sleep_forever()  # the deadline is only the grace away: it ends the call
@@ -347,6 +366,7 @@ async def call_with_inputs(
     *,
     max_rounds: int = MAX_INPUT_ROUNDS,
     tasks: TaskOptions | None = None,
+    call: Callable[[], Awaitable[Any]] | None = None,
 ) -> Any:
     """``tools/call``, answering each ``input_required`` round through ``answer`` (and, with
     ``log``'s elicitation callback on the session, each handshake-era ``elicitation/create``).
@@ -354,7 +374,9 @@ async def call_with_inputs(
     With ``tasks``, the server may run the call as a task: it is polled to its end (its
     questions answered the same way), or with ``tasks.wait`` false its :class:`TaskHandle` is
     returned instead of a result. (It lives here, not in :mod:`mcpctl.probe.inputs`, which
-    this module builds on.)
+    this module builds on.) ``call`` makes the call another way (a handshake-era task:
+    :func:`mcpctl.probe.legacytasks.call_as_task`), under the same watch for questions
+    nobody answers.
 
     A call given up on (:attr:`InputLog.stopping`) tells the server ``cancel`` (a stateless
     server by one more call carrying it) and is ended: a handshake-era one once the server
@@ -373,7 +395,10 @@ async def call_with_inputs(
 
         async def run() -> None:
             try:
-                found.append(await _call(session, tool, arguments, answer, log, tasks))
+                if call is not None:
+                    found.append(await call())
+                else:
+                    found.append(await _call(session, tool, arguments, answer, log, tasks))
             except Exception as exc:  # raised below, not wrapped in an exception group
                 failed.append(exc)
             finally:

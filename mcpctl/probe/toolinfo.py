@@ -39,6 +39,15 @@ class ToolInfo:
             parts.append(f"+{len(props) - limit} more")
         return ", ".join(parts)
 
+    @property
+    def task_support(self) -> str | None:
+        """``required`` or ``optional`` when the tool says it runs as a task (its
+        ``execution.taskSupport``, MCP 2025-11-25); ``None`` when it does not (absent,
+        ``forbidden``, or a value of no known meaning)."""
+        execution = self.raw.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return support if support in ("required", "optional") else None
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
@@ -46,6 +55,7 @@ class ToolInfo:
             "title": self.title,
             "description": self.description,
             "input_schema": self.input_schema,
+            "task_support": self.task_support,
         }
 
 

@@ -13,7 +13,7 @@ clip or resource.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
     from mcpctl.probe.eras import EraMemory
     from mcpctl.probe.inputs import Answerer
+    from mcpctl.probe.tasks import TaskOptions
 
 __all__ = [
     "ToolCallResult",
@@ -239,11 +240,12 @@ async def call_tool(
     address (or http on this machine); any other is declined, with a warning. At most
     :data:`~mcpctl.probe.inputs.MAX_INPUT_ROUNDS` rounds of questions are answered.
 
-    A server of the stateless era may run the call as a task (:mod:`mcpctl.probe.tasks`): it
-    is polled to its end within ``timeout``, ``on_status`` told its status as it changes
-    (untrusted text), and cancelled on the server when the call is given up on (a
-    cancellation, the timeout). With ``wait`` false the task's handle is returned instead
-    (:attr:`ToolCallResult.task`).
+    A server of the stateless era may run the call as a task (:mod:`mcpctl.probe.tasks`); a
+    handshake-era server is asked for one when the tool requires it, or allows it and
+    ``wait`` is false (:mod:`mcpctl.probe.legacytasks`). The task is polled to its end within
+    ``timeout``, ``on_status`` told its status as it changes (untrusted text), and cancelled
+    on the server when the call is given up on (a cancellation, the timeout). With ``wait``
+    false the task's handle is returned instead (:attr:`ToolCallResult.task`).
 
     Raises:
         ToolNotFoundError: the server has no such tool.
@@ -270,6 +272,7 @@ async def call_tool(
     seconds = timeout if timeout is not None else max(entry.timeout_ms / 1000, DEFAULT_CALL_TIMEOUT)
     diag = StdioDiagnostics() if not entry.is_remote else None
     calling = False
+    needs_task = False  # a tool that runs only as a task, of a server that offers none
     log = InputLog()
     try:
         # Guarded: a cancellation (Ctrl-C) cancels the server's task before the connection goes.
@@ -287,7 +290,11 @@ async def call_tool(
                     check_arguments(found[tool], args)
                     calling = True
                     tasks = TaskOptions(wait, on_status, name, guard)
-                    res = await call_with_inputs(conn.session, tool, args, answer, log, tasks=tasks)
+                    as_task = _as_task(conn, found[tool], args, tasks, seconds)
+                    needs_task = as_task is None and found[tool].task_support == "required"
+                    res = await call_with_inputs(
+                        conn.session, tool, args, answer, log, tasks=tasks, call=as_task
+                    )
                     return _result(res, conn, log.warnings)
     except TimeoutError:
         error = timeout_error(seconds, diag, calling=tool if calling else None)
@@ -297,7 +304,23 @@ async def call_tool(
         if ours:
             raise ours[0] from None
         error = classify(exc, entry, diag, name)
+        if needs_task and error.hint is None:  # the server's -32601 says nothing of why
+            from mcpctl.probe.legacytasks import REQUIRED_HINT
+
+            error = error._replace(hint=REQUIRED_HINT)
         raise as_exception(name, error, diag.tail() if diag else ()) from None
+
+
+def _as_task(
+    conn: Connection, tool: ToolInfo, args: dict[str, Any], tasks: TaskOptions, seconds: float
+) -> Callable[[], Awaitable[Any]] | None:
+    """How to call ``tool`` as a handshake-era task, or ``None`` for a plain call."""
+    from mcpctl.probe.legacytasks import call_as_task, runs_as_task
+
+    if not runs_as_task(conn, tool, wait=tasks.wait):
+        return None
+    ttl_ms = int(max(seconds, 60) * 1000)
+    return lambda: call_as_task(conn.session, tool.name, args, tasks, ttl_ms=ttl_ms)
 
 
 def _result(res: Any, conn: Connection, warnings: list[str]) -> ToolCallResult:

@@ -59,15 +59,69 @@ def test_tools_catalog_with_prefix_and_filters(cli: Cli, config_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_tools_collision_exits_1(cli: Cli, config_path: Path) -> None:
-    write_config(config_path, {"a_b": {**BASIC, "tools": {"allow": ["echo"]}},
-                               "a": {**BASIC, "tools": {"allow": ["b_echo", "echo"]}}})  # fmt: skip
-    # "a" has no tool b_echo, so no collision yet under underscore: mcp_a_b_echo vs mcp_a_echo.
-    assert cli("tools", "--prefix", "underscore").exit_code == 0
+def test_bare_names_shared_by_two_servers_are_a_warning_unless_asked(
+    cli: Cli, config_path: Path
+) -> None:
     write_config(config_path, {"x": BASIC, "y": BASIC})
-    r = cli("tools", "--prefix", "none", "--json")
-    assert r.exit_code == 1 and r.json["data"]["collisions"]
+    r = cli("tools", "--json")
+    # A host that prefixes tools does not see them collide: not a failure, but said.
+    assert (r.exit_code, r.json["ok"], r.json["errors"]) == (0, True, [])
+    assert r.json["data"]["collisions"][0] == {
+        "name": "echo",
+        "sources": [["x", "echo"], ["y", "echo"]],
+    }
+    assert "name collision: 'echo' is exposed by x/echo, y/echo" in r.json["warnings"]
+    # A CI gate on the budget is not failed by it either.
+    assert cli("tools", "--budget", "1000000").exit_code == 0
+    # Asked for: every collision is an error, never ok: false with no error.
+    r = cli("tools", "--collisions", "error", "--json")
+    assert (r.exit_code, r.json["ok"]) == (1, False)
+    assert {e["code"] for e in r.json["errors"]} == {"name_collision"}
+    assert len(r.json["errors"]) == len(r.json["data"]["collisions"]) == len(BASIC_TOOLS)
+    assert not any("name collision" in w for w in r.json["warnings"])
+
+
+@pytest.mark.slow
+def test_a_prefixed_name_that_still_collides_is_an_error(cli: Cli, config_path: Path) -> None:
+    extra = {"command": PY, "args": [str(SERVERS / "legacy_tasks.py")],
+             "env": {"LEGACY_TASKS_TOOL": "b_echo"}, "tools": {"allow": ["b_echo"]}}  # fmt: skip
+    write_config(config_path, {"a_b": {**BASIC, "tools": {"allow": ["echo"]}}, "a": extra})
+    r = cli("tools", "--prefix", "underscore", "--json")
+    assert (r.exit_code, r.json["ok"]) == (1, False)
+    (err,) = r.json["errors"]
+    assert err["code"] == "name_collision"
+    assert err["message"] == "name collision: 'mcp_a_b_echo' is exposed by a_b/echo, a/b_echo"
+    assert "tools.allow/deny" in err["hint"]
+    # Under another naming, or told to warn, the same servers pass.
+    assert cli("tools", "--prefix", "colon").exit_code == 0
+    r = cli("tools", "--prefix", "underscore", "--collisions", "warn", "--json")
+    assert (r.exit_code, r.json["errors"]) == (0, [])
     assert any("name collision" in w for w in r.json["warnings"])
+
+
+def test_a_server_that_cannot_be_listed_is_an_error_of_the_run(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"gone": {"command": "no-such-server-binary-xyz"}, "ok": BASIC})
+    r = cli("tools", "--json")
+    assert (r.exit_code, r.json["ok"]) == (1, False)
+    (err,) = r.json["errors"]
+    assert err["code"] == "probe_failed" and err["message"].startswith("gone: ")
+    assert r.json["data"]["failed"][0]["name"] == "gone"
+
+
+def test_tools_mark_the_tools_that_run_as_tasks(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {"rep": {"command": PY, "args": [str(SERVERS / "legacy_tasks.py")]}})
+    r = cli("tools", "--json")
+    assert r.exit_code == 0, r.stderr
+    support = {t["name"]: t["task_support"] for t in r.json["data"]["tools"]}
+    assert support["build_report"] == "required" and support["maybe_report"] == "optional"
+    assert support["echo"] is None
+    # The last column of the table; piped, tab-separated (empty for a plain tool).
+    rows = {line.split("\t")[0]: line.split("\t") for line in cli("tools").stdout.splitlines()}
+    assert rows["build_report"][-1] == "required" and rows["echo"][-1] == ""
+    # And the call waits for the task.
+    called = cli("call", "rep", "build_report", "--arg", "polls=1", "--json")
+    assert called.exit_code == 0, called.stderr
+    assert called.json["data"]["text"] == "report ready after 1 polls"
 
 
 @pytest.mark.slow
@@ -108,7 +162,8 @@ def test_tools_tokens_and_the_budget(cli: Cli, config_path: Path) -> None:
     assert data["errors"][0]["code"] == "over_budget" and data["data"]["budget"]["over"] == 10
     # The text table ends with each tool's tokens.
     echo = {**listed[0], "name": "echo"}
-    assert cli("tools", "basic").stdout.splitlines()[0].endswith(f"\t{independent_tokens([echo])}")
+    first = cli("tools", "basic").stdout.splitlines()[0]
+    assert first.endswith(f"\t{independent_tokens([echo])}\t")  # then TASK: none
 
 
 def test_tools_of_a_server_with_a_non_conforming_list(cli: Cli, config_path: Path) -> None:
