@@ -413,8 +413,11 @@ class ProbeFailed(OutsideError):
 
     @property
     def details(self) -> list[str]:
-        """Lines worth showing after the message: the server's last words on stderr."""
-        return [f"{self.server} stderr: {line}" for line in self.stderr[-5:]]
+        """Lines worth showing after the message: what the server's stderr says of why
+        (:func:`mcpctl.text.stderr_cause`)."""
+        from mcpctl.text import stderr_cause
+
+        return [f"{self.server} stderr: {line}" for line in stderr_cause(self.stderr)]
 
 
 class KeyringUnavailableError(OutsideError):

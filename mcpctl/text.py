@@ -8,13 +8,24 @@ U+FEFF), the line and paragraph separators (U+2028, U+2029), and lone surrogates
 everything that checks or shows such text: the CLI's output shows them escaped (``\\x1b``,
 ``\\u200b``), ``validate`` rejects them in names, commands, arguments, URLs and headers, and
 the registry conversion refuses them.
+
+And what a program's stderr says went wrong (:func:`stderr_cause`): the lines ``health``,
+``doctor`` and a failed call show of a server that did not start.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["controls_in", "controls_re", "escape_controls", "find_controls", "plural"]
+__all__ = [
+    "STDERR_CAUSE_LINES",
+    "controls_in",
+    "controls_re",
+    "escape_controls",
+    "find_controls",
+    "plural",
+    "stderr_cause",
+]
 
 _CONTROLS = (
     "[\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but newline and tab, DEL, C1
@@ -74,3 +85,48 @@ def find_controls(text: str) -> str | None:
 def plural(count: int, noun: str) -> str:
     """``1 server``, ``2 servers`` (a regular plural)."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+#: How many lines of a server's stderr are shown for why it failed.
+STDERR_CAUSE_LINES = 3
+# What runners write around the cause: npm's bare prefixes, its advice and log notice, its
+# notices and warnings; a traceback's header and frames (Python, Node).
+_STDERR_NOISE = (
+    r"^npm (?:error|ERR!)(?: 404| code \S+)?\s*$"
+    r"|^npm (?:error|ERR!) (?:404 +)?(?:Note that you can also install from a|tarball, folder, "
+    r"http url, or git url|A complete log of this run|Log files were not written|You can rerun)"
+    r"|^npm (?:notice|warn|WARN)\b"
+    r"|^Traceback \(most recent call last\):|^During handling of the above exception"
+    r"|^\s+File \"|^ {4}\S|^\s+at \S"
+)
+_STDERR_CAUSE = (
+    r"(?i)\b(?:error|not found|no such|no module|enoent|e404|404|denied|unauthori[sz]ed"
+    r"|forbidden|refused|exception|fatal|cannot|can't|could not|failed|invalid|missing"
+    r"|permission)\b"
+)
+
+
+def stderr_cause(lines: list[str], limit: int = STDERR_CAUSE_LINES) -> list[str]:
+    """The lines of a program's stderr that say why it failed, at most ``limit``, in order.
+
+    Runners bury the cause: npm's ``404 Not Found`` comes before its advice and the path of
+    its log, Python's exception after the frames of its traceback. So: what is not noise
+    (:data:`_STDERR_NOISE`), the first lines that name a cause (an error, something not
+    found, denied...) and the last line (where the program stopped), then the last lines
+    before it while there is room. Only noise: its last lines, as they are.
+    """
+    import re
+
+    if limit <= 0:
+        return []
+    told = [i for i, line in enumerate(lines) if line.strip()]
+    kept = [i for i in told if not re.search(_STDERR_NOISE, lines[i])]
+    if not kept:
+        return [lines[i] for i in told[-limit:]]
+    causes = [i for i in kept if re.search(_STDERR_CAUSE, lines[i])]
+    picked = {*causes[: limit - 1], kept[-1]}
+    for i in reversed(kept):
+        if len(picked) >= limit:
+            break
+        picked.add(i)
+    return [lines[i] for i in sorted(picked)]

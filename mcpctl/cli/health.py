@@ -27,7 +27,7 @@ from mcpctl.cli.output import STATE, Table
 from mcpctl.cli.progress import progress
 from mcpctl.errors import ExitCode, ProbeFailed
 from mcpctl.results import Result
-from mcpctl.text import plural
+from mcpctl.text import plural, stderr_cause
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ProtocolMode, ServerEntry
@@ -287,7 +287,7 @@ def _health_notes(results: list[ProbeResult]) -> None:
     for r in results:
         if r.error and r.error.hint:
             output.warn(f"{r.name}: {r.error.hint}")
-        for line in r.stderr[-5:]:
+        for line in stderr_cause(r.stderr):  # what says why, as doctor and errors pick it
             output.warn(f"{r.name} stderr: {line}")
     if results:
         counts = _counts(results)

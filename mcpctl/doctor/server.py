@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpctl.errors import InvalidEntryError, PlaceholderError, ServerNotFoundError
-from mcpctl.text import plural
+from mcpctl.text import plural, stderr_cause
 
 if TYPE_CHECKING:
     from mcpctl.auth.secrets import SecretStore
@@ -453,9 +453,9 @@ class _Diagnosis:
                 code = diag.returncode
                 how = f"exit status {code}" if code is None or code >= 0 else f"signal {-code}"
                 detail = f"the process exited at once ({how}), before answering"
-            tail = diag.tail()[-3:]
-            if tail:
-                detail += "; last stderr: " + " | ".join(tail)
+            said = stderr_cause(diag.tail())  # the lines health shows too
+            if said:
+                detail += "; stderr: " + " | ".join(said)
             raise StepFailed(detail, error.hint, result.latency_ms.get("total"))
         return _Done(f"started (pid {self.run.pid}) and stayed up", self.run.spawn_ms)
 

@@ -13,6 +13,7 @@ from mcpctl.auth.records import OAuthRecord, save_record
 from mcpctl.auth.secrets import SecretStore
 from tests.conftest import SERVERS, Cli, MemoryKeyring, write_config
 from tests.doctor.fakes import FakeBin, make_fake_bin
+from tests.test_text import NPM_404, NPM_CAUSE
 
 ENV_CANARY = "env-doctor-canary-7d3f9a"
 KEYRING_CANARY = "keyring-doctor-canary-2b8e4c"
@@ -298,3 +299,23 @@ def test_options_of_name_need_a_name(cli: Cli, servers: Path) -> None:
     r = cli("doctor", "--timeout", "5s")
     assert r.exit_code == 2
     assert "--timeout applies to one server" in r.stderr
+
+
+def test_doctor_and_health_pick_the_same_lines_of_a_runners_stderr(
+    cli: Cli, config_path: Path
+) -> None:
+    """npm's cause ("404 Not Found", "could not be found") comes before its advice and the
+    path of its log: both commands show the cause, neither the advice."""
+    runner = "import sys; sys.stderr.write(sys.argv[1]); sys.exit(1)"
+    said = "\n".join(NPM_404) + "\n"
+    write_config(config_path, {"pkg": {"command": PY, "args": ["-c", runner, said]}})
+    r = cli("doctor", "pkg", "--json")
+    assert r.exit_code == 1, r.stdout + r.stderr
+    (spawn,) = [s for s in r.json["data"]["steps"] if s["id"] == "spawn"]
+    assert spawn["status"] == "failed"
+    assert spawn["detail"].endswith("; stderr: " + " | ".join(NPM_CAUSE))
+    h = cli("health", "pkg")
+    assert h.exit_code == 1
+    shown = [line.partition("pkg stderr: ")[2] for line in h.stderr.splitlines()
+             if "pkg stderr: " in line]  # fmt: skip
+    assert shown == NPM_CAUSE
