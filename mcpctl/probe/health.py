@@ -302,6 +302,10 @@ async def _probe(
             result.degraded = []  # it failed: what else was wrong no longer matters
     elif result.healthy:
         _judge(result, speaking.slow)
+    # One clock, doctor's too: from the server's start (its process spawned, perhaps before
+    # this probe began; a remote one: the probe's start) to the probe's end.
+    if diag is not None and diag.started_at is not None:
+        started = min(started, diag.started_at)
     result.latency_ms["total"] = (time.perf_counter() - started) * 1000
     return result
 
@@ -506,7 +510,8 @@ async def run_all(
     )
     stdio_limit = concurrency or default_concurrency("stdio")
     results: list[T | None] = [None] * len(items)
-    started = await start_first(items, stdio_limit, policy, secrets)
+    spawned_at: dict[int, float] = {}
+    started = await start_first(items, stdio_limit, policy, secrets, spawned_at)
     if started or any(entry.is_remote for _, entry, _ in items):
         import mcpctl.probe.connect  # noqa: F401 -- the SDK's import, while those servers boot
 
@@ -520,9 +525,12 @@ async def run_all(
                 results[i] = done = await work(name, entry, kind)
         else:
             async with running:
-                results[i] = done = await start_slot(starting, lambda release, diag: work(
-                    name, entry, kind, started.pop(i, None), release, diag
-                ))  # fmt: skip
+
+                def probe_with(release: Callable[[], None], diag: StdioDiagnostics) -> Any:
+                    diag.started_at = spawned_at.pop(i, None)  # its latency's start
+                    return work(name, entry, kind, started.pop(i, None), release, diag)
+
+                results[i] = done = await start_slot(starting, probe_with)
         if on_done is not None:
             on_done(done)
 
@@ -583,10 +591,11 @@ async def start_first(
     limit: int,
     policy: MissingPolicy,
     secrets: SecretSource | None,
+    spawned_at: dict[int, float] | None = None,
 ) -> dict[int, tuple[Process, ResolvedEntry]]:
     """Start up to ``limit`` stdio servers that look startable; failures are left to _probe.
     Should anything else go wrong, the servers started so far are stopped before it is
-    raised: none is left running."""
+    raised: none is left running. ``spawned_at`` is told when each was started."""
     import anyio
 
     from mcpctl.config.placeholders import resolve_entry
@@ -603,7 +612,10 @@ async def start_first(
                 resolved = resolve_entry(name, entry, policy=policy, secrets=secrets)
                 if resolved is None:
                     continue
+                at = time.perf_counter()
                 started[i] = (await spawn_server(resolved.entry), resolved)
+                if spawned_at is not None:
+                    spawned_at[i] = at
             except (PlaceholderError, InvalidEntryError, OSError):
                 continue  # _probe reports it, with the right code
     except BaseException:

@@ -453,6 +453,7 @@ async def run_stdio(
 
     diag = StdioDiagnostics()
     diag.pid = process.pid
+    diag.started_at = started  # the probe's latency, and so a failed spawn step, start here
     speaking = Speaking(protocol, eras)
     result = await _probe(
         name,

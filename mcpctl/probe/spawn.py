@@ -78,6 +78,8 @@ class StdioDiagnostics:
     pid: int | None = None
     stdout_closed: bool = False
     exited_by_itself: bool = False
+    #: ``time.perf_counter()`` when the process was started: where a probe's latency starts.
+    started_at: float | None = None
 
     def tail(self) -> list[str]:
         """The last lines of stderr (each capped)."""

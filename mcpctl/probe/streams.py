@@ -15,6 +15,7 @@ Imported by :mod:`mcpctl.probe.connect`, after the SDK is loaded.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -60,6 +61,8 @@ async def open_stdio(
     entry = resolved.entry
     diag = diagnostics if diagnostics is not None else StdioDiagnostics()
     if process is None:
+        if diag.started_at is None:
+            diag.started_at = time.perf_counter()
         try:
             process = await spawn_server(entry)
         except OSError as exc:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mcpctl.auth.records import OAuthRecord, save_record
 from mcpctl.auth.secrets import SecretStore
-from tests.conftest import SERVERS, Cli, MemoryKeyring, write_config
+from tests.conftest import MCPCTL, SERVERS, Cli, MemoryKeyring, write_config
 from tests.doctor.fakes import FakeBin, make_fake_bin
 from tests.test_text import NPM_404, NPM_CAUSE
 
@@ -319,3 +323,26 @@ def test_doctor_and_health_pick_the_same_lines_of_a_runners_stderr(
     shown = [line.partition("pkg stderr: ")[2] for line in h.stderr.splitlines()
              if "pkg stderr: " in line]  # fmt: skip
     assert shown == NPM_CAUSE
+
+
+def test_health_latency_and_doctors_spawn_step_run_on_one_clock(config_path: Path) -> None:
+    """From the server's start to the moment it was seen gone, in both: a server that lives
+    0.4 s is timed at 0.4 s at least, though mcpctl loads its MCP client meanwhile (a fresh
+    process, as users run it)."""
+    lives = "import sys, time; time.sleep(0.4); sys.stderr.write('bye\\n'); sys.exit(3)"
+    write_config(config_path, {"brief": {"command": PY, "args": ["-c", lives]}})
+    env = {**os.environ, "MCPCTL_CONFIG": str(config_path)}
+
+    def run(*args: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [*MCPCTL, *args, "--json"], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        data: dict[str, Any] = json.loads(done.stdout)["data"]
+        return data
+
+    (mcp,) = run("health", "brief")["mcps"]
+    assert mcp["error"]["code"] == "server_exited"
+    assert mcp["latency_ms"]["total"] >= 400
+    spawn = next(s for s in run("doctor", "brief")["steps"] if s["id"] == "spawn")
+    assert spawn["status"] == "failed" and spawn["ms"] >= 400
