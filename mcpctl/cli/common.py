@@ -41,6 +41,7 @@ __all__ = [
     "entry_target",
     "era_options",
     "group_selection",
+    "missing_config",
     "parse_duration",
     "parse_pairs",
     "paths",
@@ -402,3 +403,12 @@ def protocol_cell(era: Era | None) -> str:
     if era is None:
         return "-"
     return era.version if era.name == "modern" else f"{era.version} (handshake)"
+
+
+def missing_config() -> list[str]:
+    """A warning when the config file in use does not exist (the command then has nothing of
+    it to show; an empty result is no error, but silence would be wrong)."""
+    from mcpctl.config.loader import missing_config_note
+
+    note = missing_config_note(paths().config)
+    return [note] if note else []

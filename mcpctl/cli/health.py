@@ -18,6 +18,7 @@ from mcpctl.cli.common import (
     Protocol,
     duration_option,
     era_options,
+    missing_config,
     protocol_cell,
     run_async,
     targets,
@@ -191,7 +192,7 @@ def health(
         return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
                           internal_root, manifest_key, warnings)  # fmt: skip
     chosen, more = targets(names or [], scope.value, internal_root, manifest_key, group)
-    warnings += more
+    warnings += more + missing_config()
     mode, eras = era_options(protocol)
     if watch:
         return _watch(chosen, warnings, every or 60.0, seconds, concurrency, (mode, eras), limit)

@@ -21,6 +21,8 @@ def list_(
 
     Literal secrets are shown as ****; ${VAR} placeholders are shown as written.
     Piped output is tab-separated: NAME, TRANSPORT, ENABLED, TARGET, DESCRIPTION.
+    With no config file, nothing is listed and a warning says which file would be used
+    and how to create it (exit 0: an empty list is not an error).
 
     Examples:
 
@@ -39,7 +41,12 @@ def list_(
         if (entry.enabled or not enabled_only) and (members is None or name in members)
     ]
     data = {"config": str(path), "exists": loaded.exists, "servers": servers}
-    result = Result("list", data, warnings=loaded.warnings)
+    warnings = loaded.warnings
+    if not loaded.exists:  # nothing to list, and why: never silence (exit 0, as gh/kubectl)
+        from mcpctl.config.loader import missing_config_note
+
+        warnings += [note for note in [missing_config_note(path)] if note]
+    result = Result("list", data, warnings=warnings)
 
     def human(_: Result) -> Table:
         rows = [

@@ -389,36 +389,51 @@ def remove(
     return output.emit(Result("remove", {"config": str(store.path), "removed": removed}))
 
 
-def _toggle(name: str, enabled: bool) -> int:
+def _toggle(names: list[str], enabled: bool) -> int:
     store = config_store()
-    changed = store.set_enabled(name, enabled)
+    changed = store.set_enabled_many(names, enabled)
     state = "enabled" if enabled else "disabled"
-    if changed:
-        output.info(f"{state.capitalize()} {name!r} in {store.path}")
-    else:
-        output.info(f"{name!r} is already {state}")
+    for name in dict.fromkeys(names):
+        if name in changed:
+            output.info(f"{state.capitalize()} {name!r} in {store.path}")
+        else:
+            output.info(f"{name!r} is already {state}")
     command = "enable" if enabled else "disable"
-    data = {"config": str(store.path), "name": name, "enabled": enabled, "changed": changed}
+    given = list(dict.fromkeys(names))
+    data: dict[str, object] = {"config": str(store.path), "enabled": enabled, "names": given,
+                               "changed": bool(changed), "changed_names": changed}  # fmt: skip
+    if len(given) == 1:
+        data["name"] = given[0]
     return output.emit(Result(command, data))
 
 
 @app.command("enable")
-def enable(name: str = typer.Argument(..., help="The server to enable.")) -> int:
-    """Enable a server (it is probed, rendered and loaded again).
+def enable(
+    names: list[str] = typer.Argument(..., metavar="NAME...", help="The servers to enable."),
+) -> int:
+    """Enable servers (they are probed, rendered and loaded again), all or none: an unknown
+    name changes nothing (exit 2, with the closest name).
 
     Examples:
 
       mcpctl enable github
+
+      mcpctl enable github slack --json
     """
-    return _toggle(name, True)
+    return _toggle(names, True)
 
 
 @app.command("disable")
-def disable(name: str = typer.Argument(..., help="The server to disable.")) -> int:
-    """Disable a server without removing it (it is kept but not loaded).
+def disable(
+    names: list[str] = typer.Argument(..., metavar="NAME...", help="The servers to disable."),
+) -> int:
+    """Disable servers without removing them (they are kept but not loaded), all or none:
+    an unknown name changes nothing (exit 2, with the closest name).
 
     Examples:
 
       mcpctl disable github
+
+      mcpctl disable a b c --json
     """
-    return _toggle(name, False)
+    return _toggle(names, False)

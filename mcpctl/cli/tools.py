@@ -22,6 +22,7 @@ from mcpctl.cli.common import (
     Protocol,
     duration_option,
     era_options,
+    missing_config,
     parse_pairs,
     paths,
     run_async,
@@ -146,7 +147,7 @@ def tools(
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key, group)
-    warnings += more
+    warnings += more + missing_config()
     mode, eras = era_options(protocol)
     listings = ListingCache.in_dir(paths().cache_dir) if cached else None
     # Every listing fresh: no server to start, so no event loop either.

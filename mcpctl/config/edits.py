@@ -152,24 +152,40 @@ class ServerEdits:
             ConfigInvalidError: the entry is not a JSON object.
             and the errors of :meth:`update`.
         """
+        return bool(self.set_enabled_many([name], enabled))
 
-        def change(doc: dict[str, Any]) -> bool:
-            if name not in doc or name.startswith("$"):
-                raise ServerNotFoundError.for_names([name], _names(doc), self.path)
-            entry = doc[name]
-            if not isinstance(entry, dict):
-                raise ConfigInvalidError(f"server {name!r} is not a JSON object")
-            was = entry.get("enabled", True) is not False
-            if was == enabled:
-                return False
-            if enabled:
-                entry.pop("enabled", None)  # true is the default: keep the file minimal
-            else:
-                entry["enabled"] = False
-            return True
+    def set_enabled_many(self, names: Iterable[str], enabled: bool) -> list[str]:
+        """Enable or disable servers in one write, all or none (an unknown name changes
+        nothing); returns the names whose state changed, in the order given.
+
+        Raises:
+            ServerNotFoundError: a name is not a server of the file (every such name, with
+                the closest known one).
+            ConfigInvalidError: an entry is not a JSON object.
+            and the errors of :meth:`update`.
+        """
+        wanted = list(dict.fromkeys(names))
+
+        def change(doc: dict[str, Any]) -> list[str]:
+            missing = [n for n in wanted if n not in doc or n.startswith("$")]
+            if missing:
+                raise ServerNotFoundError.for_names(missing, _names(doc), self.path)
+            changed = []
+            for name in wanted:
+                entry = doc[name]
+                if not isinstance(entry, dict):
+                    raise ConfigInvalidError(f"server {name!r} is not a JSON object")
+                if (entry.get("enabled", True) is not False) == enabled:
+                    continue
+                if enabled:
+                    entry.pop("enabled", None)  # true is the default: keep the file minimal
+                else:
+                    entry["enabled"] = False
+                changed.append(name)
+            return changed
 
         verb = "enable" if enabled else "disable"
-        return self.update(change, action=f"{verb} {name}")
+        return self.update(change, action=f"{verb} " + " ".join(wanted))
 
     def add_to_group(self, group: str, names: Iterable[str]) -> list[str]:
         """Put servers in ``group`` (all or none); returns the ones that were not in it yet.

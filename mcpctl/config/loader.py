@@ -25,6 +25,7 @@ __all__ = [
     "LoadResult",
     "build_config",
     "load_config",
+    "missing_config_note",
     "parse_document",
     "read_config",
     "read_document",
@@ -317,6 +318,20 @@ def read_config(path: str | os.PathLike[str], *, must_exist: bool = False) -> Lo
             )
         )
     return LoadResult(file, config, problems, doc.exists, doc)
+
+
+def missing_config_note(path: str | os.PathLike[str]) -> str | None:
+    """What to tell of the config file at ``path`` when there is none (``None`` when there
+    is): which file would be used and how to create it. An empty list is no error, but a
+    command with nothing to show for that reason says why.
+    """
+    file = Path(path)
+    if os.path.lexists(file):
+        return None
+    return (
+        f"no config file: {file} does not exist, nor does an {file.name} in this folder or "
+        f"above it; 'mcpctl add NAME -- COMMAND' creates it (--config FILE names another)"
+    )
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> LoadResult:

@@ -269,14 +269,45 @@ def test_enable_disable_keep_file_minimal(cli: Cli, config_path: Path) -> None:
     assert r.json["data"] == {
         "config": str(config_path),
         "name": "posthog",
+        "names": ["posthog"],
         "enabled": False,
         "changed": True,
+        "changed_names": ["posthog"],
     }
     assert read(config_path)["posthog"]["enabled"] is False
     assert cli("disable", "posthog", "--json").json["data"]["changed"] is False
     cli("enable", "posthog")
     assert read(config_path) == ORCHESTRATOR_FILE
     assert cli("enable", "nope").exit_code == 2
+
+
+def test_enable_disable_take_many_names_in_one_write_all_or_none(
+    cli: Cli, config_path: Path
+) -> None:
+    original = {"alpha": {"command": "x"}, "beta": {"command": "y", "enabled": False},
+                "gamma": {"command": "z"}}  # fmt: skip
+    write_config(config_path, original)
+    r = cli("disable", "alpha", "beta", "gamma", "alpha", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json["data"] == {
+        "config": str(config_path), "enabled": False, "names": ["alpha", "beta", "gamma"],
+        "changed": True, "changed_names": ["alpha", "gamma"],
+    }  # fmt: skip
+    assert all(entry["enabled"] is False for entry in read(config_path).values())
+    # One write: one undo brings every server back as it was.
+    assert cli("undo").exit_code == 0
+    assert read(config_path) == original
+    # An unknown name is a usage error, with the closest name, and nothing changes.
+    r = cli("enable", "beta", "gama", "zzz", "--json")
+    assert r.exit_code == 2
+    (err,) = r.json["errors"]
+    assert err["code"] == "server_not_found"
+    assert err["message"] == f"no servers 'gama', 'zzz' in {config_path}"
+    assert err["hint"] == "did you mean 'gamma'?"
+    assert read(config_path) == original
+    human = cli("enable", "alpha", "beta")
+    assert human.exit_code == 0
+    assert "'alpha' is already enabled" in human.stderr and "Enabled 'beta'" in human.stderr
 
 
 def test_writes_preserve_order_dollar_keys_and_unknown_content(cli: Cli, config_path: Path) -> None:
@@ -717,3 +748,26 @@ def test_the_error_never_masks_its_own_subject(
     for fmt in ("text", "json", "sarif", "github"):
         r = cli("validate", "--format", fmt)
         assert "hf_hub.env.HF_TOKEN" in r.stdout and token not in r.stdout, fmt
+
+
+@pytest.mark.parametrize("command", [["list"], ["health"], ["tools"]])
+def test_no_config_file_is_said_not_silent(cli: Cli, config_path: Path, command: list[str]) -> None:
+    """Nothing to show is no error (exit 0, as gh and kubectl do), but it says why: which
+    file would be used, and how to create it."""
+    r = cli(*command)
+    assert (r.exit_code, r.stdout) == (0, "")
+    said = " ".join(r.stderr.split())
+    assert "warning: no config file:" in said and "external-mcps.json does not exist" in said
+    assert "'mcpctl add NAME -- COMMAND' creates it" in said
+    data = cli(*command, "--json").json
+    assert data["ok"] is True and data["errors"] == []
+    (note,) = [w for w in data["warnings"] if w.startswith("no config file")]
+    where = Path(note.split(": ", 1)[1].split(" does not exist")[0])
+    assert where == isolated_home() / "config" / "external-mcps.json"
+    # The file there: nothing more to say.
+    write_config(config_path, {})
+    assert cli(*command, "--json").json["warnings"] == []
+
+
+def isolated_home() -> Path:
+    return Path(os.environ["MCPCTL_HOME"])
