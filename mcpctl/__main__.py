@@ -6,7 +6,9 @@ several times the interpreter's start-up:
 * a TAB press runs the program again (``mcpctl __complete ...``, from the shell scripts of
   :mod:`mcpctl.completion.scripts`);
 * ``mcpctl run NAME`` (with at most a ``--config FILE``), which a client starts for each
-  session of a server (:mod:`mcpctl.launch`): the server replaces mcpctl quickly.
+  session of a server (:mod:`mcpctl.launch`): the server replaces mcpctl quickly;
+* ``mcpctl list`` with its usual options (:mod:`mcpctl.cli.quick`), what scripts and
+  orchestrators run to read the servers.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ def run() -> NoReturn:
 
         if launch.fast_args(args) is not None:
             sys.exit(launch.main(args))
+    if "list" in args:
+        from mcpctl.cli import quick
+
+        code = quick.answer(args)
+        if code is not None:
+            quick.finish(code)
     from mcpctl.cli.app import run as run_cli
 
     run_cli(collector_paused=True)

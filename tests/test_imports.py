@@ -52,7 +52,7 @@ def test_read_paths_import_nothing_heavy(args: list[str], tmp_path: Path) -> Non
 # (bench/README.md has the start-up budget).
 LIST_JSON_MODULES = {
     "mcpctl", "mcpctl._lazy", "mcpctl._record", "mcpctl._version", "mcpctl.jsonenc", "mcpctl.cli", "mcpctl.cli.app", "mcpctl.cli.common",
-    "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.config", "mcpctl.config.checks",
+    "mcpctl.cli.commandgroup", "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.cli.quick", "mcpctl.config", "mcpctl.config.checks",
     "mcpctl.config.lexicon", "mcpctl.config.loader", "mcpctl.config.model",
     "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
     "mcpctl.config.secretvalues", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.commandgroup import CommandGroup
 from mcpctl.cli.common import parse_duration, read_config, run_async
-from mcpctl.cli.output import STATE, CommandGroup, Table
+from mcpctl.cli.output import STATE, Table
 from mcpctl.errors import ExitCode, Interrupted, ServerNotFoundError, SignInError, UsageError
 from mcpctl.results import Result
 

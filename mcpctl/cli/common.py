@@ -10,8 +10,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-import typer
-
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE
 from mcpctl.errors import UsageError
@@ -26,13 +24,11 @@ if TYPE_CHECKING:
     from mcpctl.registry.cache import DiscoveryCache
     from mcpctl.registry.sources import RegistrySource
 
+# Also GROUP, INTERNAL_ROOT, MANIFEST_KEY and PROTOCOL: typer options, built on first use
+# (__getattr__), so that a command answered before the CLI framework loads can use this module.
 __all__ = [
-    "GROUP",
-    "INTERNAL_ROOT",
     "MANIFEST_HELP",
-    "MANIFEST_KEY",
     "ORCHESTRATOR_KEY",
-    "PROTOCOL",
     "Protocol",
     "cache",
     "config_store",
@@ -56,22 +52,42 @@ __all__ = [
 #: it (docs/config.md#the-orchestrator-convention); mcpctl.config.siblings.DEFAULT_MANIFEST_KEY.
 ORCHESTRATOR_KEY = "annabelle"
 MANIFEST_HELP = "package.json key of the manifest (the orchestrator convention: docs/config.md)."
-INTERNAL_ROOT = typer.Option(
-    None,
-    "--internal-root",
-    envvar="MCPCTL_INTERNAL_ROOT",
-    metavar="DIR",
-    help="Also use internal MCPs (an orchestrator's own servers): sub-folders of DIR whose "
-    "package.json has a manifest.",
-)
-GROUP = typer.Option(
-    [],
-    "--group",
-    metavar="GROUP",
-    help="Only the servers of this group (mcpctl group list); repeat it for the servers of "
-    "any of them.",
-)
-MANIFEST_KEY = typer.Option(ORCHESTRATOR_KEY, "--manifest-key", metavar="KEY", help=MANIFEST_HELP)
+# The options several commands share, as typer.Option(*args, **kwargs).
+_OPTIONS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+    "INTERNAL_ROOT": (
+        (None, "--internal-root"),
+        {"envvar": "MCPCTL_INTERNAL_ROOT", "metavar": "DIR",
+         "help": "Also use internal MCPs (an orchestrator's own servers): sub-folders of DIR "
+         "whose package.json has a manifest."},
+    ),
+    "GROUP": (
+        ([], "--group"),
+        {"metavar": "GROUP",
+         "help": "Only the servers of this group (mcpctl group list); repeat it for the servers "
+         "of any of them."},
+    ),
+    "MANIFEST_KEY": (
+        (ORCHESTRATOR_KEY, "--manifest-key"), {"metavar": "KEY", "help": MANIFEST_HELP}
+    ),
+    "PROTOCOL": (
+        (None, "--protocol"),
+        {"help": "Protocol era: auto (detect it, remembered per server), modern (2026-07-28 and "
+         "later, no handshake) or legacy (the initialize handshake). Default: each entry's "
+         '"protocol", else auto.'},
+    ),
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """GROUP, INTERNAL_ROOT, MANIFEST_KEY, PROTOCOL: each command's typer option, built when
+    a command module is imported (the CLI framework is loaded then anyway)."""
+    if name not in _OPTIONS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import typer
+
+    args, kwargs = _OPTIONS[name]
+    option = globals()[name] = typer.Option(*args, **kwargs)
+    return option
 
 
 class Protocol(StrEnum):
@@ -80,15 +96,6 @@ class Protocol(StrEnum):
     auto = "auto"
     modern = "modern"
     legacy = "legacy"
-
-
-PROTOCOL = typer.Option(
-    None,
-    "--protocol",
-    help="Protocol era: auto (detect it, remembered per server), modern (2026-07-28 and "
-    "later, no handshake) or legacy (the initialize handshake). Default: each entry's "
-    '"protocol", else auto.',
-)
 
 
 def era_options(protocol: Protocol | None) -> tuple[ProtocolMode | None, EraMemory]:

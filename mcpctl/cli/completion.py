@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import common, output
-from mcpctl.cli.output import CommandGroup, Lines
+from mcpctl.cli.commandgroup import CommandGroup
+from mcpctl.cli.output import Lines
 from mcpctl.results import Result
 
 if TYPE_CHECKING:

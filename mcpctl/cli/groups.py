@@ -5,8 +5,9 @@ from __future__ import annotations
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.commandgroup import CommandGroup
 from mcpctl.cli.common import config_store, read_config
-from mcpctl.cli.output import CommandGroup, Table
+from mcpctl.cli.output import Table
 from mcpctl.results import Result
 
 app = typer.Typer()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import GROUP, entry_summary, entry_target, group_selection, read_config
-from mcpctl.cli.output import Detail, Table
+from mcpctl.cli.common import GROUP, entry_summary, entry_target, read_config
+from mcpctl.cli.output import Detail
+from mcpctl.cli.quick import show_list
 from mcpctl.results import Result
 
 app = typer.Typer()
@@ -32,37 +33,7 @@ def list_(
 
       mcpctl list --group work
     """
-    loaded = read_config()
-    path = loaded.path
-    members = group_selection(loaded.config.entries, group)
-    servers = [
-        entry_summary(name, entry)
-        for name, entry in loaded.config.entries.items()
-        if (entry.enabled or not enabled_only) and (members is None or name in members)
-    ]
-    data = {"config": str(path), "exists": loaded.exists, "servers": servers}
-    warnings = loaded.warnings
-    if not loaded.exists:  # nothing to list, and why: never silence (exit 0, as gh/kubectl)
-        from mcpctl.config.loader import missing_config_note
-
-        warnings += [note for note in [missing_config_note(path)] if note]
-    result = Result("list", data, warnings=warnings)
-
-    def human(_: Result) -> Table:
-        rows = [
-            [
-                s["name"],
-                s["transport"],
-                "yes" if s["enabled"] else "no",
-                entry_target(s),
-                s.get("description") or "",
-            ]
-            for s in servers
-        ]
-        empty = f"no servers in {path}" if loaded.exists else f"no config file yet ({path})"
-        return Table(["NAME", "TRANSPORT", "ENABLED", "TARGET", "DESCRIPTION"], rows, empty)
-
-    return output.emit(result, human)
+    return show_list(enabled_only, group)  # as mcpctl.cli.quick answers it before typer loads
 
 
 @app.command("get")

@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from typer.core import TyperGroup
-
 from mcpctl.errors import McpctlError
 from mcpctl.results import Result
 from mcpctl.text import controls_in, escape_controls
@@ -35,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = [
     "SHOWN_PROGRESS",
     "STATE",
-    "CommandGroup",
     "Detail",
     "Lines",
     "State",
@@ -74,6 +71,7 @@ class State:
 
 STATE = State()
 
+
 # The rich Progress shown now, if any (at most one): :mod:`mcpctl.cli.progress` shows it, and
 # what is printed on stderr meanwhile goes through its console (above the bar, not through it).
 SHOWN_PROGRESS: list[Any] = []
@@ -97,24 +95,6 @@ def reflow(text: str | None) -> str | None:
         else " ".join(line.strip() for line in p.splitlines())
         for p in paragraphs
     )  # fmt: skip
-
-
-class CommandGroup(TyperGroup):
-    """A command group: records which command runs (``registry add``), so errors can name it
-    in the envelope; named alone, it prints its help (as ``--help`` does) and succeeds."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if not args and self.no_args_is_help and not ctx.resilient_parsing:
-            args = [ctx.help_option_names[0]]
-        rest: list[str] = super().parse_args(ctx, args)
-        return rest
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        name, cmd, rest = super().resolve_command(ctx, args)
-        if cmd is not None and cmd.name:
-            parent = ctx.command_path.partition(" ")[2]
-            STATE.command = f"{parent} {cmd.name}" if parent else cmd.name
-        return name, cmd, rest
 
 
 class Table(NamedTuple):

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import common, output
-from mcpctl.cli.output import CommandGroup, Detail, Table
+from mcpctl.cli.commandgroup import CommandGroup
+from mcpctl.cli.output import Detail, Table
 from mcpctl.cli.progress import progress
 from mcpctl.errors import ExitCode, RegistryError, UsageError
 from mcpctl.results import Result

@@ -9,8 +9,9 @@ from typing import Any
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.commandgroup import CommandGroup
 from mcpctl.cli.common import read_config
-from mcpctl.cli.output import STATE, CommandGroup, Table
+from mcpctl.cli.output import STATE, Table
 from mcpctl.errors import MissingInputError, UsageError
 from mcpctl.results import Result
 

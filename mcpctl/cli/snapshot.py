@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.commandgroup import CommandGroup
 from mcpctl.cli.common import (
     GROUP,
     INTERNAL_ROOT,
@@ -24,7 +25,7 @@ from mcpctl.cli.common import (
     read_config,
 )
 from mcpctl.cli.difftext import NOUNS, diff_lines
-from mcpctl.cli.output import STATE, CommandGroup, Lines
+from mcpctl.cli.output import STATE, Lines
 from mcpctl.cli.progress import progress
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.results import Result

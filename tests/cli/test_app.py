@@ -161,12 +161,12 @@ def test_subprocess_no_traceback_and_debug_shows_it(tmp_path: Path) -> None:
 
 
 def test_internal_error_is_one_line_unless_debug(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpctl.cli import listing
+    from mcpctl.cli import quick
 
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(listing, "read_config", boom)
+    monkeypatch.setattr(quick, "read_config", boom)
     r = cli("list")
     assert r.exit_code == 1
     assert "internal error: RuntimeError: kaboom" in r.stderr and "MCPCTL_DEBUG" in r.stderr
