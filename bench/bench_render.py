@@ -50,7 +50,9 @@ def main() -> int:
                        capture_output=True, timeout=60)  # fmt: skip
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "list --json": [*cli, "list", "--json"],
+            # -v: through the full CLI, as the command measured against it (a plain `list`
+            # is answered before the CLI framework loads).
+            "list --json": [*cli, "list", "--json", "-v"],
             **{f"render {t}": [*cli, "render", t] for t in TARGETS},
             "render --check": [*cli, "render", "mcp-proxy", "-o", str(rendered), "--check"],
         }

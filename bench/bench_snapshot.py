@@ -57,7 +57,9 @@ def main() -> int:
         changed_cli = [*mcpctl_argv(), "--config", str(changed)]
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "list --json": [*cli, "list", "--json"],
+            # -v: through the full CLI, as the command measured against it (a plain `list`
+            # is answered before the CLI framework loads).
+            "list --json": [*cli, "list", "--json", "-v"],
             "snapshot diff": [*cli, "snapshot", "diff", "--against", str(lock)],
             "snapshot diff --json": [*cli, "snapshot", "diff", "--against", str(lock), "--json"],
             "snapshot diff (1 changed)": [*changed_cli, "snapshot", "diff", "--against", str(lock)],
