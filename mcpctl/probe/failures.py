@@ -115,8 +115,8 @@ def classify(
 
     leaves = exception_leaves(exc)
     for leaf in leaves:
-        if isinstance(leaf, ProbeFailed):
-            return ProbeError(leaf.reason, leaf.message.removeprefix(f"{leaf.server}: "),
+        if isinstance(leaf, ProbeFailed):  # its message may quote the server: cut it too
+            return ProbeError(leaf.reason, one_line(leaf.message.removeprefix(f"{leaf.server}: ")),
                               leaf.hint)  # fmt: skip
         if isinstance(leaf, PlaceholderError):
             return ProbeError("missing_variable", leaf.message, leaf.hint)
