@@ -9,7 +9,11 @@ result naming no modern version, no answer in time -- means the handshake era, a
 and never falls back. The SDK's session does the exchanges (``discover``, ``initialize``,
 ``adopt``); this module only decides which to make, with a deadline on discovery so that a
 server that stays silent on it costs a few seconds once (the era is then remembered:
-:class:`mcpctl.probe.eras.EraMemory`), and turns a mismatch into one clear error.
+:class:`mcpctl.probe.eras.EraMemory`), and turns a mismatch into one clear error (quoting
+little of what the server said: :func:`mcpctl.probe.eras.describe_versions`). A server that
+claimed the stateless era and then refuses the first request made that way gets the
+handshake instead (:func:`handshake_instead`, from :meth:`mcpctl.probe.connect.Connection.
+request`).
 """
 
 from __future__ import annotations

@@ -133,6 +133,7 @@ def test_a_protocol_mismatch_stays_short_whatever_the_server_names(
 # --- the caches, shared by many processes --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_twelve_concurrent_runs_keep_every_cache_entry(tmp_path: Path) -> None:
     names = [f"s{i:02d}" for i in range(12)]
     home = Home(tmp_path, {name: overreach("plain", name) for name in names})
@@ -152,7 +153,7 @@ def test_a_stuck_cache_lock_costs_one_short_wait_and_writes_nothing(tmp_path: Pa
     from mcpctl.config.store import acquire_lock
 
     home = Home(tmp_path, {"s": overreach("plain", "s")})
-    _, free = home.run("tools", "s", "--timeout", "20s")
+    free = max(home.run("tools", "s", "--timeout", "20s")[1] for _ in range(2))
     files = [home.state / MEMORY_FILENAME, *(home.cache / name for name in CACHES)]
     before = {f: f.read_bytes() for f in files}
     home.config.write_text(json.dumps({"s": overreach("plain", "t")}))  # news for every cache
@@ -251,6 +252,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
 """
 
 
+@pytest.mark.slow
 def test_counting_tokens_takes_little_memory(tmp_path: Path) -> None:
     # 10 MB of short random words: pieces that never repeat, for the tokenizer's memo.
     home = Home(tmp_path, {"big": overreach("big", OVERREACH_WORD="5")})
@@ -259,5 +261,5 @@ def test_counting_tokens_takes_little_memory(tmp_path: Path) -> None:
         [PY, "-c", RSS, *command, "--timeout", "60s"],
         capture_output=True, text=True, env=home.env, timeout=180,
     )  # fmt: skip
-    megabytes = int(done.stdout)
+    megabytes = int(done.stdout)  # the largest of mcpctl and the server; 290 with a full memo
     assert megabytes < 200, megabytes
