@@ -164,18 +164,9 @@ class EraMemory:
             if isinstance(known, dict) and all(known.get(k) == v for k, v in record.items()):
                 return
             self._eras.pop(key, None)
-            self._eras[key] = {**record, "at": int(time.time())}
-            self._save(key)
-
-    def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True
-            self._eras = _read(self.path) if self.path is not None else {}
-
-    def _save(self, key: str) -> None:
+            self._eras[key] = mine = {**record, "at": int(time.time())}
         if self.path is None:
             return
-        mine = self._eras[key]
 
         # Another process may have remembered other servers since this one read the file.
         def merge(merged: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -185,9 +176,16 @@ class EraMemory:
                 del merged[next(iter(merged))]
             return merged
 
+        # Not under the mutex: a wait for the file's lock must not hold up recall().
         written = update_records(self.path, "eras", MEMORY_MAX_BYTES, merge)
         if written is not None:
-            self._eras = written
+            with self._mutex:
+                self._eras.update((k, v) for k, v in written.items() if k != key)
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            self._eras = _read(self.path) if self.path is not None else {}
 
 
 def _read(path: Path) -> dict[str, dict[str, Any]]:

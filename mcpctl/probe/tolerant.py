@@ -121,8 +121,10 @@ def parse_message(raw: bytes) -> JSONRPCMessage:
 
 
 def _request_id(raw: bytes) -> int | str | None:
-    """The ``id`` of a message no parser follows, found before the nested part (after the
+    """The ``id`` of an answer no parser follows, found before the nested part (after the
     members that are plain values) or as its last member."""
+    if b'"method"' in raw[:256] + raw[-256:]:
+        return None  # the server's own request (or a notification): no answer of ours to fail
     found = _HEAD_ID.match(raw) or _TAIL_ID.search(raw[-256:])
     if found is None:
         return None
@@ -305,9 +307,11 @@ async def tolerant_streams(
                             relayed = _inspect(item, method, listing)
                     elif isinstance(item, ValidationError):
                         # A message the transport could not read: what waits for an answer
-                        # would wait for ever.
-                        for waiting in list(methods):
-                            await to_session.send(_unreadable(waiting, methods.pop(waiting), item))
+                        # would wait for ever (a listen stream is not waiting for one).
+                        for waiting, method in list(methods.items()):
+                            if method != "subscriptions/listen":
+                                del methods[waiting]
+                                await to_session.send(_unreadable(waiting, method, item))
                     await to_session.send(relayed)
 
     async with anyio.create_task_group() as tg:
