@@ -169,7 +169,7 @@ def list_failed(
     answer = next((leaf for leaf in exception_leaves(exc) if isinstance(leaf, MCPError)), None)
     if answer is None or classify(exc, entry, diag, name).code != "mcp_error":
         return None
-    message = one_line(f"{what}/list failed: {getattr(answer, 'message', answer)}")
+    message = one_line(f"{what}/list failed: {_said(str(getattr(answer, 'message', answer)))}")
     hint = f"the server answered, but could not list its {what}; its logs may say why"
     return ProbeError("list_failed", message, hint)
 
@@ -223,8 +223,19 @@ def _challenge_hint(name: str) -> str:
     )
 
 
+def _said(message: str) -> str:
+    """An error's message, or what it means when it is a transport's failure to parse the
+    server's answer (a validation dump otherwise)."""
+    if "recursion limit exceeded" in message:
+        return (
+            "the server's answer is nested too deeply to be read (the MCP SDK's JSON parser "
+            "stops at 200 levels)"
+        )
+    return message
+
+
 def _mcp_error(exc: Any, name: str) -> ProbeError:
-    message = one_line(str(getattr(exc, "message", exc)))
+    message = one_line(_said(str(getattr(exc, "message", exc))))
     lowered = message.lower()
     if "401" in lowered or "unauthorized" in lowered:
         return http_error(401, name)

@@ -22,7 +22,7 @@ import pytest
 from mcpctl.probe.cachefiles import LOCK_TIMEOUT
 from mcpctl.probe.eras import MAX_VERSION_CHARS, MAX_VERSIONS, MEMORY_FILENAME, MEMORY_MAX_BYTES
 from mcpctl.probe.failures import MESSAGE_MAX
-from tests.conftest import MCPCTL, SERVERS, write_config
+from tests.conftest import MCPCTL, SERVERS, reserved_port, wait_for_port, write_config
 
 PY = sys.executable
 OVERREACH = str(SERVERS / "overreach.py")
@@ -125,7 +125,8 @@ def test_a_protocol_mismatch_stays_short_whatever_the_server_names(
         assert 0 < len(error["message"]) <= MESSAGE_MAX, error["message"]
     if protocol == "legacy":
         assert "(5,000 in all)" in errors["versions"]["message"]
-    plain, _ = home.run("health", "--protocol", protocol, "--timeout", "15s")
+    plain, elapsed = home.run("health", "--protocol", protocol, "--timeout", "15s")
+    assert elapsed < 15 + 1
     assert all(len(line) < 2 * MESSAGE_MAX for line in plain.stdout.splitlines()), plain.stdout
     assert len(plain.stderr) < 4 * MESSAGE_MAX, plain.stderr
 
@@ -229,6 +230,29 @@ def test_a_schema_no_parser_follows_fails_at_once(tmp_path: Path) -> None:
     assert failed["error"]["code"] == "list_failed"
     assert "nested too deeply" in failed["error"]["message"]
     assert elapsed < 15, "the probe waited for an answer it had already dropped"
+
+
+def test_a_remote_answer_deeper_than_the_sdk_reads_fails_at_once(tmp_path: Path) -> None:
+    # Over HTTP the SDK parses the answer (200 levels at most): it cannot be read, and says so.
+    with reserved_port() as port:
+        server = subprocess.Popen(
+            [PY, OVERREACH, "http", str(port), "deep"], env={**os.environ, "OVERREACH_DEPTH": "150"}
+        )
+        try:
+            wait_for_port(port, server)
+            url = f"http://127.0.0.1:{port}/mcp"
+            home = Home(tmp_path, {"deep": {"url": url, "transport": "streamable-http"}})
+            data, elapsed = home.json("tools", "deep", "--timeout", "20s")
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    (failed,) = data["data"]["failed"]
+    assert failed["error"]["code"] == "list_failed", failed
+    assert failed["error"]["message"] == (
+        "tools/list failed: the server's answer is nested too deeply to be read (the MCP SDK's "
+        "JSON parser stops at 200 levels)"
+    )
+    assert elapsed < 20
 
 
 # --- counting tokens -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """An MCP server in raw JSON-RPC over stdio that sends more than a client can take in.
 
-python overreach.py MODE [NAME]
+python overreach.py MODE [NAME]            (stdio)
+python overreach.py http PORT MODE [NAME]  (streamable HTTP at http://127.0.0.1:PORT/mcp)
 
 The handshake (2025-11-25) works in every mode but ``versions``: ``initialize``, ``ping``,
 ``tools/list``, ``tools/call`` (any tool answers ``ok``); ``server/discover`` gets -32601
@@ -163,32 +164,77 @@ class Server:
         raise Failure(-32601, "Method not found")
 
 
-def main() -> None:
-    mode = sys.argv[1]
-    server = Server(mode, sys.argv[2] if len(sys.argv) > 2 else "x")
+def respond(server: Server, message: dict[str, Any]) -> str | None:
+    """The line answering ``message`` (``None`` for a notification or a response)."""
+    method = message.get("method")
     log = os.environ.get("OVERREACH_LOG")
+    if log and isinstance(method, str):
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(method + "\n")
+    if "id" not in message or not isinstance(method, str):
+        return None
+    head = json.dumps({"jsonrpc": "2.0", "id": message["id"]})[:-1]
+    try:
+        result = server.answer(method, message.get("params") or {})
+        body = result if isinstance(result, Raw) else json.dumps(result)
+        return f'{head}, "result": {body}}}'
+    except Failure as e:
+        error: dict[str, Any] = {"code": e.code, "message": e.message}
+        if e.data is not None:
+            error["data"] = e.data
+        return json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+
+def serve_http(server: Server, port: int) -> None:
+    """Streamable HTTP at http://127.0.0.1:PORT/mcp: each POST answered with JSON (202 for a
+    notification), no session, no standing stream (GET and DELETE: 405)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            reply = respond(server, json.loads(body))
+            if reply is None:
+                self.send_response(202)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            data = reply.encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def refuse(self) -> None:
+            self.send_response(405)
+            self.send_header("allow", "POST")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        do_GET = do_DELETE = refuse
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    port = None
+    if args[0] == "http":
+        port, args = int(args[1]), args[2:]
+    server = Server(args[0], args[1] if len(args) > 1 else "x")
+    if port is not None:
+        serve_http(server, port)
+        return
     for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        method = message.get("method")
-        if log and isinstance(method, str):
-            with open(log, "a", encoding="utf-8") as f:
-                f.write(method + "\n")
-        if "id" not in message or not isinstance(method, str):
-            continue
-        head = json.dumps({"jsonrpc": "2.0", "id": message["id"]})[:-1]
-        try:
-            result = server.answer(method, message.get("params") or {})
-            body = result if isinstance(result, Raw) else json.dumps(result)
-            reply = f'{head}, "result": {body}}}'
-        except Failure as e:
-            error: dict[str, Any] = {"code": e.code, "message": e.message}
-            if e.data is not None:
-                error["data"] = e.data
-            reply = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error})
-        sys.stdout.write(reply + "\n")
-        sys.stdout.flush()
+        if line.strip():
+            reply = respond(server, json.loads(line))
+            if reply is not None:
+                sys.stdout.write(reply + "\n")
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":
