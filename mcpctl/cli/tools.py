@@ -96,7 +96,8 @@ def tools(
     TOKENS is what each tool's definition costs the model: the o200k_base tokens of
     {"name", "description", "input_schema"} as compact JSON, the name as exposed. Each
     server's total counts its exposed tools only. --budget exits 1 when the exposed tools
-    of all the servers listed cost more, naming each server's share.
+    of all the servers listed cost more, naming each server's share. Counting ends by the
+    timeout; what is left is estimated from its length and marked ~.
 
     Examples:
 
