@@ -255,7 +255,7 @@ def _estimate_warnings(long: set[str], late: set[str], seconds: float) -> list[s
         )
     if late:
         out.append(
-            f"counting tokens took longer than the timeout ({seconds:g} s): "
+            f"counting tokens ran out of time (the timeout is {seconds:g} s): "
             f"{plural(len(late), 'definition')} estimated from their length (~)"
         )
     return out

@@ -52,6 +52,7 @@ __all__ = [
     "ENCODING",
     "MAX_COUNTED_CHARS",
     "MAX_RUN",
+    "MIN_COUNTING_SECONDS",
     "TokenCountCache",
     "TokenCounts",
     "catalog_tokens",
@@ -68,6 +69,9 @@ ENCODING = "o200k_base"
 MAX_RUN = 128
 #: Characters of one definition counted; the tokens of the rest are estimated from them.
 MAX_COUNTED_CHARS = 32_768
+#: Seconds counting gets however late it starts (a hung server may have used the deadline up:
+#: a small catalog is still counted, not estimated).
+MIN_COUNTING_SECONDS = 1.0
 #: Characters per token when nothing was counted to estimate from (JSON and prose in
 #: o200k_base run at 3-4).
 _CHARS_PER_TOKEN = 3.5
@@ -265,11 +269,14 @@ def count_definitions(
 ) -> TokenCounts:
     """The tokens of each tool's definition (as :func:`count_tool_tokens`), by key.
 
-    Counting stops at ``deadline`` (a :func:`time.monotonic` time): the definitions left
-    are estimated from their length, at the rate of those counted (about 3.5 characters a
-    token when none was), unless ``cache`` knows them. Each definition costs at most the
-    counting of :data:`MAX_COUNTED_CHARS` characters, so the deadline is kept within that.
+    Counting stops at ``deadline`` (a :func:`time.monotonic` time; at least
+    :data:`MIN_COUNTING_SECONDS` from now): the definitions left are estimated from their
+    length, at the rate of those counted (about 3.5 characters a token when none was),
+    unless ``cache`` knows them. Each definition costs at most the counting of
+    :data:`MAX_COUNTED_CHARS` characters, so the deadline is kept within that.
     """
+    if deadline is not None:
+        deadline = max(deadline, time.monotonic() + MIN_COUNTING_SECONDS)
     counts = TokenCounts()
     chars = tokens = 0
     late: dict[str, str] = {}
