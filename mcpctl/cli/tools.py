@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
@@ -123,7 +124,8 @@ def tools(
     TOKENS is what each tool's definition costs the model: the o200k_base tokens of
     {"name", "description", "input_schema"} as compact JSON, the name as exposed. Each
     server's total counts its exposed tools only. --budget exits 1 when the exposed tools
-    of all the servers listed cost more, naming each server's share.
+    of all the servers listed cost more, naming each server's share. Counting ends by the
+    timeout; what is left is estimated from its length and marked ~.
 
     Examples:
 
@@ -142,8 +144,10 @@ def tools(
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import build_catalog, collisions_fail
-    from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_tool_tokens
+    from mcpctl.probe.procs import process_age
+    from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_definitions
 
+    started = time.monotonic() - process_age()  # the deadline runs from the command's start
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key, group)
@@ -178,22 +182,26 @@ def tools(
         ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix.value
     )
     info = {(r.name, t.name): t for r in ok for t in r.tools}
-    # What each definition costs, under the name the host exposes it by.
+    # What each definition costs, under the name the host exposes it by; counted within the
+    # run's deadline (the timeout), the rest estimated.
     counts = TokenCountCache.in_dir(paths().cache_dir)
-    tokens = {
-        c.name: count_tool_tokens(
-            {"name": c.name, "description": info[(c.server, c.tool)].description,
-             "input_schema": info[(c.server, c.tool)].input_schema},
-            counts,
-        )
-        for c in catalog
-        if c.exposed or show_all
-    }  # fmt: skip
+    limit = seconds if seconds is not None else max(
+        (entry.timeout_ms / 1000 for _, entry, _ in chosen), default=0.0
+    )  # fmt: skip
+    counted = count_definitions(
+        {c.name: {"name": c.name, "description": info[(c.server, c.tool)].description,
+                  "input_schema": info[(c.server, c.tool)].input_schema}
+         for c in catalog if c.exposed or show_all},
+        counts, deadline=started + limit,
+    )  # fmt: skip
     counts.save()
+    tokens, guessed = counted.tokens, counted.estimated
+    warnings += _estimate_warnings(counted.long, counted.late, limit)
     totals = {r.name: 0 for r in ok}
     for c in catalog:
         if c.exposed:
             totals[c.server] += tokens[c.name]
+    guessed_servers = {c.server for c in catalog if c.exposed and c.name in guessed}
     rows_data = [
         {
             "name": c.name, "server": c.server, "tool": c.tool, "exposed": c.exposed,
@@ -201,6 +209,7 @@ def tools(
             "params": info[(c.server, c.tool)].params_summary(),
             "input_schema": info[(c.server, c.tool)].input_schema,
             "tokens": tokens[c.name],
+            "tokens_estimated": c.name in guessed,
             "task_support": info[(c.server, c.tool)].task_support,
         }
         for c in catalog
@@ -236,11 +245,13 @@ def tools(
             {"name": r.name, "protocol_version": r.protocol_version,
              "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count,
              "cached_age_s": None if r.from_cache is None else round(r.from_cache, 1),
-             "tokens": {"encoding": ENCODING, "total": totals[r.name]} if r.error is None
+             "tokens": {"encoding": ENCODING, "total": totals[r.name],
+                        "estimated": r.name in guessed_servers} if r.error is None
              else None}
             for r in results
         ],
-        "tokens": {"encoding": ENCODING, "total": sum(totals.values())},
+        "tokens": {"encoding": ENCODING, "total": sum(totals.values()),
+                   "estimated": len(guessed & {c.name for c in catalog if c.exposed})},
     }  # fmt: skip
     exit_code = ExitCode.FAILED if errors else ExitCode.OK
     if budget is not None:
@@ -259,16 +270,40 @@ def tools(
                 str(d["server"]),
                 str(d["params"]),
                 str(d["description"] or "").split("\n")[0],
-                f"{d['tokens']:,}",
+                ("~" if d["tokens_estimated"] else "") + f"{d['tokens']:,}",
                 str(d["task_support"] or ""),
             ]
             for d in rows_data
         ]
-        shares = ", ".join(f"{name} {count:,}" for name, count in _by_cost(totals))
-        title = f"{sum(totals.values()):,} tokens ({ENCODING})" + (f": {shares}" if shares else "")
+        about = "~" if guessed_servers else ""
+        shares = ", ".join(
+            f"{name} {'~' if name in guessed_servers else ''}{count:,}"
+            for name, count in _by_cost(totals)
+        )
+        title = f"{about}{sum(totals.values()):,} tokens ({ENCODING})" + (
+            f": {shares}" if shares else ""
+        )
         return Table(cols, rows, "no tools", title=title if rows else None)
 
     return output.emit(Result("tools", data, warnings, errors, exit_code=exit_code), human)
+
+
+def _estimate_warnings(long: set[str], late: set[str], seconds: float) -> list[str]:
+    """Why some token counts are estimates (``~`` in the table)."""
+    from mcpctl.probe.tokens import MAX_COUNTED_CHARS
+
+    out = []
+    if long:
+        out.append(
+            f"{plural(len(long), 'definition')} over {MAX_COUNTED_CHARS:,} characters: their "
+            "tokens are counted that far and estimated beyond (~)"
+        )
+    if late:
+        out.append(
+            f"counting tokens ran out of time (the timeout is {seconds:g} s): "
+            f"{plural(len(late), 'definition')} estimated from their length (~)"
+        )
+    return out
 
 
 def _by_cost(totals: dict[str, int]) -> list[tuple[str, int]]:

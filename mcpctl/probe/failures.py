@@ -119,8 +119,8 @@ def classify(
 
     leaves = exception_leaves(exc)
     for leaf in leaves:
-        if isinstance(leaf, ProbeFailed):
-            return ProbeError(leaf.reason, leaf.message.removeprefix(f"{leaf.server}: "),
+        if isinstance(leaf, ProbeFailed):  # its message may quote the server: cut it too
+            return ProbeError(leaf.reason, one_line(leaf.message.removeprefix(f"{leaf.server}: ")),
                               leaf.hint)  # fmt: skip
         if isinstance(leaf, PlaceholderError):
             return ProbeError("missing_variable", leaf.message, leaf.hint)
@@ -175,7 +175,7 @@ def list_failed(
     answer = next((leaf for leaf in exception_leaves(exc) if isinstance(leaf, MCPError)), None)
     if answer is None or classify(exc, entry, diag, name).code != "mcp_error":
         return None
-    message = one_line(f"{what}/list failed: {getattr(answer, 'message', answer)}")
+    message = one_line(f"{what}/list failed: {_said(str(getattr(answer, 'message', answer)))}")
     hint = f"the server answered, but could not list its {what}; its logs may say why"
     return ProbeError("list_failed", message, hint)
 
@@ -229,8 +229,19 @@ def _challenge_hint(name: str) -> str:
     )
 
 
+def _said(message: str) -> str:
+    """An error's message, or what it means when it is a transport's failure to parse the
+    server's answer (a validation dump otherwise)."""
+    if "recursion limit exceeded" in message:
+        return (
+            "the server's answer is nested too deeply to be read (the MCP SDK's JSON parser "
+            "stops at 200 levels)"
+        )
+    return message
+
+
 def _mcp_error(exc: Any, name: str) -> ProbeError:
-    message = one_line(str(getattr(exc, "message", exc)))
+    message = one_line(_said(str(getattr(exc, "message", exc))))
     lowered = message.lower()
     if "401" in lowered or "unauthorized" in lowered:
         return http_error(401, name)

@@ -377,9 +377,6 @@ async def _list_and_ping(
     result.latency_ms["connect"] = conn.connect_ms
     exchange = "initialize" if conn.era.name == "legacy" else "discover"
     result.latency_ms[exchange] = conn.negotiate_ms
-    info = conn.server_info
-    if info is not None:
-        result.server_name, result.server_version = info.name, info.version
     result.protocol_version = conn.era.version
     result.capabilities = _capabilities(conn.capabilities)
     t0 = time.perf_counter()
@@ -393,6 +390,12 @@ async def _list_and_ping(
             result.error = error
     if result.error is None:
         result.tool_count = len(result.tools)
+    # The first request may have found that a server that said it is stateless is not.
+    result.era, result.protocol_version = conn.era, conn.era.version
+    result.capabilities = _capabilities(conn.capabilities)
+    info = conn.server_info
+    if info is not None:
+        result.server_name, result.server_version = info.name, info.version
     if conn.era.name == "modern":  # the handshake era has no caching hints
         result.listing_ttl_ms = conn.listing.ttl_ms
         result.listing_scope = conn.listing.cache_scope
@@ -406,7 +409,7 @@ async def _list_and_ping(
             continue
         t = time.perf_counter()
         try:
-            page = await list_page()
+            page = await conn.request(list_page)
             count = len(getattr(page, what, None) or [])
             if what == "prompts":
                 result.prompt_count = count

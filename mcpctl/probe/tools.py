@@ -170,9 +170,10 @@ def check_arguments(tool: ToolInfo, arguments: dict[str, Any]) -> None:
     if not messages:
         return
     more = f" (and {len(messages) - 3} more)" if len(messages) > 3 else ""
+    # Property names are the server's text: both lines stay one short line whatever it sent.
     raise ToolArgumentsError(
-        f"{tool.name}: " + "; ".join(messages[:3]) + more,
-        hint=f"its parameters: {tool.params_summary(20) or 'none'}",
+        one_line(f"{tool.name}: " + "; ".join(messages[:3]) + more),
+        hint=one_line(f"its parameters: {tool.params_summary(20) or 'none'}"),
     )
 
 
