@@ -78,7 +78,10 @@ def test_a_keyring_secret_as_each_client(
         why += "--secrets launcher"
     assert info["reason"] == f"healthy for mcpctl, fails for {target}: {why}"
     assert row["error"]["code"] == "missing_variable"
-    assert r.json["data"]["summary"] == {"total": 1, "healthy": 0, "unhealthy": 1, "differ": 1}
+    assert r.json["data"]["summary"] == {
+        "total": 1, "healthy": 0, "unhealthy": 1, "differ": 1, "pending_approval": 0,
+        "only_in_mcpctl": 0, "only_in_client": 0,
+    }  # fmt: skip
     assert "brave-secret-value" not in r.stdout + r.stderr
 
 
@@ -129,17 +132,25 @@ def test_servers_in_one_file_only(
     r = cli("health", "--as", "cline", str(client), "--json")
     assert r.exit_code == 0
     rows = as_rows(r.json["data"])
-    assert list(rows) == ["both", "theirs-only", "off", "ours-only"]
+    # The client's servers are the rows; a server of mcpctl's only is listed apart.
+    assert list(rows) == ["both", "theirs-only", "off"]
     assert rows["both"]["as"]["differs"] is False and rows["both"]["healthy"]
     assert rows["theirs-only"]["as"] | {"problems": []} == {
         "target": "cline", "file": str(client), "verdict": "healthy", "mcpctl": None,
         "differs": False, "reason": None, "problems": [], "mcpctl_error": None,
     }  # fmt: skip
     assert rows["off"]["as"]["verdict"] == "disabled" and rows["off"]["as"]["mcpctl"] is None
-    assert rows["ours-only"]["as"]["verdict"] == "absent"
-    assert rows["ours-only"]["as"]["differs"] is True
-    assert rows["ours-only"]["as"]["reason"] == "not in cline's config"
-    assert r.json["data"]["summary"]["total"] == 2  # what the client starts
+    data = r.json["data"]
+    assert data["only_in_mcpctl"] == ["ours-only"]
+    assert data["only_in_client"] == ["theirs-only", "off"]
+    assert data["summary"]["total"] == 2  # what the client starts
+    assert data["summary"]["differ"] == 0  # a server it does not have is not a difference
+    assert (data["summary"]["only_in_mcpctl"], data["summary"]["only_in_client"]) == (1, 2)
+    human = cli("health", "--as", "cline", str(client))
+    assert "only in mcpctl's config, not in cline's (not probed): ours-only" in human.stderr
+    assert "only in cline's config, not in mcpctl's: theirs-only, off" in human.stderr
+    assert "2 servers as cline: 2 healthy, 0 unhealthy; 0 differ from mcpctl health" in human.stderr
+    assert "ours-only" not in human.stdout
 
 
 def test_the_client_passes_unexpanded_text_as_written(
@@ -248,7 +259,8 @@ def test_a_program_named_mcpctl_that_is_not_this_one_is_an_ordinary_server(
             client = write_config(tmp_path / "mcp.json", {"mcpServers": {
                 "repo": {"command": command, "args": run}}})  # fmt: skip
             env = {"PATH": path} if path else {}
-            r = cli("health", "--as", "cursor", str(client), "--json", env=env)
+            # Cline gives a server a few variables (a launcher too): no secret of yours.
+            r = cli("health", "--as", "cline", str(client), "--json", env=env)
             row = as_rows(r.json["data"])["repo"]
             assert row["healthy"], row  # probed: it is a server like any other
             seen = json.loads(out.read_text())
