@@ -413,7 +413,9 @@ def test_claude_code_gives_its_servers_the_whole_environment(
     monkeypatch.delenv("CLAUDE_CODE_MCP_ALLOWLIST_ENV", raising=False)
     theirs, ours = tmp_path / "claude-env.json", tmp_path / "mcpctl-env.json"
     write_config(config_path, {"dump": environ_server(ours)})
-    client = write_config(tmp_path / "claude.json", {"mcpServers": {"dump": environ_server(theirs)}})
+    client = write_config(
+        tmp_path / "claude.json", {"mcpServers": {"dump": environ_server(theirs)}}
+    )
     r = cli("health", "--as", "claude-code", str(client), "--json")
     assert r.exit_code == 0, r.stdout
     as_claude, as_mcpctl = json.loads(theirs.read_text()), json.loads(ours.read_text())
@@ -465,7 +467,7 @@ def test_codex_passes_what_env_vars_lists(
     client = tmp_path / "config.toml"
     client.write_text(
         f"[mcp_servers.dump]\ncommand = {json.dumps(server['command'])}\n"
-        f"args = {json.dumps(server['args'])}\nenv_vars = [\"AS_TEST_LISTED\"]\n"
+        f'args = {json.dumps(server["args"])}\nenv_vars = ["AS_TEST_LISTED"]\n'
     )
     r = cli("health", "--as", "codex", str(client), "--json")
     assert r.exit_code == 0, r.stdout
