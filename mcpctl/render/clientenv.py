@@ -94,6 +94,8 @@ class ClientEnv:
         drops: ``(name, value) -> bool``: what a ``whole`` client leaves out.
         allowlist: a variable that, set to a true value, makes the client pass only the SDK's
             list (Claude Code's ``CLAUDE_CODE_MCP_ALLOWLIST_ENV``).
+        adds: what the client sets for every server (Claude Code's ``CLAUDECODE=1``, which
+            servers read to know who started them).
         known: whether the behaviour comes from the client's source or documentation (else
             it is assumed: the whole environment).
         source: where that comes from.
@@ -103,6 +105,7 @@ class ClientEnv:
     passes: tuple[str, ...] = ()
     drops: Callable[[str, str], bool] | None = None
     allowlist: str | None = None
+    adds: Mapping[str, str] | None = None
     known: bool = True
     source: str = ""
 
@@ -125,7 +128,7 @@ class ClientEnv:
         else:
             names = (*passes, *(listed if isinstance(listed, tuple) else ()))
             env = {n: environ[n] for n in names if n in environ and not environ[n].startswith("()")}
-        return {**env, **(own or {})}
+        return {**env, **(self.adds or {}), **(own or {})}
 
     @property
     def summary(self) -> str:
@@ -152,6 +155,7 @@ CLIENT_ENV: dict[str, ClientEnv] = {
     ),
     "claude-code": ClientEnv(
         True, drops=_claude_code_drops, allowlist="CLAUDE_CODE_MCP_ALLOWLIST_ENV",
+        adds={"CLAUDECODE": "1"},
         source="Claude Code 2.1 (npm @anthropic-ai/claude-code), its stdio transport: "
         "{...process.env, CLAUDECODE: '1', ...server.env}",
     ),

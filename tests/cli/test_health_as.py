@@ -12,7 +12,7 @@ import pytest
 from mcpctl.auth.secrets import SecretStore
 from mcpctl.probe.serverenv import TRUST_ENV
 from mcpctl.render.asclient import as_client_targets
-from tests.conftest import ROOT, SERVERS, Cli, MemoryKeyring, write_config
+from tests.conftest import ROOT, SERVERS, Cli, MemoryKeyring, need_program, write_config
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
@@ -498,6 +498,12 @@ def settings_file(path: Path, settings: dict[str, object]) -> Path:
     return write_config(path, settings)
 
 
+def trust(home: Path, folder: Path) -> None:
+    """What accepting Claude Code's trust dialog in ``folder`` records."""
+    settings_file(home / ".claude.json", {"projects": {str(folder): {
+        "hasTrustDialogAccepted": True}}})  # fmt: skip
+
+
 def test_claude_code_does_not_start_a_project_server_it_has_not_approved(
     cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     memory_keyring: MemoryKeyring,
@@ -510,6 +516,7 @@ def test_claude_code_does_not_start_a_project_server_it_has_not_approved(
     file = project(tmp_path, {"ok": BASIC, "waiting": environ_server(pending),
                               "refused": BASIC},
                    enabledMcpjsonServers=["ok"], disabledMcpjsonServers=["refused"])  # fmt: skip
+    trust(home, file.parent)
     r = cli("health", "--as", "claude-code", str(file), "--json")
     assert r.exit_code == 1, r.stdout  # a server Claude Code will not start yet
     rows = as_rows(r.json["data"])
@@ -550,6 +557,7 @@ def test_claude_code_approvals_in_its_config_dir_and_not_for_user_servers(
     write_config(config_path, {})
     file = project(tmp_path, {"s": BASIC})
     settings_file(configured / "settings.json", {"enabledMcpjsonServers": ["s"]})
+    trust(tmp_path / "home", file.parent)  # in HOME: Claude Code looks in its config dir
     r = cli("health", "--as", "claude-code", str(file), "--json")
     assert r.exit_code == 0 and as_rows(r.json["data"])["s"]["healthy"], r.stdout
     # The user's own servers (~/.claude.json) need no approval.
@@ -576,3 +584,32 @@ def test_group_keeps_the_servers_of_a_group(
     assert r.json["data"]["only_in_mcpctl"] == ["c"] and r.json["data"]["only_in_client"] == []
     r = cli("health", "--as", "cursor", str(client), "--group", "nope")
     assert r.exit_code == 2
+
+
+def test_a_file_that_came_with_the_project_does_not_approve_its_servers(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    import subprocess
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    write_config(config_path, {})
+    file = project(tmp_path, {"s": BASIC}, enabledMcpjsonServers=["s"])
+    settings_file(file.parent / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})
+
+    def verdict() -> str:
+        r = cli("health", "--as", "claude-code", str(file), "--json")
+        return str(as_rows(r.json["data"])["s"]["as"]["verdict"])
+
+    # A folder the user never trusted, not a git work tree: the project's files do not count.
+    assert verdict() == "pending_approval"
+    git = need_program("git", "Claude Code asks git whether settings.local.json is tracked")
+    run = {"cwd": file.parent, "check": True, "capture_output": True, "timeout": 30}
+    subprocess.run([git, "init", "-q"], **run)  # type: ignore[call-overload]
+    assert verdict() == "healthy"  # the user's own, untracked settings.local.json
+    subprocess.run([git, "add", ".claude/settings.local.json"], **run)  # type: ignore[call-overload]
+    assert verdict() == "pending_approval"  # tracked: it came with the clone
+    trust(home, file.parent)
+    assert verdict() == "healthy"  # once the folder is trusted, its settings count
