@@ -254,7 +254,8 @@ def _difference(
     their_env, my_env = environments(target, theirs.entry, mine.entry, env)
     why = difference(target, their_env, my_env)
     same_entry = replace(theirs.entry, inherit_env=mine.entry.inherit_env) == mine.entry
-    return not item.launcher and same_entry and their_env == my_env, why
+    # The environments explain a difference only between two starts of the same command.
+    return not item.launcher and same_entry and their_env == my_env, why if same_entry else None
 
 
 def _stale(target: str, item: ClientEntry, mine: Mapping[str, Any], name: str) -> bool:
