@@ -288,3 +288,23 @@ def test_a_failed_exec_leaves_this_process_as_it_was(
     with pytest.raises(CommandNotFoundError, match="not found"):
         exec_server("gone", config=str(cfg), secrets=lambda name: None)
     assert Path.cwd() == here and signal.getsignal(signal.SIGPIPE) == pipe
+
+
+@pytest.mark.parametrize("fields", [{}, {"tools": {"deny": ["x"]}}], ids=["quick", "full"])
+def test_trust_and_proxy_settings_pass_on_both_paths(
+    world: dict[str, Any], tmp_path: Path, fields: dict[str, Any]
+) -> None:
+    # The quick path takes a plain entry; a tool filter sends it through the config model.
+    script = tmp_path / "server.py"
+    cfg = write_config(tmp_path / "trust.json", {
+        "t": {"command": PY, "args": [str(script), str(world["out"])], **fields}})  # fmt: skip
+    trust = {"SSL_CERT_FILE": "/etc/ssl/corp.pem", "HTTPS_PROXY": "http://proxy:3128",
+             "no_proxy": "localhost", "NODE_EXTRA_CA_CERTS": "/etc/ssl/corp.pem"}  # fmt: skip
+    env = {**world["env"], **trust, "UNRELATED_SETTING": "x"}
+    proc = subprocess.Popen([*MCPCTL, "run", "t", "--config", str(cfg)], env=env, text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    code, _, err = finish(proc)
+    assert code == 0, err
+    got = set(written(world["out"])["env"])
+    assert set(trust) <= got and "UNRELATED_SETTING" not in got

@@ -137,7 +137,8 @@ def health(
         "--as",
         metavar="CLIENT",
         help="Probe the servers of CLIENT's config file (the one argument: FILE, default: the "
-        "client's own) as that client starts them, beside plain health.",
+        "client's own) as that client starts them (its environment, its approvals), beside "
+        "plain health; --group keeps the servers of those groups.",
     ),
 ) -> int:
     """Probe servers: spawn or connect, settle the protocol era, list tools, ping.
@@ -174,6 +175,8 @@ def health(
 
       mcpctl health --as cursor
 
+      mcpctl health --as claude-code .mcp.json --group work
+
       mcpctl health --group work
     """
     from mcpctl.probe.health import HealthStatus, failing_states, probe_all
@@ -185,12 +188,8 @@ def health(
     assert limit is not None  # --slow has a default
     failing = failing_states(fail_on or [])
     if as_client is not None:
-        if group:
-            from mcpctl.errors import UsageError
-
-            raise UsageError("--group selects the config's servers; --as probes a client's")
         return _health_as(as_client, names or [], watch, scope, seconds, concurrency, protocol,
-                          internal_root, manifest_key, warnings)  # fmt: skip
+                          internal_root, manifest_key, warnings, group)  # fmt: skip
     chosen, more = targets(names or [], scope.value, internal_root, manifest_key, group)
     warnings += more + missing_config()
     mode, eras = era_options(protocol)
@@ -244,6 +243,7 @@ def _health_as(
     internal_root: Path | None,
     manifest_key: str,
     warnings: list[str],
+    groups: list[str],
 ) -> int:
     """``health --as CLIENT [FILE]`` (see :mod:`mcpctl.cli.health_as`)."""
     from mcpctl.cli.health_as import health_as
@@ -254,7 +254,7 @@ def _health_as(
     return health_as(
         client, args, scope=scope.value, timeout=seconds, concurrency=concurrency,
         speaking=era_options(protocol), internal_root=internal_root,
-        manifest_key=manifest_key, warnings=warnings,
+        manifest_key=manifest_key, warnings=warnings, groups=groups,
     )  # fmt: skip
 
 

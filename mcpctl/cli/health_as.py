@@ -30,11 +30,14 @@ def health_as(
     internal_root: Path | None,
     manifest_key: str,
     warnings: list[str],
+    groups: list[str] | None = None,
 ) -> int:
-    """Probe ``target``'s file (``args``: at most one FILE) beside plain ``health``.
+    """Probe ``target``'s file (``args``: at most one FILE) beside plain ``health``; with
+    ``groups``, only the servers of those groups of mcpctl's config.
 
     Raises:
         UsageError: not a client with a reader, more than one FILE, no such file.
+        GroupNotFoundError: no server is in one of ``groups``.
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.cli.common import run_async, targets
@@ -58,8 +61,11 @@ def health_as(
     if file is not None and not file.is_file():  # a FIFO or a device would never end
         raise UsageError(f"{file} is not a regular file: give the client's config file")
     view = read_client(target, file)
-    chosen, more = targets([], scope, internal_root, manifest_key)  # type: ignore[arg-type]
-    warnings += more + [f"{view.file}: {w}" for w in view.warnings]
+    chosen, more = targets([], scope, internal_root, manifest_key, groups or ())  # type: ignore[arg-type]
+    if groups:  # a group is mcpctl's: the client's servers of those names
+        members = {name for name, _, _ in chosen}
+        view.entries = {n: item for n, item in view.entries.items() if n in members}
+    warnings += more
     # Plain health's probes come on top of the client's ones: no total to count down to.
     with progress(f"Probing {plural(len(view.entries), 'server')} as {target}") as tick:
         report: AsClientHealth = run_async(
@@ -70,6 +76,8 @@ def health_as(
             ),
             what="", spinner=False,
         )  # fmt: skip
+    warnings += [f"{view.file}: {w}" for w in view.warnings]
+    warnings += [w for w in report.warnings if w not in view.warnings]  # Claude Code's settings
     for row in report.rows:
         for r in (row.result, row.mcpctl_result):
             if r is not None:
@@ -110,8 +118,13 @@ def _data(report: AsClientHealth) -> dict[str, Any]:
         "summary": {
             "total": len(probed), "healthy": healthy, "unhealthy": len(probed) - healthy,
             "differ": sum(row.differs for row in report.rows),
+            "pending_approval": sum(row.verdict == "pending_approval" for row in report.rows),
+            "only_in_mcpctl": len(report.only_in_mcpctl),
+            "only_in_client": len(report.only_in_client),
         },
         "mcps": mcps,
+        "only_in_mcpctl": report.only_in_mcpctl,
+        "only_in_client": report.only_in_client,
     }  # fmt: skip
 
 
@@ -152,10 +165,22 @@ def _notes(report: AsClientHealth) -> None:
             output.warn(f"{r.name}: {r.error.hint}")
         for line in r.stderr[-5:] if r is not None else ():
             output.warn(f"{r.name} stderr: {line}")  # type: ignore[union-attr]
+    target = report.target
+    if report.only_in_mcpctl:
+        names = ", ".join(report.only_in_mcpctl)
+        output.info(f"only in mcpctl's config, not in {target}'s (not probed): {names}")
+    if report.only_in_client:
+        output.info(
+            f"only in {target}'s config, not in mcpctl's: {', '.join(report.only_in_client)}"
+        )
     probed = [row for row in report.rows if row.result is not None]
     healthy = sum(row.verdict == "healthy" for row in probed)
     differ = sum(row.differs for row in report.rows)
-    output.info(
-        f"{plural(len(probed), 'server')} as {report.target}: {healthy} healthy, "
+    waiting = sum(row.verdict == "pending_approval" for row in report.rows)
+    line = (
+        f"{plural(len(probed), 'server')} as {target}: {healthy} healthy, "
         f"{len(probed) - healthy} unhealthy; {differ} differ from mcpctl health"
     )
+    if waiting:
+        line += f"; {waiting} pending approval"
+    output.info(line)

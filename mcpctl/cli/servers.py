@@ -124,6 +124,14 @@ def add(
     header: list[str] = typer.Option(
         [], "--header", "-H", metavar="'NAME: VALUE'", help="HTTP header (repeatable)."
     ),
+    inherit_env: list[str] = typer.Option(
+        [],
+        "--inherit-env",
+        metavar="NAME",
+        help="Pass this variable of the environment to the server as it is (repeatable; kept "
+        "in the entry's inherit_env). Trust and proxy settings (SSL_CERT_FILE, HTTPS_PROXY...) "
+        "pass without it.",
+    ),
     allow_literal: list[str] = typer.Option(
         [],
         "--allow-literal",
@@ -253,6 +261,8 @@ def add(
 
       mcpctl add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @mcp/server-github
 
+      mcpctl add aws --inherit-env AWS_PROFILE -- uvx awslabs.core-mcp-server
+
       mcpctl add linear --url https://mcp.linear.app/mcp -H 'Authorization: Bearer ${TOKEN}'
 
       mcpctl add notion --url https://mcp.notion.com/mcp --auth oauth --scope read
@@ -281,6 +291,8 @@ def add(
             overrides["timeout"] = timeout_ms
         if allow_literal:
             overrides["allow_literal"] = tuple(allow_literal)
+        if inherit_env:
+            overrides["inherit_env"] = tuple(dict.fromkeys(inherit_env))
         return add_from_registry(
             name, from_registry, registry, prefer, package_type, env_pairs, header_pairs,
             overrides=overrides, force=force, warnings=warnings, refresh_timeout=refresh_seconds,
@@ -321,7 +333,8 @@ def add(
     remote_only = [flag for flag, v in remote_flags if v]
     if url is None and remote_only:
         raise UsageError(f"{remote_only[0]} only applies to remote servers (--url)")
-    stdio_only = [flag for flag, v in (("--env", env), ("--cwd", cwd)) if v]
+    stdio_only = [flag for flag, v in (("--env", env), ("--cwd", cwd),
+                                       ("--inherit-env", inherit_env)) if v]  # fmt: skip
     if url is not None and stdio_only:
         raise UsageError(f"{stdio_only[0]} only applies to stdio servers (a command after --)")
     entry = ServerEntry(
@@ -329,6 +342,7 @@ def add(
         args=tuple(argv[1:]),
         env=env_pairs,
         cwd=cwd,
+        inherit_env=tuple(dict.fromkeys(inherit_env)),
         url=url,
         transport=_remote_transport(transport),  # type: ignore[arg-type]
         headers=header_pairs,

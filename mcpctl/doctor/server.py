@@ -456,7 +456,8 @@ class _Diagnosis:
             said = stderr_cause(diag.tail())  # the lines health shows too
             if said:
                 detail += "; stderr: " + " | ".join(said)
-            raise StepFailed(detail, error.hint, result.latency_ms.get("total"))
+            detail, fix = self._env_note(detail, error.hint, diag.tail())
+            raise StepFailed(detail, fix, result.latency_ms.get("total"))
         return _Done(f"started (pid {self.run.pid}) and stayed up", self.run.spawn_ms)
 
     async def _protocol(self) -> _Done:
@@ -465,10 +466,17 @@ class _Diagnosis:
         if not result.available:
             error = result.error
             assert error is not None
-            raise StepFailed(
-                f"{error.code}: {error.message}", error.hint, result.latency_ms.get("total")
-            )
+            detail, fix = self._env_note(f"{error.code}: {error.message}", error.hint,
+                                         result.stderr)  # fmt: skip
+            raise StepFailed(detail, fix, result.latency_ms.get("total"))
         return self._era(result)
+
+    def _env_note(self, detail: str, fix: str | None, stderr: list[str]) -> tuple[str, str | None]:
+        """A failed start that wrote to stderr: which of the user's variables it lacked."""
+        from mcpctl.doctor.envdiff import with_env_note
+
+        assert self.resolved is not None
+        return with_env_note(detail, fix, self.resolved.entry, stderr)
 
     @staticmethod
     def _era(result: ProbeResult) -> _Done:

@@ -13,17 +13,29 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["DEFAULT_INHERITED_ENV", "server_env"]
+__all__ = ["DEFAULT_INHERITED_ENV", "SDK_INHERITED_ENV", "TRUST_ENV", "server_env"]
 
 # What a server inherits from mcpctl's environment unless its entry asks for more: the MCP
 # SDK's list (mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS), enough for launchers such as npx
 # and uvx to find their caches. The SDK is not imported here: servers start before it is.
-DEFAULT_INHERITED_ENV: tuple[str, ...] = (
+SDK_INHERITED_ENV: tuple[str, ...] = (
     ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
      "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE")
     if sys.platform == "win32"
     else ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 )  # fmt: skip
+
+# What says which certificate authorities to trust and which proxy to use: a machine that
+# trusts a CA through SSL_CERT_FILE needs it in every server that connects out (uvx, npx,
+# the server's own HTTP client), and none of it is a secret -- a password in a proxy URL is
+# redacted wherever mcpctl shows text.
+TRUST_ENV: tuple[str, ...] = (
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+)  # fmt: skip
+
+DEFAULT_INHERITED_ENV: tuple[str, ...] = SDK_INHERITED_ENV + TRUST_ENV
 
 
 def server_env(
@@ -34,7 +46,8 @@ def server_env(
     """A server's environment: a few variables of ``environ`` with its ``own`` (resolved) on top.
 
     Of ``environ`` (default ``os.environ``) the server gets only :data:`DEFAULT_INHERITED_ENV`
-    (skipping exported shell functions), plus what ``inherit_env`` asks for: the names it
+    (the SDK's few, and what configures trust and proxies: :data:`TRUST_ENV`; skipping
+    exported shell functions), plus what ``inherit_env`` asks for: the names it
     lists, or everything when it is ``True``. A secret mcpctl happens to have reaches a server
     only when its entry names it.
     """

@@ -71,6 +71,8 @@ class ClientEntry:
         launcher: the entry runs ``mcpctl run NAME``: it resolves its own secrets.
         headers_helper: the shell command the client runs for the server's headers (Claude
             Code's ``headersHelper``), whose output joins ``entry.headers``.
+        listed: the variables the file tells the client to pass the server (Codex's
+            ``env_vars``), as written; ``None`` when the client has no such list.
     """
 
     name: str
@@ -79,15 +81,16 @@ class ClientEntry:
     inputs: frozenset[str] = frozenset()
     launcher: bool = False
     headers_helper: str | None = None
+    listed: tuple[str, ...] | None = None
 
     def source(self) -> SecretSource:
         """What the client resolves besides its environment: only the literal texts."""
         return self.literals.get
 
     def probe_entry(self) -> ServerEntry:
-        """The entry to probe: a launcher gets the whole environment (as a client gives it),
-        so that it finds the keyring and mcpctl's config the way it would there."""
-        return replace(self.entry, inherit_env=True) if self.launcher else self.entry
+        """The entry to probe, whose ``inherit_env`` is what the file lists for the client to
+        pass (the environment itself is the client's: :mod:`mcpctl.render.clientenv`)."""
+        return replace(self.entry, inherit_env=self.listed or ())
 
 
 @dataclass
@@ -182,6 +185,9 @@ def read_client(target: str, file: Path | None = None, places: Places | None = N
         raise UsageError(f"{file}: {exc.message}", hint=exc.hint) from None
     inputs = _inputs(client, text)
     helpers = _headers_helpers(client, text)
+    from mcpctl.render.clientenv import listed_env
+
+    listed = listed_env(client, text)
     helper_key = getattr(client, "headers_helper", None)
     view = ClientView(target, file, warnings=[
         w.replace(_ESCAPE, "") for w in parsed.warnings
@@ -196,6 +202,7 @@ def read_client(target: str, file: Path | None = None, places: Places | None = N
         view.entries[name] = ClientEntry(
             name, clean, own, frozenset(used & inputs), launcher=is_launcher(clean),
             headers_helper=helpers.get(name) if clean.is_remote else None,
+            listed=listed.get(name, ()) if listed is not None else None,
         )  # fmt: skip
     return view
 
@@ -295,7 +302,9 @@ def check_entry(
             seen.add(var)
             literal = item.literals.get(var)
             if literal is not None:
-                shown = _names(literal)[0] if _names(literal) else literal
+                if not _names(literal):  # a value the client fills in (a helper's header)
+                    continue
+                shown = _names(literal)[0]
                 where = _known(shown, env, secrets)
                 fix = "; render with --secrets launcher" if where is not None else ""
                 problems.append(ClientProblem(

@@ -5,9 +5,12 @@ The client's entries come from :func:`mcpctl.render.asclient.read_client`: their
 resolve from the environment only (a client never reads mcpctl's keyring), and the ones the
 client passes on as written reach the server as that text. mcpctl's entries resolve as plain
 ``health`` resolves them (the environment, then the keyring). A server whose two entries
-resolve to the same thing is probed once. Why two verdicts differ is found without a probe
-where it can be (:func:`mcpctl.render.asclient.check_entry`): a variable the client cannot
-resolve, a command it cannot find, a server it does not have.
+resolve to the same thing and get the same environment is probed once. Each server starts
+with the environment its client would give it (:mod:`mcpctl.render.clientenv`: Claude Code
+passes its whole environment, Claude Desktop a few variables...), a project server Claude
+Code has not approved is not started (:mod:`mcpctl.render.claudeapproval`). Why two verdicts
+differ is found without a probe where it can be (:func:`mcpctl.render.asclient.check_entry`):
+a variable the client cannot resolve, a command it cannot find, a variable it does not pass.
 
 It lives beside :mod:`mcpctl.render.asclient` (reading clients' files is rendering's half)
 and calls :mod:`mcpctl.probe` for the probes: the probe package never imports the render one.
@@ -16,7 +19,7 @@ and calls :mod:`mcpctl.probe` for the probes: the probe package never imports th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from mcpctl.config.placeholders import SecretSource
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
     from mcpctl.probe.eras import EraMemory
     from mcpctl.probe.health import ProbeResult, ServerKind
     from mcpctl.render.asclient import ClientEntry, ClientProblem, ClientView
+    from mcpctl.render.base import Places
+    from mcpctl.render.claudeapproval import Approval
 
 __all__ = ["AsClientHealth", "AsClientRow", "health_as_client", "verdict"]
 
@@ -41,12 +46,13 @@ def verdict(result: ProbeResult) -> str:
 
 @dataclass
 class AsClientRow:
-    """One server: the client's verdict, plain ``health``'s, and why they differ.
+    """One server of the client's file: the client's verdict, plain ``health``'s, and why
+    they differ.
 
-    ``verdict`` is the client's: a probe's verdict, ``absent`` (the server is in mcpctl's
-    config, not in the client's file) or ``disabled`` (in the client's file, disabled);
-    ``mcpctl`` is plain ``health``'s (``None``: not in mcpctl's config, or not probed because
-    the client does not start the server).
+    ``verdict`` is the client's: a probe's verdict, ``disabled`` (disabled in the client's
+    file), ``pending_approval`` (a project server Claude Code has not been allowed to start)
+    or ``rejected`` (one its settings refuse); ``mcpctl`` is plain ``health``'s (``None``:
+    not in mcpctl's config, or not probed because the client does not start the server).
     """
 
     name: str
@@ -57,6 +63,7 @@ class AsClientRow:
     differs: bool = False
     reason: str | None = None
     problems: list[ClientProblem] = field(default_factory=list)
+    env_difference: str | None = None  # names the two environments do not share
 
     def as_dict(self, target: str, file: Path) -> dict[str, Any]:
         """The ``as`` object of the row's JSON."""
@@ -69,17 +76,23 @@ class AsClientRow:
 
 @dataclass
 class AsClientHealth:
-    """The rows of ``health --as``, in the client's file order, then mcpctl's absent ones."""
+    """The rows of ``health --as`` (the client's servers, in its file's order), and the names
+    found in one file only: ``only_in_mcpctl`` (not probed as the client: it does not have
+    them) and ``only_in_client`` (probed, with nothing to compare with)."""
 
     target: str
     file: Path
     rows: list[AsClientRow]
     warnings: list[str] = field(default_factory=list)
+    only_in_mcpctl: list[str] = field(default_factory=list)
+    only_in_client: list[str] = field(default_factory=list)
 
     @property
     def healthy(self) -> bool:
-        """Whether every server the client starts is healthy."""
-        return all(r.verdict == "healthy" for r in self.rows if r.result is not None)
+        """Whether every server the client starts is healthy, and none waits for approval."""
+        probed = [r for r in self.rows if r.result is not None]
+        waiting = any(r.verdict == "pending_approval" for r in self.rows)
+        return all(r.verdict == "healthy" for r in probed) and not waiting
 
 
 async def health_as_client(
@@ -93,6 +106,7 @@ async def health_as_client(
     eras: EraMemory | None = None,
     on_result: Callable[[ProbeResult], object] | None = None,
     environ: Mapping[str, str] | None = None,
+    places: Places | None = None,
 ) -> AsClientHealth:
     """Probe ``view``'s servers as the client starts them, and ``ours`` (mcpctl's servers, as
     plain ``health`` picks them) of the same names as plain ``health`` does.
@@ -100,19 +114,24 @@ async def health_as_client(
     ``secrets`` (the keyring) resolves mcpctl's entries and tells, in a reason, a variable
     kept there from one set nowhere; the client's never use it. ``concurrency``, ``timeout``,
     ``protocol`` and ``eras`` are plain ``health``'s. ``environ`` is what the reasons are
-    found against (default: the process environment, which the probes always use). Never
-    raises for a failing server.
+    found against (default: the process environment, which the probes always use);
+    ``places`` where Claude Code's settings are (default: this machine's). Never raises for
+    a failing server.
     """
     import os
 
     import anyio
 
     from mcpctl.errors import UsageError
+    from mcpctl.probe.childenv import started_by
     from mcpctl.probe.health import probe_all
     from mcpctl.render.asclient import ClientProblem, check_entry, helper_headers
+    from mcpctl.render.asclient_env import builder
 
     env = os.environ if environ is None else environ
     mine = {name: (entry, kind) for name, entry, kind in ours}
+    warnings = list(view.warnings)
+    approvals = _approvals(view, places, warnings)
     helper_failed: dict[str, str] = {}
     for name, item in list(view.entries.items()):
         if item.headers_helper is not None and item.entry.enabled:
@@ -122,21 +141,28 @@ async def health_as_client(
                 )
             except UsageError as exc:
                 helper_failed[name] = exc.message
-    started = [item for item in view.entries.values() if item.entry.enabled]
-    twice = [
-        item.name
-        for item in started
-        if item.name in mine and not _same(item, mine[item.name][0], secrets, env)
+    started = [
+        item
+        for item in view.entries.values()
+        if item.entry.enabled and _approved(approvals, item.name)
     ]
+    differences = {
+        item.name: _difference(view.target, item, mine[item.name][0], secrets, env)
+        for item in started
+        if item.name in mine
+    }
+    twice = [name for name, (same, _) in differences.items() if not same]
     client_results: dict[str, ProbeResult] = {}
     our_results: dict[str, ProbeResult] = {}
 
     async def as_client() -> None:
-        results = await probe_all(
-            [(i.name, i.probe_entry(), mine.get(i.name, (None, "external"))[1]) for i in started],
-            concurrency=concurrency, timeout=timeout, secrets=view.source(),
-            protocol=protocol, eras=eras, on_result=on_result,
-        )  # fmt: skip
+        with started_by(builder(view.target)):  # the client's environment, not mcpctl's
+            results = await probe_all(
+                [(i.name, i.probe_entry(), mine.get(i.name, (None, "external"))[1])
+                 for i in started],
+                concurrency=concurrency, timeout=timeout, secrets=view.source(),
+                protocol=protocol, eras=eras, on_result=on_result,
+            )  # fmt: skip
         client_results.update((r.name, r) for r in results)
 
     async def as_mcpctl() -> None:
@@ -158,6 +184,10 @@ async def health_as_client(
         if name in helper_failed:
             problems.append(ClientProblem(name, "command", helper_failed[name]))
         row = AsClientRow(name, "disabled", problems=problems)
+        held = approvals.get(name)
+        if item.entry.enabled and held is not None and held.state != "approved":
+            rows.append(_held(row, name, view, held))
+            continue
         if name in client_results:
             row.result = client_results[name]
             row.verdict = verdict(row.result)
@@ -165,31 +195,67 @@ async def health_as_client(
         if name in mine and item.entry.enabled:
             row.mcpctl_result = our_results.get(name, row.result)
             row.mcpctl = verdict(row.mcpctl_result) if row.mcpctl_result is not None else None
+            row.env_difference = differences.get(name, (True, None))[1]
         _compare(row, view.target, name in mine, stale=_stale(view.target, item, mine, name))
         rows.append(row)
-    for name in mine:
-        if name not in view.entries:
-            rows.append(AsClientRow(name, "absent", differs=True,
-                                    reason=f"not in {view.target}'s config"))  # fmt: skip
-    return AsClientHealth(view.target, view.file, rows, list(view.warnings))
+    return AsClientHealth(
+        view.target, view.file, rows, warnings,
+        only_in_mcpctl=[name for name in mine if name not in view.entries],
+        only_in_client=[name for name in view.entries if name not in mine],
+    )  # fmt: skip
 
 
-def _same(
-    item: ClientEntry, ours: ServerEntry, secrets: SecretSource | None, env: Mapping[str, str]
-) -> bool:
-    """Whether the client starts the server exactly as plain ``health`` would (one probe)."""
+def _approvals(view: ClientView, places: Places | None, warnings: list[str]) -> dict[str, Approval]:
+    """Claude Code's approvals of the servers of a project's ``.mcp.json`` (none for any other
+    file, or another client)."""
+    if view.target != "claude-code":
+        return {}
+    from mcpctl.render.claudeapproval import claude_approvals
+    from mcpctl.render.importing import here
+
+    found = claude_approvals(view.file, view.entries, places or here(), warnings)
+    return found or {}
+
+
+def _approved(approvals: Mapping[str, Approval], name: str) -> bool:
+    return name not in approvals or approvals[name].state == "approved"
+
+
+def _held(row: AsClientRow, name: str, view: ClientView, approval: Approval) -> AsClientRow:
+    """A server the client does not start until the user says so: not probed."""
+    from mcpctl.render.asclient_env import approval_reason
+
+    row.verdict = "pending_approval" if approval.state == "pending" else "rejected"
+    row.reason = approval_reason(name, view.file, approval)
+    return row
+
+
+def _difference(
+    target: str,
+    item: ClientEntry,
+    ours: ServerEntry,
+    secrets: SecretSource | None,
+    env: Mapping[str, str],
+) -> tuple[bool, str | None]:
+    """Whether the client starts the server exactly as plain ``health`` would (same command,
+    arguments and environment: one probe), and what differs between the environments."""
     from mcpctl.config.placeholders import resolve_entry
     from mcpctl.errors import InvalidEntryError, PlaceholderError
+    from mcpctl.render.asclient_env import difference, environments
 
-    if item.launcher:
-        return False
     try:
-        theirs = resolve_entry(item.name, item.entry, policy="error", environ=env,
+        theirs = resolve_entry(item.name, item.probe_entry(), policy="error", environ=env,
                                secrets=item.source())  # fmt: skip
         mine = resolve_entry(item.name, ours, policy="error", environ=env, secrets=secrets)
     except (PlaceholderError, InvalidEntryError):
-        return False
-    return theirs is not None and mine is not None and theirs.entry == mine.entry
+        return False, None
+    if theirs is None or mine is None:
+        return False, None
+    their_env, my_env = environments(target, theirs.entry, mine.entry, env)
+    why = difference(target, their_env, my_env)
+    same_entry = replace(theirs.entry, inherit_env=mine.entry.inherit_env) == mine.entry
+    # The environments explain a difference only between two starts of the same command.
+    return not item.launcher and same_entry and their_env == my_env, why if same_entry else None
 
 
 def _stale(target: str, item: ClientEntry, mine: Mapping[str, Any], name: str) -> bool:
@@ -252,6 +318,8 @@ def _why(row: AsClientRow, target: str, stale: bool) -> str | None:
         return "; ".join(p.message for p in row.problems)
     if stale:
         return f"{target}'s entry is not mcpctl's; update it with: mcpctl render {target} --install"
+    if row.env_difference is not None:
+        return row.env_difference
     failed = row.result if row.verdict != "healthy" else row.mcpctl_result
     if failed is not None and failed.error is not None:
         return f"{failed.error.code}: {failed.error.message}"

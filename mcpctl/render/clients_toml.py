@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.render.base import Places, Target
+from mcpctl.render.clientenv import names_to_pass, own_names
 from mcpctl.render.clients import (
     NO_SYNTAX,
     RenderContext,
@@ -65,8 +66,7 @@ class Codex(ClientBase):
                 out["env"] = {k: ctx.literal(name, f"env.{k}", v) for k, v in entry.env.items()}
             if entry.cwd is not None:
                 out["cwd"] = ctx.literal(name, "cwd", entry.cwd)
-            if isinstance(entry.inherit_env, tuple) and entry.inherit_env:
-                out["env_vars"] = list(entry.inherit_env)
+            out["env_vars"] = names_to_pass(entry.inherit_env)  # Codex passes only these
         if entry.timeout is not None:
             if entry.timeout % 1000:
                 out["startup_timeout_ms"] = entry.timeout
@@ -140,7 +140,10 @@ class Codex(ClientBase):
                 names = raw.pop("env_vars")
                 if isinstance(names, list):
                     names = [n.get("name") if isinstance(n, dict) else n for n in names]
-                data["inherit_env"] = names
+                    if all(isinstance(n, str) for n in names):  # else the checks say why
+                        names = list(own_names(tuple(names)))  # mcpctl passes the rest
+                if names != []:
+                    data["inherit_env"] = names
         elif "url" in raw:
             data["url"] = raw.pop("url")
             headers = raw.pop("http_headers", None)

@@ -20,6 +20,7 @@ from mcpctl.config.model import INHERIT_NAME_RE, AuthConfig, ServerEntry, ToolFi
 from mcpctl.config.placeholders import PLACEHOLDER_RE
 from mcpctl.errors import UsageError
 from mcpctl.render.base import Family, placeholders_back
+from mcpctl.render.clientenv import names_to_pass, own_names
 from mcpctl.render.listen import parse_listen
 from mcpctl.render.proxies_common import (
     BARE_RE,
@@ -260,10 +261,9 @@ class OneMcpTarget(ServersTarget):
                 item["env"] = w.texts(name, "env", entry.env)
             if entry.cwd is not None:
                 item["cwd"] = w.text(name, "cwd", entry.cwd)
-            if entry.inherit_env:
-                item["inheritParentEnv"] = True
-                if isinstance(entry.inherit_env, tuple):
-                    item["envFilter"] = list(entry.inherit_env)
+            item["inheritParentEnv"] = True  # else 1mcp passes only the SDK's few variables
+            if entry.inherit_env is not True:
+                item["envFilter"] = names_to_pass(entry.inherit_env)
         else:
             item["url"] = w.text(name, "url", entry.url or "")
             headers = w.texts(name, "headers", {**entry.headers, **auth_headers(w, name, entry)})
@@ -370,7 +370,7 @@ def _env(r: Reader) -> tuple[dict[str, str], bool | tuple[str, ...]]:
         if patterns is None:
             inherit = True
         elif all(INHERIT_NAME_RE.fullmatch(p) for p in patterns):
-            inherit = tuple(dict.fromkeys([*names, *patterns]))
+            inherit = own_names(tuple(dict.fromkeys([*names, *patterns]))) or False
         else:
             r.warnings.append(f"{r.name}: envFilter has patterns: imported as inherit_env: true")
             inherit = True

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from mcpctl.auth.secrets import SecretStore
+from mcpctl.probe.serverenv import TRUST_ENV
 from mcpctl.render.asclient import as_client_targets
-from tests.conftest import ROOT, SERVERS, Cli, MemoryKeyring, write_config
+from tests.conftest import ROOT, SERVERS, Cli, MemoryKeyring, need_program, write_config
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
@@ -78,7 +79,10 @@ def test_a_keyring_secret_as_each_client(
         why += "--secrets launcher"
     assert info["reason"] == f"healthy for mcpctl, fails for {target}: {why}"
     assert row["error"]["code"] == "missing_variable"
-    assert r.json["data"]["summary"] == {"total": 1, "healthy": 0, "unhealthy": 1, "differ": 1}
+    assert r.json["data"]["summary"] == {
+        "total": 1, "healthy": 0, "unhealthy": 1, "differ": 1, "pending_approval": 0,
+        "only_in_mcpctl": 0, "only_in_client": 0,
+    }  # fmt: skip
     assert "brave-secret-value" not in r.stdout + r.stderr
 
 
@@ -129,17 +133,25 @@ def test_servers_in_one_file_only(
     r = cli("health", "--as", "cline", str(client), "--json")
     assert r.exit_code == 0
     rows = as_rows(r.json["data"])
-    assert list(rows) == ["both", "theirs-only", "off", "ours-only"]
+    # The client's servers are the rows; a server of mcpctl's only is listed apart.
+    assert list(rows) == ["both", "theirs-only", "off"]
     assert rows["both"]["as"]["differs"] is False and rows["both"]["healthy"]
     assert rows["theirs-only"]["as"] | {"problems": []} == {
         "target": "cline", "file": str(client), "verdict": "healthy", "mcpctl": None,
         "differs": False, "reason": None, "problems": [], "mcpctl_error": None,
     }  # fmt: skip
     assert rows["off"]["as"]["verdict"] == "disabled" and rows["off"]["as"]["mcpctl"] is None
-    assert rows["ours-only"]["as"]["verdict"] == "absent"
-    assert rows["ours-only"]["as"]["differs"] is True
-    assert rows["ours-only"]["as"]["reason"] == "not in cline's config"
-    assert r.json["data"]["summary"]["total"] == 2  # what the client starts
+    data = r.json["data"]
+    assert data["only_in_mcpctl"] == ["ours-only"]
+    assert data["only_in_client"] == ["theirs-only", "off"]
+    assert data["summary"]["total"] == 2  # what the client starts
+    assert data["summary"]["differ"] == 0  # a server it does not have is not a difference
+    assert (data["summary"]["only_in_mcpctl"], data["summary"]["only_in_client"]) == (1, 2)
+    human = cli("health", "--as", "cline", str(client))
+    assert "only in mcpctl's config, not in cline's (not probed): ours-only" in human.stderr
+    assert "only in cline's config, not in mcpctl's: theirs-only, off" in human.stderr
+    assert "2 servers as cline: 2 healthy, 0 unhealthy; 0 differ from mcpctl health" in human.stderr
+    assert "ours-only" not in human.stdout
 
 
 def test_the_client_passes_unexpanded_text_as_written(
@@ -248,7 +260,8 @@ def test_a_program_named_mcpctl_that_is_not_this_one_is_an_ordinary_server(
             client = write_config(tmp_path / "mcp.json", {"mcpServers": {
                 "repo": {"command": command, "args": run}}})  # fmt: skip
             env = {"PATH": path} if path else {}
-            r = cli("health", "--as", "cursor", str(client), "--json", env=env)
+            # Cline gives a server a few variables (a launcher too): no secret of yours.
+            r = cli("health", "--as", "cline", str(client), "--json", env=env)
             row = as_rows(r.json["data"])["repo"]
             assert row["healthy"], row  # probed: it is a server like any other
             seen = json.loads(out.read_text())
@@ -375,3 +388,228 @@ def test_the_default_rendering_leaves_the_client_nothing_it_cannot_resolve(
                                           "literal" if target in LITERAL else "keyring"]  # fmt: skip
     out = rendered(cli, target, tmp_path, "auto")
     assert check_as_client(target, out, secrets=keyring_source()) == []
+
+
+def environ_server(out: Path) -> dict[str, object]:
+    """misbehave.py environ: writes the environment it got to ``out``, then serves."""
+    return {"command": PY, "args": [str(SERVERS / "misbehave.py"), "environ", str(out)]}
+
+
+def needs(name: str, message: str) -> dict[str, object]:
+    """misbehave.py needs: without ``name`` in its environment it says ``message`` and exits."""
+    return {"command": PY, "args": [str(SERVERS / "misbehave.py"), "needs", name, message]}
+
+
+TLS_ERROR = "error: invalid peer certificate: UnknownIssuer"
+
+
+def test_claude_code_gives_its_servers_the_whole_environment(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AS_TEST_SHELL_ONLY", "from-the-shell")
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/corp.pem")
+    monkeypatch.delenv("CLAUDE_CODE_MCP_ALLOWLIST_ENV", raising=False)
+    theirs, ours = tmp_path / "claude-env.json", tmp_path / "mcpctl-env.json"
+    write_config(config_path, {"dump": environ_server(ours)})
+    client = write_config(
+        tmp_path / "claude.json", {"mcpServers": {"dump": environ_server(theirs)}}
+    )
+    r = cli("health", "--as", "claude-code", str(client), "--json")
+    assert r.exit_code == 0, r.stdout
+    as_claude, as_mcpctl = json.loads(theirs.read_text()), json.loads(ours.read_text())
+    assert as_claude["AS_TEST_SHELL_ONLY"] == "from-the-shell"  # Claude Code passes it all
+    assert "AS_TEST_SHELL_ONLY" not in as_mcpctl  # mcpctl, a few variables
+    assert as_claude["SSL_CERT_FILE"] == as_mcpctl["SSL_CERT_FILE"] == "/etc/ssl/corp.pem"
+    # Claude Code's switch to the SDK's few variables is heeded too.
+    monkeypatch.setenv("CLAUDE_CODE_MCP_ALLOWLIST_ENV", "1")
+    assert cli("health", "--as", "claude-code", str(client)).exit_code == 0
+    assert "AS_TEST_SHELL_ONLY" not in json.loads(theirs.read_text())
+
+
+@pytest.mark.parametrize(("target", "why"), [
+    ("claude-desktop", "claude-desktop does not pass SSL_CERT_FILE, which mcpctl does"),
+    ("gemini", "gemini does not pass SSL_CERT_FILE, which mcpctl does"),
+    ("cline", "cline does not pass SSL_CERT_FILE, which mcpctl does"),
+])  # fmt: skip
+def test_a_client_that_does_not_pass_the_ca_bundle(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring, target: str, why: str,
+) -> None:  # fmt: skip
+    # uvx on a machine that trusts its CA through SSL_CERT_FILE: fine for mcpctl (and by hand).
+    for name in TRUST_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/corp.pem")
+    server = needs("SSL_CERT_FILE", TLS_ERROR)
+    write_config(config_path, {"uvx-like": server})
+    client = tmp_path / "client.json"
+    section = "context_servers" if target == "zed" else "mcpServers"
+    write_config(client, {section: {"uvx-like": server}})
+    r = cli("health", "--as", target, str(client), "--json")
+    assert r.exit_code == 1, r.stdout
+    info = as_rows(r.json["data"])["uvx-like"]["as"]
+    assert (info["verdict"], info["mcpctl"], info["differs"]) == ("unavailable", "healthy", True)
+    assert info["reason"].startswith(f"healthy for mcpctl, fails for {target}: {why}")
+    assert TLS_ERROR in json.dumps(as_rows(r.json["data"])["uvx-like"]["stderr"])
+
+
+def test_codex_passes_what_env_vars_lists(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("AS_TEST_LISTED", "listed")
+    monkeypatch.setenv("AS_TEST_UNLISTED", "unlisted")
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/corp.pem")
+    seen = tmp_path / "codex-env.json"
+    write_config(config_path, {})
+    server = environ_server(seen)
+    client = tmp_path / "config.toml"
+    client.write_text(
+        f"[mcp_servers.dump]\ncommand = {json.dumps(server['command'])}\n"
+        f'args = {json.dumps(server["args"])}\nenv_vars = ["AS_TEST_LISTED"]\n'
+    )
+    r = cli("health", "--as", "codex", str(client), "--json")
+    assert r.exit_code == 0, r.stdout
+    got = json.loads(seen.read_text())
+    assert got["AS_TEST_LISTED"] == "listed"
+    assert "AS_TEST_UNLISTED" not in got and "SSL_CERT_FILE" not in got  # not listed: not passed
+    # What `mcpctl render codex` writes lists the trust settings: Codex passes them then.
+    rendered = tmp_path / "rendered.toml"
+    write_config(config_path, {"dump": server})
+    assert cli("render", "codex", "-o", str(rendered)).exit_code == 0
+    r = cli("health", "--as", "codex", str(rendered), "--json")
+    assert r.exit_code == 0, r.stdout
+    assert json.loads(seen.read_text())["SSL_CERT_FILE"] == "/etc/ssl/corp.pem"
+
+
+def project(tmp_path: Path, servers: dict[str, object], **settings: object) -> Path:
+    """A project with a .mcp.json and, when given, its .claude/settings.local.json."""
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True, exist_ok=True)
+    file = write_config(root / ".mcp.json", {"mcpServers": servers})
+    if settings:
+        write_config(root / ".claude" / "settings.local.json", settings)
+    return file
+
+
+def settings_file(path: Path, settings: dict[str, object]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_config(path, settings)
+
+
+def trust(home: Path, folder: Path) -> None:
+    """What accepting Claude Code's trust dialog in ``folder`` records."""
+    settings_file(home / ".claude.json", {"projects": {str(folder): {
+        "hasTrustDialogAccepted": True}}})  # fmt: skip
+
+
+def test_claude_code_does_not_start_a_project_server_it_has_not_approved(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    pending = tmp_path / "pending-started.json"
+    write_config(config_path, {"ok": BASIC, "waiting": BASIC, "refused": BASIC})
+    file = project(tmp_path, {"ok": BASIC, "waiting": environ_server(pending),
+                              "refused": BASIC},
+                   enabledMcpjsonServers=["ok"], disabledMcpjsonServers=["refused"])  # fmt: skip
+    trust(home, file.parent)
+    r = cli("health", "--as", "claude-code", str(file), "--json")
+    assert r.exit_code == 1, r.stdout  # a server Claude Code will not start yet
+    rows = as_rows(r.json["data"])
+    assert rows["ok"]["healthy"] and rows["ok"]["as"]["verdict"] == "healthy"
+    waiting = rows["waiting"]["as"]
+    assert waiting["verdict"] == "pending_approval" and waiting["mcpctl"] is None
+    local = file.parent / ".claude" / "settings.local.json"
+    assert waiting["reason"] == (
+        "pending approval: Claude Code does not start a server of a project's .mcp.json until "
+        f"you approve it; run claude in {file.parent} and approve it (or /mcp there), or add "
+        f'"enabledMcpjsonServers": ["waiting"] to {local}'
+    )
+    assert not pending.exists()  # not started: Claude Code would not start it either
+    assert rows["refused"]["as"]["verdict"] == "rejected"
+    assert f"{local}: disabledMcpjsonServers" in rows["refused"]["as"]["reason"]
+    summary = r.json["data"]["summary"]
+    assert (summary["total"], summary["pending_approval"], summary["differ"]) == (1, 1, 0)
+    human = cli("health", "--as", "claude-code", str(file))
+    assert "waiting\t-\t-\tpending_approval" in human.stdout
+    assert "1 server as claude-code: 1 healthy, 0 unhealthy; 0 differ from mcpctl health; " \
+           "1 pending approval" in human.stderr  # fmt: skip
+    # The user approves every project server, in their own settings: it starts.
+    settings_file(home / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})
+    r = cli("health", "--as", "claude-code", str(file), "--json")
+    rows = as_rows(r.json["data"])
+    assert rows["waiting"]["healthy"] and pending.exists()
+    assert rows["refused"]["as"]["verdict"] == "rejected"  # a refusal wins
+    assert r.exit_code == 0, r.stdout
+
+
+def test_claude_code_approvals_in_its_config_dir_and_not_for_user_servers(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    configured = tmp_path / "claude-config"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(configured))
+    write_config(config_path, {})
+    file = project(tmp_path, {"s": BASIC})
+    settings_file(configured / "settings.json", {"enabledMcpjsonServers": ["s"]})
+    trust(tmp_path / "home", file.parent)  # in HOME: Claude Code looks in its config dir
+    r = cli("health", "--as", "claude-code", str(file), "--json")
+    assert r.exit_code == 0 and as_rows(r.json["data"])["s"]["healthy"], r.stdout
+    # The user's own servers (~/.claude.json) need no approval.
+    user = settings_file(tmp_path / "home" / ".claude.json", {"mcpServers": {"u": BASIC}})
+    r = cli("health", "--as", "claude-code", str(user), "--json")
+    assert r.exit_code == 0 and as_rows(r.json["data"])["u"]["healthy"], r.stdout
+    # A settings file that is not JSON is read as empty, and said.
+    (configured / "settings.json").write_text("{not json")
+    r = cli("health", "--as", "claude-code", str(file), "--json")
+    assert as_rows(r.json["data"])["s"]["as"]["verdict"] == "pending_approval"
+    assert any("its MCP approvals are not read" in w for w in r.json["warnings"])
+
+
+def test_group_keeps_the_servers_of_a_group(
+    cli: Cli, config_path: Path, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    write_config(config_path, {"a": {**BASIC, "groups": ["work"]}, "b": BASIC,
+                               "c": {**BASIC, "groups": ["work"]}})  # fmt: skip
+    client = write_config(tmp_path / "mcp.json", {"mcpServers": {"a": BASIC, "b": BASIC,
+                                                                 "x": BASIC}})  # fmt: skip
+    r = cli("health", "--as", "cursor", str(client), "--group", "work", "--json")
+    assert r.exit_code == 0, r.stdout
+    assert list(as_rows(r.json["data"])) == ["a"]
+    assert r.json["data"]["only_in_mcpctl"] == ["c"] and r.json["data"]["only_in_client"] == []
+    r = cli("health", "--as", "cursor", str(client), "--group", "nope")
+    assert r.exit_code == 2
+
+
+def test_a_file_that_came_with_the_project_does_not_approve_its_servers(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    import subprocess
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    write_config(config_path, {})
+    file = project(tmp_path, {"s": BASIC}, enabledMcpjsonServers=["s"])
+    settings_file(file.parent / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})
+
+    def verdict() -> str:
+        r = cli("health", "--as", "claude-code", str(file), "--json")
+        return str(as_rows(r.json["data"])["s"]["as"]["verdict"])
+
+    # A folder the user never trusted, not a git work tree: the project's files do not count.
+    assert verdict() == "pending_approval"
+    git = need_program("git", "Claude Code asks git whether settings.local.json is tracked")
+    run = {"cwd": file.parent, "check": True, "capture_output": True, "timeout": 30}
+    subprocess.run([git, "init", "-q"], **run)  # type: ignore[call-overload]
+    assert verdict() == "healthy"  # the user's own, untracked settings.local.json
+    subprocess.run([git, "add", ".claude/settings.local.json"], **run)  # type: ignore[call-overload]
+    assert verdict() == "pending_approval"  # tracked: it came with the clone
+    trust(home, file.parent)
+    assert verdict() == "healthy"  # once the folder is trusted, its settings count

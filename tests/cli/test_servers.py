@@ -771,3 +771,35 @@ def test_no_config_file_is_said_not_silent(cli: Cli, config_path: Path, command:
 
 def isolated_home() -> Path:
     return Path(os.environ["MCPCTL_HOME"])
+def test_add_inherit_env_names_what_the_server_gets(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(config_path, {})
+    seen = tmp_path / "environ.json"
+    server = [sys.executable, str(SERVERS / "misbehave.py"), "environ", str(seen)]
+    r = cli("add", "s", "--inherit-env", "AWS_PROFILE", "--inherit-env", "KUBECONFIG",
+            "--inherit-env", "AWS_PROFILE", "--json", "--", *server)  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(config_path.read_text())["s"]["inherit_env"] == ["AWS_PROFILE", "KUBECONFIG"]
+    monkeypatch.setenv("AWS_PROFILE", "work")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "not-for-this-server")
+    assert cli("health", "s").exit_code == 0
+    got = json.loads(seen.read_text())
+    assert got["AWS_PROFILE"] == "work" and "AWS_SESSION_TOKEN" not in got
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--inherit-env", "not a name", "--", "npx", "x"], "is not an environment variable name"),
+        (["--inherit-env", "A", "--url", "https://x.example/mcp"],
+         "--inherit-env only applies to stdio servers"),
+    ],
+)  # fmt: skip
+def test_add_inherit_env_mistakes(
+    cli: Cli, config_path: Path, args: list[str], needle: str
+) -> None:
+    write_config(config_path, {})
+    r = cli("add", "s", *args)
+    assert r.exit_code == 2 and needle in r.stderr
+    assert json.loads(config_path.read_text()) == {}

@@ -107,6 +107,31 @@ def test_server_exiting_at_once_fails_at_spawn_with_status_and_stderr(config_pat
     assert "cannot open the database" in step.detail
 
 
+def test_a_server_that_fails_without_a_variable_names_the_ones_it_did_not_get(
+    config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It works by hand, where the shell has AWS_PROFILE; mcpctl starts it with a few variables.
+    monkeypatch.setenv("AWS_PROFILE", "work-profile-value")
+    monkeypatch.setenv("DOCTOR_ENV_NOT_PASSED", "value-never-shown")
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/corp.pem")  # passed by default: not named
+    entry = {"command": PY, "args": [str(SERVERS / "misbehave.py"), "needs", "AWS_PROFILE",
+                                     "error: no credentials (is AWS_PROFILE set?)"]}  # fmt: skip
+    d = diagnose("aws", {"aws": entry}, config_path)
+    assert_stopped_at(d, "spawn", "protocol")
+    step = d.step("spawn")
+    assert step is not None and step.fix is not None
+    assert "it started without " in step.detail and "which a run by hand would have" in step.detail
+    named = step.detail.split("environment variables (", 1)[1]
+    assert named.startswith("AWS_PROFILE, ")  # what its stderr mentions comes first
+    assert "SSL_CERT_FILE" not in named
+    assert '"inherit_env": ["AWS_PROFILE"' in step.fix
+    assert "work-profile-value" not in json.dumps(d.to_dict())  # names, never values
+    assert "value-never-shown" not in json.dumps(d.to_dict())
+    # The entry names it: it starts, and nothing is said about the environment.
+    d = diagnose("aws", {"aws": {**entry, "inherit_env": ["AWS_PROFILE"]}}, config_path)
+    assert d.ok, d.to_dict()
+
+
 def test_server_writing_garbage_fails_at_protocol(config_path: Path) -> None:
     code = "import sys, time; print('hello, not json', flush=True); time.sleep(60)"
     d = diagnose("noisy", {"noisy": {"command": PY, "args": ["-c", code]}}, config_path,

@@ -67,3 +67,62 @@ def test_claude_code_starts_a_server_whose_secret_is_only_in_the_keyring(
     assert "Europe/Paris" not in (home / ".claude.json").read_text()
     out = listed(claude, env, work)
     assert "time: mcpctl run time" in out and "Connected" in out, out
+
+
+# What Claude Code sets for itself (its session, its version) that a server gets too, beyond
+# CLAUDECODE=1 (health --as sets that one), and what Python sets in its own environment.
+CLAUDE_OWN = {
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_PROJECT_DIR",
+    "AI_AGENT",
+    "COREPACK_ENABLE_AUTO_PIN",
+    "NoDefaultCurrentDirectoryInExePath",
+}
+PYTHON_OWN = {"LC_CTYPE"}
+
+
+def test_health_as_claude_code_starts_servers_as_claude_code_does(tmp_path: Path) -> None:
+    """The real CLI and ``health --as claude-code`` agree: a project server waits for its
+    approval in both, then gets the same environment -- the whole one, not mcpctl's few."""
+    claude = claude_code()
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "project"
+    (work / ".claude").mkdir(parents=True)
+    seen = tmp_path / "seen.json"
+    dump = {
+        "command": sys.executable,
+        "args": [str(ROOT / "tests" / "servers" / "misbehave.py"), "environ", str(seen)],
+    }
+    mcp_json = write_config(work / ".mcp.json", {"mcpServers": {"dump": dump}})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MCPCTL_", "CLAUDE"))}
+    env.update({"HOME": str(home), "MCPCTL_HOME": str(tmp_path / "mcpctl"),
+                "PYTHONPATH": str(ROOT), "AS_TEST_SHELL_ONLY": "from-the-shell",
+                "SSL_CERT_FILE": "/etc/ssl/certs/corporate-ca.pem"})  # fmt: skip
+    env["MCPCTL_CONFIG"] = str(write_config(tmp_path / "servers.json", {}))
+
+    def health() -> dict[str, object]:
+        r = run([*MCPCTL, "health", "--as", "claude-code", str(mcp_json), "--json"], env,
+                cwd=str(work))  # fmt: skip
+        row: dict[str, object] = json.loads(r.stdout)["data"]["mcps"][0]
+        return row
+
+    # Not approved yet: Claude Code does not start it, nor does health --as.
+    assert "Pending approval" in listed(claude, env, work)
+    assert health()["as"]["verdict"] == "pending_approval"  # type: ignore[index]
+    assert not seen.exists()
+    # Approved as the prompt of `claude` in the project does it (the folder trusted first).
+    write_config(home / ".claude.json", {"projects": {str(work): {
+        "hasTrustDialogAccepted": True}}})  # fmt: skip
+    write_config(work / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["dump"]})
+    out = listed(claude, env, work)
+    assert "dump:" in out and "Connected" in out, out
+    by_claude = json.loads(seen.read_text())
+    seen.unlink()
+    row = health()
+    assert row["healthy"] and row["as"]["verdict"] == "healthy", row  # type: ignore[index]
+    by_mcpctl = json.loads(seen.read_text())
+    assert by_claude["AS_TEST_SHELL_ONLY"] == by_mcpctl["AS_TEST_SHELL_ONLY"] == "from-the-shell"
+    assert by_claude["CLAUDECODE"] == by_mcpctl["CLAUDECODE"] == "1"
+    assert set(by_claude) - CLAUDE_OWN - PYTHON_OWN == set(by_mcpctl) - PYTHON_OWN

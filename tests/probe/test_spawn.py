@@ -90,3 +90,49 @@ def test_child_env_rules() -> None:
     assert child_env(ServerEntry(command="x", inherit_env=()), ours) == child_env(
         ServerEntry(command="x"), ours
     )
+
+
+TRUST = {
+    "SSL_CERT_FILE": "/etc/ssl/corporate-ca.pem", "SSL_CERT_DIR": "/etc/ssl/corporate",
+    "REQUESTS_CA_BUNDLE": "/etc/ssl/corporate-ca.pem", "NODE_EXTRA_CA_CERTS": "/etc/ssl/x.pem",
+    "HTTPS_PROXY": "http://proxy.corp.example:3128", "HTTP_PROXY": "http://proxy:3128",
+    "NO_PROXY": "localhost,.corp", "https_proxy": "http://proxy:3128", "no_proxy": "localhost",
+}  # fmt: skip
+
+
+def test_trust_and_proxy_settings_reach_every_server(
+    canary: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A machine that trusts its CA through SSL_CERT_FILE: uvx needs it, as by hand.
+    for name, value in TRUST.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "env.json"
+    seen = seen_by_server(environ_server(out), out)
+    assert {k: seen.get(k) for k in TRUST} == TRUST
+    assert CANARY not in json.dumps(seen) and "AWS_SECRET_ACCESS_KEY" not in seen
+
+
+def test_a_server_that_needs_the_ca_bundle_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/corporate-ca.pem")
+    needs = ServerEntry(command=PY, args=(str(SERVERS / "misbehave.py"), "needs", "SSL_CERT_FILE",
+                                          "error: invalid peer certificate: UnknownIssuer"))  # fmt: skip
+    r = anyio.run(lambda: probe("uvx-like", needs))
+    assert r.healthy, (r.error, r.stderr)
+
+
+def test_a_password_in_a_proxy_url_is_redacted(
+    cli: Any, config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import write_config
+
+    password = "Pr0xyPassw0rd-7f3a"
+    monkeypatch.setenv("HTTPS_PROXY", f"http://alice:{password}@proxy.corp.example:3128")
+    write_config(config_path, {"p": {"command": PY, "args": [
+        str(SERVERS / "misbehave.py"), "proxy-password"]}})  # fmt: skip
+    for args in (["health", "p"], ["health", "p", "--json"], ["doctor", "p"]):
+        r = cli(*args)
+        assert r.exit_code == 1, r.stdout + r.stderr
+        assert "proxy refused" in r.stdout + r.stderr  # the server's own words are shown...
+        assert password not in r.stdout + r.stderr  # ...without the password it was given

@@ -10,7 +10,7 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import UsageError
-from mcpctl.render.asclient import check_as_client, read_client
+from mcpctl.render.asclient import check_as_client, check_entry, read_client
 
 PY = sys.executable
 KEYRING = {"IN_KEYRING": "kept"}
@@ -137,6 +137,8 @@ def test_a_claude_code_headers_helper_is_run_for_the_probe_and_checked_staticall
     assert headers["A"] == "b"
     values = {k: got.source()(v[2:-1]) for k, v in headers.items() if v.startswith("${")}
     assert values == {"X-Key": "helper-secret", "X-Server": "remote"}
+    # The helper's values are not placeholders the client passes on as written.
+    assert check_entry(got, "claude-code") == []
     with pytest.raises(UsageError, match="broken: its headers helper failed"):
         helper_headers(view.entries["broken"], view.literals)
     assert kinds(check_as_client("claude-code", file)) == [("broken", "command", None)]

@@ -12,6 +12,7 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.probe import health
+from mcpctl.probe.serverenv import TRUST_ENV
 from mcpctl.render.asclient import read_client
 from mcpctl.render.asclient_health import health_as_client
 from tests.conftest import SERVERS
@@ -31,24 +32,37 @@ def test_one_probe_for_the_same_server_two_for_a_different_one(
         return await real(items, **kwargs)
 
     monkeypatch.setattr(health, "probe_all", counting)
-    monkeypatch.setenv("AS_TEST_SAME", "1")
+    for name in TRUST_ENV:  # Cline passes the SDK's few variables: mcpctl passes these too
+        monkeypatch.delenv(name, raising=False)
     file = tmp_path / "mcp.json"
     file.write_text(json.dumps({"mcpServers": {
-        "same": {**BASIC, "env": {"V": "${env:AS_TEST_SAME}"}},
-        "keyed": {**BASIC, "env": {"V": "${env:AS_TEST_KEYED}"}},
+        "same": BASIC, "other": {**BASIC, "env": {"V": "theirs"}},
     }}))  # fmt: skip
     ours = [
-        ("same", ServerEntry(command=sys.executable, args=tuple(BASIC["args"]),
-                             env={"V": "${AS_TEST_SAME}"}), "external"),
-        ("keyed", ServerEntry(command=sys.executable, args=tuple(BASIC["args"]),
+        ("same", ServerEntry(command=sys.executable, args=tuple(BASIC["args"])), "external"),
+        ("other", ServerEntry(command=sys.executable, args=tuple(BASIC["args"]),
                               env={"V": "${AS_TEST_KEYED}"}), "external"),
     ]  # fmt: skip
     keyring = {"AS_TEST_KEYED": "kept"}.get
-    report = anyio.run(lambda: health_as_client(read_client("cursor", file), ours,
+    report = anyio.run(lambda: health_as_client(read_client("cline", file), ours,
                                                 secrets=keyring))  # fmt: skip
-    assert sorted(map(sorted, probed)) == [["keyed"], ["keyed", "same"]]
+    assert sorted(map(sorted, probed)) == [["other"], ["other", "same"]]
     rows = {r.name: r for r in report.rows}
     assert rows["same"].verdict == rows["same"].mcpctl == "healthy"
     assert rows["same"].mcpctl_result is rows["same"].result
-    assert (rows["keyed"].verdict, rows["keyed"].mcpctl) == ("unavailable", "healthy")
-    assert not report.healthy
+    assert rows["other"].mcpctl_result is not rows["other"].result
+    assert report.healthy
+
+
+def test_a_client_that_passes_its_whole_environment_is_probed_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same command and arguments: Cursor gives the server every variable, mcpctl a few.
+    monkeypatch.setenv("AS_TEST_WHOLE", "x")
+    file = tmp_path / "mcp.json"
+    file.write_text(json.dumps({"mcpServers": {"s": BASIC}}))
+    ours = [("s", ServerEntry(command=sys.executable, args=tuple(BASIC["args"])), "external")]
+    report = anyio.run(lambda: health_as_client(read_client("cursor", file), ours))
+    row = report.rows[0]
+    assert row.mcpctl_result is not row.result and row.verdict == row.mcpctl == "healthy"
+    assert row.env_difference is not None and "AS_TEST_WHOLE" in row.env_difference

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from mcpctl.config.checks import entry_from_data
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.errors import UsageError
+from mcpctl.probe.serverenv import TRUST_ENV
 from mcpctl.render.base import Places, RenderRequest
 from mcpctl.render.targets import TARGET_MODULES, get_target
 from tests.golden import check_golden
@@ -245,7 +246,9 @@ def test_codex_takes_exact_placeholders_from_the_environment() -> None:
     assert doc["r"]["bearer_token_env_var"] == "LEGACY_TOKEN"
     assert doc["r"]["env_http_headers"] == {"X-Api-Key": "SEARCH_API_KEY"}
     assert doc["r"]["http_headers"] == {"X-Team": "t-${TEAM}"}
-    assert doc["l"]["env_vars"] == ["LANG", "TZ"] and doc["l"]["startup_timeout_ms"] == 1500
+    # Codex passes only what env_vars lists: the trust and proxy settings too, as mcpctl does.
+    assert doc["l"]["env_vars"] == ["LANG", "TZ", *TRUST_ENV]
+    assert doc["l"]["startup_timeout_ms"] == 1500
     assert rendered.warnings == ["r: headers.X-Team keeps its ${VAR} placeholders as written: "
                                  "Codex does not expand them here (--inline-secrets writes the values)"]  # fmt: skip
     parsed = get_target("codex").parse(rendered.text).entries

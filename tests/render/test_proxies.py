@@ -19,6 +19,7 @@ import pytest
 from mcpctl import load_config
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
 from mcpctl.errors import PlaceholderError, UsageError
+from mcpctl.probe.serverenv import TRUST_ENV
 from mcpctl.render import parse, render
 from mcpctl.render.base import Rendered, RenderRequest
 from mcpctl.render.listen import parse_listen
@@ -436,7 +437,8 @@ def test_one_mcp_stdio_and_remote() -> None:
                         inherit_env=("PATH", "LANG"), timeout=9000)  # fmt: skip
     item, warnings = server("1mcp", entry)
     assert item == {"type": "stdio", "command": "node", "args": ["a"], "env": {"K": "${KEY}"},
-                    "cwd": "/app", "inheritParentEnv": True, "envFilter": ["PATH", "LANG"],
+                    "cwd": "/app", "inheritParentEnv": True,
+                    "envFilter": ["PATH", "LANG", *TRUST_ENV],
                     "connectionTimeout": 9000}  # fmt: skip
     assert warnings == []
     assert server("1mcp", ServerEntry(command="x", inherit_env=True))[0]["inheritParentEnv"]

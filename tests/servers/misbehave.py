@@ -8,6 +8,8 @@ python misbehave.py stdout-flood [FILE] # 100 MB on stdout, one line without an 
 python misbehave.py stubborn [FILE]    # ignores SIGTERM, SIGINT and SIGHUP, never answers
 python misbehave.py crash              # dies of SIGSEGV at once
 python misbehave.py environ FILE       # its environment -> FILE (JSON), then serves correctly
+python misbehave.py needs NAME [MSG]   # without NAME in its environment: MSG on stderr, exits 2
+python misbehave.py proxy-password     # says HTTPS_PROXY's password on stderr, exits 2
 python misbehave.py spawn FILE [hang]  # starts a child, then serves correctly (or hangs)
 python misbehave.py setsid FILE [hang] # the same, but the child calls os.setsid()
 python misbehave.py daemon FILE [hang] # the same, but the child double-forks: the
@@ -93,6 +95,17 @@ def main() -> None:
             json.dump(dict(os.environ), f)
         serve()
         return
+    if mode == "needs":
+        if sys.argv[2] not in os.environ:  # as uvx without the CA bundle a machine trusts
+            print(sys.argv[3] if sys.argv[3:] else f"{sys.argv[2]} is not set", file=sys.stderr)
+            sys.exit(2)
+        serve()
+        return
+    if mode == "proxy-password":
+        from urllib.parse import urlsplit
+
+        print(f"proxy refused {urlsplit(os.environ['HTTPS_PROXY']).password}", file=sys.stderr)
+        sys.exit(2)
     if mode == "exit":
         print("fatal: configuration file not found: /etc/example.toml", file=sys.stderr)
         print("hint: set EXAMPLE_CONFIG", file=sys.stderr)
