@@ -85,11 +85,11 @@ def _canonical_semver(value: str) -> bool:
 def npm_exact(spec: str) -> str | None:
     """The version an exact npm spec names (``1.2.3``, ``=1.2.3``, ``v1.2.3``: npm reads them
     all as ``1.2.3``), or ``None`` when the spec is a range, a tag or nothing."""
-    value = _text(spec.strip())
-    if value is None:
+    value = _text(spec)
+    if value is None or not value.strip():
         return None
     try:
-        parsed = _semver().parse(value, True)
+        parsed = _semver().parse(value.strip(), True)
     except (ValueError, TypeError):
         return None
     return str(parsed.version) if parsed is not None and parsed.version else None
@@ -97,11 +97,11 @@ def npm_exact(spec: str) -> str | None:
 
 @lru_cache(maxsize=256)
 def _npm_range(spec: str) -> Any:
-    value = _text(spec.strip() or "*")
+    value = _text(spec) if spec else "*"
     if value is None:
         return None
     try:
-        return _semver().make_range(value, True)
+        return _semver().make_range(value.strip() or "*", True)
     except (ValueError, TypeError):
         return None
 
@@ -111,7 +111,8 @@ def is_npm_tag(spec: str) -> bool:
     and a name npm accepts for a tag."""
     text = spec.strip()
     return (
-        bool(_text(text))
+        _text(spec) is not None
+        and bool(text)
         and _NPM_TAG.fullmatch(text) is not None
         and npm_exact(text) is None
         and _npm_range(text) is None
