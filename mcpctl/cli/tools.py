@@ -333,6 +333,12 @@ def call(
         metavar="FIELD=VALUE",
         help="Answer a field of a form the server asks for mid-call (repeatable).",
     ),
+    input_accept: bool = typer.Option(
+        False,
+        "--input-accept",
+        help="Accept a form that asks for nothing: no fields (a yes/no confirmation), or only "
+        "optional ones that --input leaves empty.",
+    ),
     no_wait: bool = typer.Option(
         False,
         "--no-wait",
@@ -354,9 +360,13 @@ def call(
     or with --structured; --json carries both. A tool that reports an error exits 1 with
     the server's message.
 
-    A server may ask for input while the call runs (a form, or a page to visit). --input
-    answers form fields by name; on a terminal the rest is asked for field by field.
-    Elsewhere (piped, --json, CI) an unanswered request exits 2 listing what was asked.
+    A server may ask for input while the call runs (a form, or a page to visit). Only you
+    answer: --input answers form fields by name, --input-accept a form with no fields (a
+    yes/no confirmation); on a terminal every other form is shown and asked for, a
+    confirmation as a yes/no question. Elsewhere (piped, --json, CI) an unanswered request
+    exits 2 listing what was asked, and the server is told cancel. An --input that no form
+    asked for exits 2 (with the closest field); a page to visit is shown only at an https
+    address (or http on this machine), any other is declined with a warning.
 
     A server may run the call as a task (MCP tasks extension): mcpctl polls it to its end
     within --timeout, showing its status on a terminal, and cancels it on Ctrl-C or timeout.
@@ -373,9 +383,12 @@ def call(
 
       mcpctl call deploy release --input environment=staging --input confirm=yes
 
+      mcpctl call files delete_all --input-accept
+
       mcpctl call builder build_site --no-wait --json
     """
     from mcpctl.cli.inputs import answerer, interactive
+    from mcpctl.probe.inputs import answers_from
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
@@ -390,7 +403,7 @@ def call(
     def prepare(info: ToolInfo) -> dict[str, Any]:
         return _parse_args(arg, given, info.input_schema)
 
-    answers = parse_pairs(inputs, "=", "--input", "FIELD=VALUE")
+    answers = answers_from(parse_pairs(inputs, "=", "--input", "FIELD=VALUE"), confirm=input_accept)
     mode, eras = era_options(protocol)
     what = f"Calling {name}/{tool}…"
     # A prompt may come on a terminal: no spinner over it. Else a task's status is shown.
@@ -411,19 +424,6 @@ def call(
     warnings += [f"{name}: {w}" for w in res.warnings]
     data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,
             "structured": res.structured, "content": res.content, "task": res.task}  # fmt: skip
-    if res.is_error:
-        err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
-        return output.emit(
-            Result("call", data, warnings, [err.to_dict()], exit_code=ExitCode.FAILED)
-        )
-    if structured and res.task is None and res.structured is None:
-        none = UsageError(
-            f"{name}/{tool} returned no structured content",
-            hint="drop --structured to print its text",
-        )
-        return output.emit(
-            Result("call", data, warnings, [none.to_dict()], exit_code=ExitCode.USAGE)
-        )
 
     def human(_: Result) -> Lines:
         if res.task is not None:
@@ -434,5 +434,26 @@ def call(
         if res.structured is not None and (structured or not res.content):
             return Lines([json.dumps(res.structured, indent=2, ensure_ascii=False)])
         return Lines([res.text])
+
+    errors: list[dict[str, object]] = []
+    if res.is_error:
+        err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
+        errors.append(err.to_dict())
+    try:  # a value nobody asked for was not sent: the call went on without it
+        answers.check_unused()
+    except UsageError as unused:
+        errors.append(unused.to_dict())
+    if errors:
+        code = ExitCode.FAILED if len(errors) == 1 and res.is_error else ExitCode.USAGE
+        shown = None if res.is_error else human  # an error's text is in its message
+        return output.emit(Result("call", data, warnings, errors, exit_code=code), shown)
+    if structured and res.task is None and res.structured is None:
+        none = UsageError(
+            f"{name}/{tool} returned no structured content",
+            hint="drop --structured to print its text",
+        )
+        return output.emit(
+            Result("call", data, warnings, [none.to_dict()], exit_code=ExitCode.USAGE)
+        )
 
     return output.emit(Result("call", data, warnings), human)

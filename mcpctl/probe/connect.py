@@ -194,7 +194,7 @@ async def connect(
     takes the entry's ``protocol`` field, else ``auto``. With ``eras``, a detected era is
     remembered per entry and tried first next time (and detected afresh if it fails).
     ``elicitation`` is the SDK session's elicitation callback, for a server of the handshake
-    era that asks for input mid-call (:func:`mcpctl.probe.inputs.elicitation_callback`).
+    era that asks for input mid-call (:func:`mcpctl.probe.inputlog.elicitation_callback`).
     ``tasks`` declares the tasks extension (stateless era), so ``tools/call`` may answer with
     a task handle (:mod:`mcpctl.probe.tasks`); only for a connection that calls tools.
     ``message_handler`` receives the server's notifications (the SDK session's).

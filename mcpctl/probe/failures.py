@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.config.placeholders import find_placeholders
+from mcpctl.config.placeholders import find_placeholders, unspawnable
 from mcpctl.errors import (
     CommandNotFoundError,
+    InvalidEntryError,
     McpctlError,
     PlaceholderError,
     ProbeFailed,
@@ -60,6 +61,9 @@ def precheck(entry: ServerEntry) -> ProbeError | None:
     looked for as the spawn looks for it (:func:`~mcpctl.probe.serverenv.find_program`)."""
     if entry.is_remote or entry.command is None:
         return None
+    problem = unspawnable(entry)
+    if problem is not None:
+        return ProbeError("invalid_entry", problem)
     command = entry.command
     own_path = entry.env.get("PATH")
     unknown = (command, entry.cwd or "", own_path or "")
@@ -121,6 +125,8 @@ def classify(
                               leaf.hint)  # fmt: skip
         if isinstance(leaf, PlaceholderError):
             return ProbeError("missing_variable", leaf.message, leaf.hint)
+        if isinstance(leaf, InvalidEntryError):
+            return ProbeError("invalid_entry", leaf.message, leaf.hint)
     if diag is not None:
         if diag.exited_by_itself:
             code = diag.returncode
@@ -245,4 +251,6 @@ def as_exception(name: str, error: ProbeError, stderr: Sequence[str] = ()) -> Mc
         return CommandNotFoundError(f"{name}: {error.message}", hint=error.hint)
     if error.code == "missing_variable":
         return PlaceholderError(f"{name}: {error.message}", variable="", hint=error.hint)
+    if error.code == "invalid_entry":
+        return InvalidEntryError(f"{name}: {error.message}", hint=error.hint)
     return ProbeFailed(name, error.code, error.message, hint=error.hint, stderr=stderr)

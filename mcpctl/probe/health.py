@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
-from mcpctl.errors import PlaceholderError, UsageError, closest
+from mcpctl.errors import InvalidEntryError, PlaceholderError, UsageError, closest
 from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
@@ -351,7 +351,12 @@ async def on_connection(
                 if done is not None:
                     done()
     except TimeoutError:
-        return timeout_error(seconds, diag), diag
+        error = timeout_error(seconds, diag)
+        if diag is not None:  # a stdio server: perhaps it is still downloading its package
+            from mcpctl.probe.coldstart import cold_start
+
+            error = cold_start(name, entry, error, diag.tail())
+        return error, diag
     except Exception as exc:  # classified: one server's failure is data, not a crash
         return classify(exc, entry, diag, name), diag
     return None, diag
@@ -579,21 +584,32 @@ async def start_first(
     policy: MissingPolicy,
     secrets: SecretSource | None,
 ) -> dict[int, tuple[Process, ResolvedEntry]]:
-    """Start up to ``limit`` stdio servers that look startable; failures are left to _probe."""
+    """Start up to ``limit`` stdio servers that look startable; failures are left to _probe.
+    Should anything else go wrong, the servers started so far are stopped before it is
+    raised: none is left running."""
+    import anyio
+
     from mcpctl.config.placeholders import resolve_entry
-    from mcpctl.probe.spawn import spawn_server
+    from mcpctl.probe.spawn import spawn_server, stop_server
 
     started: dict[int, tuple[Process, ResolvedEntry]] = {}
-    for i, (name, entry, _) in enumerate(items):
-        if len(started) >= limit:
-            break
-        if entry.is_remote or precheck(entry) is not None:
-            continue
-        try:
-            resolved = resolve_entry(name, entry, policy=policy, secrets=secrets)
-            if resolved is None:
+    try:
+        for i, (name, entry, _) in enumerate(items):
+            if len(started) >= limit:
+                break
+            if entry.is_remote or precheck(entry) is not None:
                 continue
-            started[i] = (await spawn_server(resolved.entry), resolved)
-        except (PlaceholderError, OSError):
-            continue  # _probe reports it, with the right code
+            try:
+                resolved = resolve_entry(name, entry, policy=policy, secrets=secrets)
+                if resolved is None:
+                    continue
+                started[i] = (await spawn_server(resolved.entry), resolved)
+            except (PlaceholderError, InvalidEntryError, OSError):
+                continue  # _probe reports it, with the right code
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for process, _ in started.values():
+                    tg.start_soon(stop_server, process)
+        raise
     return started
