@@ -47,9 +47,11 @@ def redirecting(
     host: str = "127.0.0.1",
     tls: tuple[Path, Path] | None = None,
     status: int = 302,
+    delay: float = 0.0,
 ) -> Iterator[tuple[str, Redirector]]:
-    """A server on ``host`` answering every GET with ``status`` to ``location(path)``; its
-    base URL (https with ``tls``: certificate and key) and what it was asked."""
+    """A server on ``host`` answering every GET with ``status`` to ``location(path)`` (after
+    ``delay`` seconds); its base URL (https with ``tls``: certificate and key) and what it
+    was asked."""
     seen = Redirector()
 
     class Handler(BaseHTTPRequestHandler):
@@ -59,6 +61,7 @@ def redirecting(
         def do_GET(self) -> None:
             with seen.lock:
                 seen.paths.append(self.path)
+            time.sleep(delay)
             self.send_response(status)
             self.send_header("Location", location(self.path))
             self.send_header("Content-Length", "0")
@@ -276,6 +279,17 @@ def test_a_redirect_loop_ends_at_the_limit() -> None:
             client.get_document(front + "/plain")
         assert f"more than {MAX_REDIRECTS} redirects" in caught.value.message
         assert len(seen.paths) == MAX_REDIRECTS + 1
+
+
+def test_slow_redirects_share_one_deadline() -> None:
+    """Each hop answers in 0.4 s, each well within a request's limit: the chain does not."""
+    with redirecting(lambda path: path + "x", status=308, delay=0.4) as (front, seen):
+        started = time.monotonic()
+        with RegistryClient(front, timeout=1.0) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(front + "/plain")
+        assert time.monotonic() - started < 1.0 + 1.0
+        assert "timed out" in caught.value.message
+        assert 2 <= len(seen.paths) <= MAX_REDIRECTS
 
 
 def test_an_mcp_registry_redirected_to_another_host_says_so(cli: Cli) -> None:
