@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 
 def run() -> NoReturn:
     """Answer a completion request, launch a server, or run the CLI (:func:`mcpctl.cli.app.run`)."""
+    if sys.stdin is None or sys.stdout is None or sys.stderr is None:
+        # Started with a standard descriptor closed: before anything opens a file that would
+        # take its number (see the module).
+        from mcpctl.stdstreams import reopen_closed
+
+        reopen_closed()
     import gc
 
     # Start-up only allocates (modules, the command tree) and frees next to nothing, so the

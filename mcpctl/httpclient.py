@@ -9,7 +9,9 @@ trips them. Like the registry client (:mod:`mcpctl.registry.client`), every requ
 one deadline for all of it -- connecting, the status line and headers, and the whole body --
 and a cap on the body's size: the request is cancelled (``anyio.fail_after``) when the time
 is up, whatever the server sends. An event stream (an SSE server's, or an MCP answer sent as
-one) is not read: only its headers are waited for.
+one) is not read: only its headers are waited for. Redirects are never followed: a 3xx is
+the answer (an OAuth metadata document or token endpoint that moved elsewhere, or to plain
+http, is not fetched from there behind the user's back).
 
 It overrides ``httpx2.AsyncClient._send_single_request``, a private method, deliberately: it is
 the one place every request meets the transport -- each request of the SDK's OAuth flow
@@ -64,12 +66,19 @@ class BoundedClient(httpx2.AsyncClient):
     """
 
     def __init__(self, *, limit: float, max_bytes: int = MAX_RESPONSE, **kwargs: Any) -> None:
+        if kwargs.get("follow_redirects"):
+            raise ValueError("BoundedClient never follows redirects")
         kwargs.setdefault("timeout", httpx2.Timeout(limit))
         super().__init__(**kwargs)
         # Uncompressed: the cap is on what is kept, and a small compressed body can be huge.
         self.headers["Accept-Encoding"] = "identity"
         self.limit = limit
         self.max_bytes = max_bytes
+
+    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
+        """:meth:`httpx2.AsyncClient.send`, without following redirects whatever is asked."""
+        kwargs["follow_redirects"] = False
+        return await super().send(request, **kwargs)
 
     async def _send_single_request(self, request: httpx2.Request) -> httpx2.Response:
         # httpx's one place where a request meets the transport (redirects and auth flows

@@ -4,10 +4,11 @@ A client (Claude Desktop, an IDE, an orchestrator) is told to start ``mcpctl run
 instead of the server's own command. mcpctl reads its config, resolves the entry's
 ``${VAR}`` placeholders as ``health`` does (the environment first, then the OS keyring),
 builds the same minimal environment (:func:`mcpctl.probe.childenv.child_env`), changes to
-the entry's ``cwd`` and replaces itself with the server (``execvpe``): same PID, the
-client's stdin, stdout and stderr, signals and exit status go straight to the server. A
-secret kept in the keyring thus reaches the server without ever being written into the
-client's config file.
+the entry's ``cwd`` and replaces itself with the server (``execve`` of the program found on
+the server's own PATH, as ``doctor NAME`` names it): same PID, the client's stdin, stdout and
+stderr, signals and exit status go straight to the server (one the client closed reaches the
+server as ``/dev/null``: :mod:`mcpctl.stdstreams`). A secret kept in the keyring thus
+reaches the server without ever being written into the client's config file.
 
 Before the exec, nothing is written on stdout (it is the client's MCP channel): errors go to
 stderr only, redacted. The program's fast path (:func:`main`, called from
@@ -197,10 +198,17 @@ def _exec_checked(
 
 
 def _exec(argv: list[str], env: dict[str, str], cwd: str | None) -> NoReturn:
-    """``execvpe`` with Python's ignored signals restored; raises ``OSError`` with this
-    process's working directory and signals as they were."""
+    """``execve`` of the program ``doctor`` names (:func:`~mcpctl.probe.serverenv.find_program`:
+    on the server's own PATH), with Python's ignored signals restored; raises ``OSError`` with
+    this process's working directory and signals as they were."""
+    import errno
     import signal
 
+    from mcpctl.probe.serverenv import find_program
+
+    program = find_program(argv[0], env, cwd)
+    if program is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
     here = os.getcwd() if cwd else None  # noqa: PTH109 -- pathlib is not worth its import
     restored: dict[int, object] = {}
     try:
@@ -211,8 +219,9 @@ def _exec(argv: list[str], env: dict[str, str], cwd: str | None) -> NoReturn:
             if sig is not None:
                 restored[sig] = signal.signal(sig, signal.SIG_DFL)
         for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        os.execvpe(argv[0], argv, env)  # noqa: S606 -- no shell: the entry's argv as is
+            if stream is not None:
+                stream.flush()
+        os.execve(program, argv, env)  # noqa: S606 -- no shell: the entry's argv as is
     except OSError:
         for sig, handler in restored.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]

@@ -289,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # What writing the output may fail with when the device, not mcpctl, is at fault.
-_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
+# EBADF: a stdout closed before the program started (mcpctl.stdstreams).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EBADF})
 
 
 def _internal(exc: Exception) -> int:
@@ -381,6 +382,8 @@ def run(*, collector_paused: bool = False) -> NoReturn:
         sys.unraisablehook = _unraisable_quietly
     code = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started without it, and not through mcpctl.__main__
+            continue
         try:
             stream.flush()
         except BrokenPipeError:  # the reader is gone: nothing more can reach it anyway

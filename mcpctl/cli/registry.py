@@ -152,6 +152,7 @@ def registry_sync(
             continue
         done.append({"registry": outcome.registry, "mode": outcome.mode,
                      "records": outcome.records, "seconds": round(outcome.seconds, 3)})  # fmt: skip
+        warnings += outcome.warnings
         output.info(
             f"Synced {outcome.registry}: {outcome.records} records "
             f"({outcome.mode}, {outcome.seconds:.2f} s)"

@@ -218,6 +218,7 @@ def save(
     resolution = resolve_now(snapshot, loaded) if packages else None
     if resolution is not None:
         snapshot.packages = resolution.pins
+        warnings += resolution.warnings
         for name, pin in sorted(resolution.pins.items()):
             if not pin.resolved:
                 warnings.append(f"{name}: package {pin.name} unresolved: {pin.reason}")
@@ -350,6 +351,7 @@ def diff(
         from mcpctl.snapshot.packages import diff_packages
 
         new.packages = resolution.pins
+        warnings += resolution.warnings
         recorded = old.packages if old is not None else None
         if old is not None and recorded is None:
             warnings.append(

@@ -186,25 +186,40 @@ class _Use:
     command: str
     base: Path
     servers: list[str] = field(default_factory=list)
+    path: str | None = None  # the entries' own PATH, when they set one
+
+
+_OWN = " (on the entry's PATH)"
+
+
+def _locate(use: _Use) -> str | None:
+    """Where the command of ``use`` is: a bare name on the entries' own PATH when they set
+    one, as the spawn looks for it (:func:`~mcpctl.probe.serverenv.find_program`)."""
+    if use.path is not None and not _is_path(use.command):
+        from mcpctl.probe.serverenv import find_program
+
+        return find_program(use.command, {"PATH": use.path})
+    return locate(use.command, use.base)
 
 
 def _uses(entries: Mapping[str, ServerEntry], base: Path) -> tuple[list[_Use], list[str]]:
     """The distinct commands of the enabled stdio entries, and the servers whose command is
     a placeholder (not checked)."""
-    uses: dict[tuple[str, str], _Use] = {}
+    uses: dict[tuple[str, str, str | None], _Use] = {}
     unchecked: list[str] = []
     for name, entry in entries.items():
         command = entry.command
         if not entry.enabled or entry.is_remote or command is None or not command.strip():
             continue
-        if find_placeholders(command):
+        own_path = entry.env.get("PATH")
+        if find_placeholders(command) or (own_path is not None and find_placeholders(own_path)):
             unchecked.append(name)
             continue
         where = base
         if _is_path(command) and entry.cwd is not None and not find_placeholders(entry.cwd):
             where = base / Path(entry.cwd).expanduser()
-        key = (str(where) if _is_path(command) else "", command)
-        uses.setdefault(key, _Use(command, where)).servers.append(name)
+        key = (str(where) if _is_path(command) else "", command, own_path)
+        uses.setdefault(key, _Use(command, where, path=own_path)).servers.append(name)
     return list(uses.values()), unchecked
 
 
@@ -220,7 +235,7 @@ class RuntimeCheck:
     ) -> None:
         self.lookup = lookup or VersionLookup()
         self.uses, self.unchecked = _uses(entries, base)
-        self.located = [locate(u.command, u.base) for u in self.uses]
+        self.located = [_locate(u) for u in self.uses]
         self.programs: list[str | None] = []
         for use, found in zip(self.uses, self.located, strict=True):
             runtime, program = runtime_of(use.command), None
@@ -246,8 +261,8 @@ class RuntimeCheck:
                     SECTION,
                     "command_unchecked",
                     "info",
-                    f"the command of {name_servers(self.unchecked)} is set by a placeholder: "
-                    "not checked",
+                    f"the command of {name_servers(self.unchecked)} is set by a placeholder "
+                    "(or found on a PATH that is): not checked",
                     fix="start it once with 'mcpctl health NAME' to see whether it runs",
                     servers=tuple(self.unchecked),
                 )
@@ -280,7 +295,11 @@ def _finding(use: _Use, found: str | None, program: str | None, lookup: VersionL
         "path": found,
     }
     if found is None:
-        where = f"not an executable file in {use.base}" if _is_path(use.command) else "not on PATH"
+        where = (
+            f"not an executable file in {use.base}"
+            if _is_path(use.command)
+            else ("not on the entry's PATH" if use.path is not None else "not on PATH")
+        )
         hint = runtime.hint if runtime else (RELATIVE_HINT if _is_path(use.command) else OTHER_HINT)
         code = "runtime_missing" if runtime else "command_missing"
         return Finding(
@@ -298,7 +317,7 @@ def _finding(use: _Use, found: str | None, program: str | None, lookup: VersionL
             SECTION,
             "command_found",
             "ok",
-            f"{use.command}: {found}; used by {who}",
+            f"{use.command}: {found}{_OWN if use.path is not None else ''}; used by {who}",
             subject=use.command,
             servers=servers,
             details=details,

@@ -397,17 +397,27 @@ class _Diagnosis:
     async def _command(self) -> _Done:
         from mcpctl.config.runtimes import install_hint
         from mcpctl.doctor.packages import cached_package
-        from mcpctl.doctor.runtimes import OTHER_HINT, locate
+        from mcpctl.doctor.runtimes import OTHER_HINT
+        from mcpctl.probe.childenv import child_env
+        from mcpctl.probe.serverenv import find_program
 
         assert self.resolved is not None
         entry = self.resolved.entry
         command = entry.command or ""
-        base = Path(entry.cwd) if entry.cwd else Path.cwd()
-        found = locate(command, base)
+        # What the spawn runs: found on the entry's own PATH (resolved) when it sets one.
+        own_path = "PATH" in entry.env
+        found = find_program(command, child_env(entry), entry.cwd)
         if found is None:
-            where = "on PATH" if os.sep not in command else f"at {base / command}"
-            raise StepFailed(f"{command!r} is not found {where}", install_hint(command, OTHER_HINT))
-        detail = f"{command}: {found}"
+            base = Path(entry.cwd) if entry.cwd else Path.cwd()
+            where = (
+                f"at {base / command}"
+                if os.sep in command
+                else ("on the entry's PATH" if own_path else "on PATH")
+            )
+            raise StepFailed(
+                self._safe(f"{command!r} is not found {where}"), install_hint(command, OTHER_HINT)
+            )
+        detail = f"{command}: {found}" + (" (on the entry's PATH)" if own_path else "")
         package = cached_package(command, entry.args, found)
         if package is not None:
             if package.cached:

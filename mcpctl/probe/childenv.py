@@ -63,10 +63,15 @@ _INSTALL_HINTS = {
 }
 
 
-def command_not_found(command: str) -> ProbeError:
-    """The error for an executable that is not there."""
+def command_not_found(command: str, *, own_path: bool = False) -> ProbeError:
+    """The error for an executable that is not there (``own_path``: the entry sets the PATH
+    it is looked up on)."""
     hint = _INSTALL_HINTS.get(Path(command).name, f"install {command!r} or fix the path")
-    where = "on PATH" if os.sep not in command else f"at {command}"
+    where = (
+        ("on the entry's PATH" if own_path else "on PATH")
+        if os.sep not in command
+        else (f"at {command}")
+    )
     return ProbeError("command_not_found", f"command {command!r} not found {where}", hint)
 
 
@@ -76,7 +81,7 @@ def spawn_error(exc: OSError, entry: ServerEntry) -> ProbeError:
         if entry.cwd and not Path(entry.cwd).is_dir():
             return ProbeError("spawn_failed", f"working directory {entry.cwd!r} does not exist",
                               "fix the entry's cwd")  # fmt: skip
-        return command_not_found(str(entry.command))
+        return command_not_found(str(entry.command), own_path="PATH" in entry.env)
     return ProbeError("spawn_failed", f"cannot start {entry.command!r}: {exc.strerror or exc}",
                       "check that the command is executable")  # fmt: skip
 

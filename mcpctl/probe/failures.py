@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +23,8 @@ from mcpctl.errors import (
     ProbeFailed,
     exception_leaves,
 )
-from mcpctl.probe.childenv import ProbeError, command_not_found
+from mcpctl.probe.childenv import ProbeError, child_env, command_not_found
+from mcpctl.probe.serverenv import find_program
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -57,27 +57,28 @@ def one_line(text: str, limit: int = MESSAGE_MAX) -> str:
 
 
 def precheck(entry: ServerEntry) -> ProbeError | None:
-    """Cheap checks that spare a doomed probe the SDK import and the spawn."""
+    """Cheap checks that spare a doomed probe the SDK import and the spawn: the program is
+    looked for as the spawn looks for it (:func:`~mcpctl.probe.serverenv.find_program`)."""
     if entry.is_remote or entry.command is None:
         return None
     problem = unspawnable(entry)
     if problem is not None:
         return ProbeError("invalid_entry", problem)
     command = entry.command
-    if find_placeholders(command):
+    own_path = entry.env.get("PATH")
+    unknown = (command, entry.cwd or "", own_path or "")
+    if any(find_placeholders(text) for text in unknown):
+        return None  # known once resolved: the spawn tells
+    if find_program(command, child_env(entry), entry.cwd) is not None:
         return None
+    if entry.cwd and not Path(entry.cwd).is_dir():
+        return None  # the spawn says which folder is missing
     if os.sep in command:
-        base = Path(entry.cwd) if entry.cwd and not find_placeholders(entry.cwd) else Path()
-        path = base / Path(command).expanduser()
-        if not path.exists():
-            return command_not_found(command)
-        if not os.access(path, os.X_OK):
+        path = Path(entry.cwd or "") / command
+        if path.is_file() and not os.access(path, os.X_OK):
             return ProbeError("spawn_failed", f"{command!r} is not executable",
                               f"chmod +x {command}")  # fmt: skip
-        return None
-    if shutil.which(command) is None:
-        return command_not_found(command)
-    return None
+    return command_not_found(command, own_path=own_path is not None)
 
 
 def timeout_error(

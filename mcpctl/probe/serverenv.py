@@ -1,7 +1,8 @@
-"""The environment a stdio server starts with, in plain Python.
+"""The environment a stdio server starts with, and the program it runs, in plain Python.
 
-Shared by the probes (through :func:`mcpctl.probe.childenv.child_env`) and the launcher's
-quick path, which must not pay for typing or pathlib on its way to the server's ``exec``.
+Shared by the probes (through :func:`mcpctl.probe.childenv.child_env`), ``doctor`` and the
+launcher's quick path, which must not pay for typing or pathlib on its way to the server's
+``exec``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["DEFAULT_INHERITED_ENV", "SDK_INHERITED_ENV", "TRUST_ENV", "server_env"]
+__all__ = ["DEFAULT_INHERITED_ENV", "SDK_INHERITED_ENV", "TRUST_ENV", "find_program", "server_env"]
 
 # What a server inherits from mcpctl's environment unless its entry asks for more: the MCP
 # SDK's list (mcp.client.stdio.DEFAULT_INHERITED_ENV_VARS), enough for launchers such as npx
@@ -62,3 +63,30 @@ def server_env(
     if isinstance(inherit_env, tuple):
         env.update((name, source[name]) for name in inherit_env if name in source)
     return {**env, **own}
+
+
+def find_program(command: str, env: Mapping[str, str], cwd: str | None = None) -> str | None:
+    """The absolute path of the program a server with ``command``, the environment ``env`` and
+    the working directory ``cwd`` runs, or ``None`` when there is none to run.
+
+    Found the way the server's ``exec`` finds it, so that what ``doctor`` names is what
+    ``health`` and ``mcpctl run`` start (both start the path returned here): a command with a
+    slash is a path, from ``cwd`` when relative (no ``~``: no shell expands it); a bare name
+    is looked up on ``env``'s ``PATH`` -- the entry's own when it sets one, else the one the
+    server inherits; ``os.defpath`` when there is none -- whose relative folders start from
+    ``cwd`` too. Only an executable regular file counts.
+    """
+    if sys.platform == "win32":  # PATHEXT and the current folder first: as the shell does
+        import shutil
+
+        return shutil.which(command, path=env.get("PATH", os.defpath))
+    here = cwd or ""
+    if os.sep in command:
+        candidates = [os.path.join(here, command)]
+    else:
+        folders = env.get("PATH", os.defpath).split(os.pathsep)
+        candidates = [os.path.join(here, folder, command) for folder in folders]
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    return None

@@ -19,6 +19,7 @@ behind after a double fork.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import subprocess
@@ -47,6 +48,7 @@ from mcpctl.probe.reaper import (
     reap_orphans,
     until_waiting,
 )
+from mcpctl.probe.serverenv import find_program
 
 __all__ = [
     "DEFAULT_INHERITED_ENV",
@@ -93,14 +95,19 @@ async def spawn_server(entry: ServerEntry) -> Process:
         OSError: the command cannot be started (FileNotFoundError when it is missing).
     """
     assert entry.command is not None
+    env = child_env(entry)
+    # The program doctor names (find_program), found on the server's own PATH.
+    program = find_program(entry.command, env, entry.cwd)
+    if program is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), entry.command)
     REGISTRY.prepare()
     process = await anyio.open_process(
-        [entry.command, *entry.args],
+        [program, *entry.args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=entry.cwd,
-        env=child_env(entry),
+        env=env,
         start_new_session=True,
     )
     REGISTRY.add(process.pid)

@@ -8,6 +8,12 @@ given up on when the limit is reached. A client may also be given a ``deadline``
 and 5xx are retried with backoff honouring ``Retry-After`` as long as the wait fits in what
 is left; a registry asking for longer is given up on at once. Each response's size is
 capped. Pagination follows ``metadata.nextCursor`` (and the older ``next_cursor`` spelling).
+
+Redirects are followed by this client, not by httpx, so that each is checked: at most
+:data:`MAX_REDIRECTS`, only to ``http`` or ``https``, never from ``https`` down to ``http``
+(a ``RegistryError`` says where it led). One that leads to another host is followed, and
+remembered (:attr:`RegistryClient.redirects`, :attr:`Document.redirect`) so that callers can
+say that the answer came from elsewhere.
 """
 
 from __future__ import annotations
@@ -22,12 +28,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urljoin, urlsplit
 
 from mcpctl.errors import RegistryError, UsageError
 from mcpctl.registry.records import Record, record_from_json
 
-__all__ = ["Document", "RegistryClient", "load_file_registry", "retry_after_seconds"]
+__all__ = [
+    "MAX_REDIRECTS",
+    "Document",
+    "RegistryClient",
+    "host_of",
+    "load_file_registry",
+    "retry_after_seconds",
+]
 
 API = "/v0.1"
 PAGE_LIMIT = 100
@@ -35,6 +48,21 @@ MAX_BYTES = 10 * 1024 * 1024
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 CONNECT_TIMEOUT = 3.0  # offline, mcpctl must fail fast
 OFFLINE_HINT = "check the network, or use --offline to search the cache"
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = {301, 302, 303, 307, 308}
+
+
+def host_of(url: str) -> str:
+    """The host of ``url`` as a person names it: ``name`` or ``name:port`` (no user info)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{host}:{port}" if port is not None else host
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
@@ -114,10 +142,20 @@ class _Watch:
 @dataclass(frozen=True)
 class Document:
     """A JSON document fetched from an arbitrary URL: ``data`` is ``None`` when the server
-    answered 304 (the copy whose ``etag`` was sent is still current)."""
+    answered 304 (the copy whose ``etag`` was sent is still current). ``redirect`` is
+    ``(host asked, host that answered)`` when redirects led to another host."""
 
     data: Any
     etag: str | None = None
+    redirect: tuple[str, str] | None = None
+
+
+class _Redirected(Exception):
+    """A 3xx answer with a ``Location`` (``url``: the request's whole URL)."""
+
+    def __init__(self, status: int, url: str, location: str) -> None:
+        super().__init__(location)
+        self.status, self.url, self.location = status, url, location
 
 
 @dataclass
@@ -132,6 +170,9 @@ class RegistryClient:
         max_bytes: the largest response body accepted.
         deadline: a :func:`time.monotonic` time no request goes past (``None``: only
             ``timeout``); for reading many pages, or many registries, in a bounded time.
+
+    ``redirects`` lists, once each, the ``(host asked, host that answered)`` of every request
+    that redirects led to another host.
     """
 
     base_url: str
@@ -146,7 +187,9 @@ class RegistryClient:
         import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
         self._sockets = _Sockets()
-        self._http = httpx2.Client(follow_redirects=True, headers={"Accept": "application/json"})
+        self.redirects: list[tuple[str, str]] = []
+        # Redirects are followed in _fetch, each one checked.
+        self._http = httpx2.Client(follow_redirects=False, headers={"Accept": "application/json"})
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -199,16 +242,29 @@ class RegistryClient:
         end = time.monotonic() + self.timeout
         if self.deadline is not None:
             end = min(end, self.deadline)
-        attempt = 0
+        attempt = hops = 0
+        first, redirect = url, None
         while True:
-            status, retry_after, body = self._attempt(url, params, since, end, headers)
+            try:
+                status, retry_after, body = self._attempt(url, params, since, end, headers)
+            except _Redirected as moved:
+                hops += 1
+                url = self._follow(first, moved, hops)
+                params = None  # the new location is a whole URL, its query included
+                if host_of(url) != host_of(first):
+                    redirect = (host_of(first), host_of(url))
+                    if redirect not in self.redirects:
+                        self.redirects.append(redirect)
+                else:
+                    redirect = None
+                continue
             if status == 304:
                 if headers.get("If-None-Match"):
-                    return Document(None, headers["If-None-Match"])
+                    return Document(None, headers["If-None-Match"], redirect)
                 raise RegistryError(f"{url}: HTTP 304 to a request that was not conditional")
             if body is not None:
                 try:
-                    return Document(json.loads(body.decode("utf-8-sig")), retry_after)
+                    return Document(json.loads(body.decode("utf-8-sig")), retry_after, redirect)
                 except (ValueError, RecursionError):
                     raise RegistryError(f"{url}: the response is not valid JSON") from None
             waited = time.monotonic() - since
@@ -255,6 +311,9 @@ class RegistryClient:
                     headers=headers or None,
                 ) as response:  # fmt: skip
                     status = response.status_code
+                    location = response.headers.get("location")
+                    if status in REDIRECT_STATUSES and location:
+                        raise _Redirected(status, str(response.url), location)
                     if status in RETRY_STATUSES:
                         return status, response.headers.get("retry-after"), None
                     if status == 304:
@@ -291,6 +350,40 @@ class RegistryClient:
             if watch.fired:  # a body cut short, without a length to notice it by
                 raise self._gave_up(url, since)
         return status, etag, bytes(body)
+
+    @staticmethod
+    def _follow(asked: str, moved: _Redirected, hops: int) -> str:
+        """Where a redirect leads, once checked.
+
+        Raises:
+            RegistryError: too many redirects, or one to another scheme than http(s), or
+                from https down to http.
+        """
+        try:
+            target = urljoin(moved.url, moved.location.strip())
+            parts = urlsplit(target)
+            valid = bool(parts.hostname) and (parts.port or 0) >= 0
+        except ValueError:  # "http://[::1", a port that is not a number
+            target, parts, valid = "", urlsplit(""), False
+        scheme = parts.scheme.lower()
+        shown = f"{scheme}://{host_of(target)}" if scheme in ("http", "https") else scheme + ":"
+        why = None
+        if not target:
+            shown, why = "an address that cannot be read", "not a valid address"
+        elif not valid and scheme in ("http", "https"):
+            why = "not a valid address"
+        elif scheme not in ("http", "https") or not valid:
+            why = "only http and https are followed"
+        elif scheme == "http" and urlsplit(moved.url).scheme.lower() == "https":
+            why = "a redirect from https to http is refused (the answer could be altered)"
+        elif hops > MAX_REDIRECTS:
+            why = f"more than {MAX_REDIRECTS} redirects"
+        if why is not None:
+            raise RegistryError(
+                f"{asked}: HTTP {moved.status} redirects to {shown}: {why}",
+                hint="check the registry's address: use the one it redirects to if you trust it",
+            )
+        return target
 
     @staticmethod
     def _gave_up(url: str, since: float) -> RegistryError:

@@ -5,7 +5,9 @@ retries within it, the size cap) and a deadline for all of them together; severa
 fetched at once, each in a thread of its own. A document is kept -- reduced to what a lock
 needs -- with its ETag and the time it was fetched: the next fetch asks for it with
 ``If-None-Match`` (a 304 costs no body), and when the registry cannot be reached the kept
-copy answers, with its age, so the caller can say it checked against the cache.
+copy answers, with its age, so the caller can say it checked against the cache. A document
+that a redirect had to fetch from another host says so (:attr:`Fetched.redirect`, kept with
+the copy); a redirect to another scheme is refused (:mod:`mcpctl.registry.client`).
 
 The cache is a cache: a file that cannot be read is empty, one that cannot be written is
 left as it was (:mod:`mcpctl.probe.cachefiles`).
@@ -59,12 +61,14 @@ def pypi_url(environ: Mapping[str, str] | None = None) -> str:
 class Fetched:
     """One document: ``data`` (reduced), when it was fetched (a Unix time), and whether it
     came from the cache because the registry could not be reached (``offline``). ``error``
-    (with ``data`` ``None``) says why there is none."""
+    (with ``data`` ``None``) says why there is none. ``redirect`` is ``(host asked, host
+    that answered)`` when the registry redirected the request to another host."""
 
     data: Any
     fetched_at: float
     offline: bool = False
     error: str | None = None
+    redirect: tuple[str, str] | None = None
 
 
 @dataclass
@@ -94,9 +98,26 @@ class MetadataCache:
         return (record["data"], etag if isinstance(etag, str) else None,
                 float(at) if isinstance(at, int | float) else 0.0)  # fmt: skip
 
-    def put(self, url: str, data: Any, etag: str | None, at: float) -> None:
-        """Keep ``data`` for ``url``."""
+    def redirect(self, url: str) -> tuple[str, str] | None:
+        """(host asked, host that answered) of the kept copy of ``url``, when a redirect
+        took its request to another host."""
+        found = (self.records.get(url) or {}).get("redirect")
+        if isinstance(found, list) and len(found) == 2 and all(isinstance(h, str) for h in found):
+            return found[0], found[1]
+        return None
+
+    def put(
+        self,
+        url: str,
+        data: Any,
+        etag: str | None,
+        at: float,
+        redirect: tuple[str, str] | None = None,
+    ) -> None:
+        """Keep ``data`` for ``url`` (and where a redirect took its request)."""
         self.records[url] = {"data": data, "etag": etag, "fetched_at": at}
+        if redirect is not None:
+            self.records[url]["redirect"] = list(redirect)
 
     def save(self) -> None:
         """Write the file (the most recent :data:`MAX_DOCUMENTS`); never raises."""
@@ -117,6 +138,7 @@ class MetadataCache:
 
 
 Reducer = Callable[[Any], Any]
+_Keep = tuple[Any, str | None, tuple[str, str] | None]  # data, ETag, redirect
 
 
 def fetch_all(
@@ -139,7 +161,7 @@ def fetch_all(
     if not wanted:
         return {}
 
-    def one(url: str) -> tuple[str, Fetched, tuple[Any, str | None] | None]:
+    def one(url: str) -> tuple[str, Fetched, _Keep | None]:
         kept = cache.get(url)
         etag = kept[1] if kept is not None else None
         accept = NPM_ACCEPT if "/pypi/" not in url else None
@@ -149,16 +171,19 @@ def fetch_all(
         except RegistryError as exc:
             offline = exc.hint == OFFLINE_HINT
             if offline and kept is not None:
-                return url, Fetched(kept[0], kept[2], offline=True), None
+                moved = cache.redirect(url)
+                return url, Fetched(kept[0], kept[2], offline=True, redirect=moved), None
             why = exc.message + ("; nothing cached" if offline else "")
             return url, Fetched(None, now(), offline=offline, error=why), None
+        moved = document.redirect
         if document.data is None and kept is not None:  # 304: the kept copy is current
-            return url, Fetched(kept[0], now()), (kept[0], etag)
+            return url, Fetched(kept[0], now(), redirect=moved), (kept[0], etag, moved)
         try:
             data = wanted[url](document.data)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            return url, Fetched(None, now(), error=f"{url}: unexpected answer: {exc}"), None
-        return url, Fetched(data, now()), (data, document.etag)
+            why = f"{url}: unexpected answer: {exc}"
+            return url, Fetched(None, now(), error=why, redirect=moved), None
+        return url, Fetched(data, now(), redirect=moved), (data, document.etag, moved)
 
     out: dict[str, Fetched] = {}
     workers = min(MAX_THREADS, len(wanted))
@@ -166,5 +191,5 @@ def fetch_all(
         for url, fetched, keep in pool.map(one, sorted(wanted)):
             out[url] = fetched
             if keep is not None:
-                cache.put(url, keep[0], keep[1], fetched.fetched_at)
+                cache.put(url, keep[0], keep[1], fetched.fetched_at, keep[2])
     return out

@@ -58,12 +58,14 @@ Mode = Literal["full", "incremental", "file"]
 
 @dataclass(frozen=True)
 class SyncOutcome:
-    """What a sync of one registry did."""
+    """What a sync of one registry did; ``warnings``: the redirects that took its requests to
+    another host (the records came from there)."""
 
     registry: str
     mode: Mode
     records: int
     seconds: float
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class _Fetched:
     mode: Mode
     records: list[Record]
     cursor_time: str = ""
+    warnings: tuple[str, ...] = ()
 
 
 def _fetch(
@@ -97,8 +100,13 @@ def _fetch(
     since = None if full or state is None or not state[1] else state[1]
     with client_factory(source.location, timeout=timeout, deadline=deadline) as client:
         records = list(client.iter_records(updated_since=since))
+        moved = client.redirects
     newest = max((r.updated_at for r in records), default="") or (state[1] if state else "")
-    return _Fetched("full" if since is None else "incremental", records, newest)
+    warnings = tuple(
+        f"registry {source.id!r}: {asked} redirected to another host, {there}, which answered"
+        for asked, there in moved
+    )
+    return _Fetched("full" if since is None else "incremental", records, newest, warnings)
 
 
 def _store(cache: DiscoveryCache, registry: str, fetched: _Fetched, started: float) -> SyncOutcome:
@@ -107,7 +115,8 @@ def _store(cache: DiscoveryCache, registry: str, fetched: _Fetched, started: flo
         count = len(fetched.records)
     else:
         count = cache.replace(registry, fetched.records, cursor_time=fetched.cursor_time)
-    return SyncOutcome(registry, fetched.mode, count, time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    return SyncOutcome(registry, fetched.mode, count, elapsed, fetched.warnings)
 
 
 def sync_source(
@@ -220,8 +229,9 @@ class RefreshReport:
     """What refreshing the cache before a search did.
 
     ``warnings`` holds one line per registry that could not be read (whether it failed now
-    or a few minutes ago); ``failed`` the ones of those with nothing cached at all, and
-    ``unreachable`` all of them.
+    or a few minutes ago), and one per redirect that took a sync to another host;
+    ``failed`` the registries that could not be read with nothing cached at all, and
+    ``unreachable`` all that could not be read.
     """
 
     synced: list[SyncOutcome] = field(default_factory=list)
@@ -283,6 +293,8 @@ def refresh(
         note = f"registry {result.registry!r}: {result.error.message}"
         notes[result.registry] = note + ("; using cached data" if has_data[result.registry] else "")
     report = RefreshReport(synced=[synced[k] for k in unique if k in synced])
+    for outcome in report.synced:
+        report.warnings += outcome.warnings
     for key in unique:
         if key in notes:
             report.warnings.append(notes[key])

@@ -94,14 +94,22 @@ class PackageSpec:
     @property
     def pinned(self) -> bool:
         """Whether the spec names one version (one digest, for an image)."""
-        from mcpctl.snapshot.versions import is_exact_npm, pep440_key
+        return self.exact is not None or (
+            self.ecosystem == "oci"
+            and ("@sha256:" in self.requested or self.requested.startswith("sha256:"))
+        )
+
+    @property
+    def exact(self) -> str | None:
+        """The one version an npm or PyPI spec names (``pkg@=1.2.3``: ``1.2.3``;
+        ``pkg==1.2``: ``1.2``), else ``None``."""
+        from mcpctl.snapshot.versions import npm_exact, pypi_exact
 
         if self.ecosystem == "npm":
-            return is_exact_npm(self.requested)
+            return npm_exact(self.requested)
         if self.ecosystem == "pypi":
-            m = re.fullmatch(r"(===|==)\s*([^,*\s]+)", self.requested)
-            return m is not None and (m.group(1) == "===" or pep440_key(m.group(2)) is not None)
-        return "@sha256:" in self.requested or self.requested.startswith("sha256:")
+            return pypi_exact(self.requested)
+        return None
 
     @property
     def text(self) -> str:
@@ -279,7 +287,9 @@ def specs_of(entries: Mapping[str, ServerEntry]) -> dict[str, PackageSpec]:
 class PackagePin:
     """What a server's spec resolved to: ``version`` and ``integrity`` (npm's
     ``dist.integrity``; ``sha256:<hex>`` of a PyPI distribution, ``file`` naming it; an
-    image's digest), or ``status`` ``unresolved`` with the ``reason``."""
+    image's digest), or ``status`` ``unresolved`` with the ``reason``. ``redirect``
+    (``"registry.npmjs.org -> other.host"``) says that the registry redirected the lookup to
+    another host, which answered."""
 
     ecosystem: str
     name: str
@@ -290,6 +300,7 @@ class PackagePin:
     file: str | None = None
     status: str = "resolved"
     reason: str | None = None
+    redirect: str | None = None
 
     @property
     def resolved(self) -> bool:
@@ -309,8 +320,9 @@ class PackagePin:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         out["status"] = self.status
-        if self.reason is not None:
-            out["reason"] = self.reason
+        for key in ("reason", "redirect"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
 
@@ -334,7 +346,7 @@ def pins_from_data(data: Any) -> dict[str, PackagePin]:
             raise ValueError(f"packages.{server}: expected an object")
         values: dict[str, Any] = {}
         for key in ("ecosystem", "name", "spec", "version", "integrity", "file", "status",
-                    "reason"):  # fmt: skip
+                    "reason", "redirect"):  # fmt: skip
             value = item.get(key)
             if value is not None and not isinstance(value, str):
                 raise ValueError(f"packages.{server}.{key}: expected a string")
@@ -347,7 +359,7 @@ def pins_from_data(data: Any) -> dict[str, PackagePin]:
         out[server] = PackagePin(
             values["ecosystem"] or "npm", values["name"], values["spec"] or "", pinned,
             values["version"], values["integrity"], values["file"],
-            values["status"] or "resolved", values["reason"],
+            values["status"] or "resolved", values["reason"], values["redirect"],
         )  # fmt: skip
     return out
 
@@ -358,11 +370,14 @@ def pins_from_data(data: Any) -> dict[str, PackagePin]:
 @dataclass
 class Resolution:
     """The pins of the servers, and where they came from: ``offline`` when a registry could
-    not be reached and the cache answered (``cache_time``: the oldest document used)."""
+    not be reached and the cache answered (``cache_time``: the oldest document used).
+    ``warnings``: what a registry sent that was not used (a dist-tag or a version that is no
+    version), and lookups a redirect took to another host."""
 
     pins: dict[str, PackagePin] = field(default_factory=dict)
     offline: bool = False
     cache_time: float | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def cache_time_text(self) -> str | None:
@@ -472,6 +487,7 @@ def resolve_packages(
     Every failure is an unresolved pin with its reason; never raises for what a registry
     sends.
     """
+    from mcpctl.registry.client import host_of
     from mcpctl.registry.metadata import MetadataCache, fetch_all, npm_registry, pypi_url
     from mcpctl.registry.syncing import REFRESH_TIMEOUT, REQUEST_TIMEOUT
 
@@ -491,7 +507,7 @@ def resolve_packages(
 
     def first_url(spec: PackageSpec) -> str:
         if spec.ecosystem == "pypi" and spec.pinned:
-            return release(spec, spec.requested.lstrip("="))
+            return release(spec, spec.exact or "")
         return project(spec)
 
     looked_up = {s for s in specs.values() if s.ecosystem != "oci"}
@@ -504,6 +520,7 @@ def resolve_packages(
     # A PyPI range may pick a version other than the latest: its own document has its files.
     final: dict[str, str] = {}
     chosen: dict[str, str] = {}
+    skipped: dict[str, list[object]] = {}  # a latest version that is not one
     for server, spec in specs.items():
         if spec.ecosystem == "oci":
             continue
@@ -513,9 +530,11 @@ def resolve_packages(
         doc = fetched[final[server]]
         if doc.data is None:
             continue
-        from mcpctl.snapshot.versions import best_pypi, pypi_satisfies
+        from mcpctl.snapshot.versions import best_pypi, is_pypi_version, pypi_satisfies
 
         latest = doc.data.get("version")
+        if latest is not None and not is_pypi_version(latest):
+            skipped[server] = [latest]
         if isinstance(latest, str) and pypi_satisfies(latest, spec.requested):
             chosen[server] = latest
         else:
@@ -537,7 +556,7 @@ def resolve_packages(
     fetched.update(fetch_all(third, cache, **kw))
     for server, url in fallback.items():
         whole = fetched[url]
-        version = chosen.get(server) or specs[server].requested.lstrip("=")
+        version = chosen.get(server) or specs[server].exact or ""
         if whole.data is not None:
             files = (whole.data.get("release_files") or {}).get(version)
             if files is not None:
@@ -551,17 +570,28 @@ def resolve_packages(
         if spec.ecosystem == "oci":
             out.pins[server] = _oci_pin(spec, docker or _docker_digest)
             continue
+        url = final[server].removesuffix("#fallback")
         doc = fetched[final[server]]
+        registry = f"{'the npm registry' if spec.ecosystem == 'npm' else 'PyPI'} at {host_of(url)}"
+        if doc.redirect is not None:
+            out.warnings.append(
+                f"{server}: {spec.name}: {registry} redirected the lookup to another host, "
+                f"{doc.redirect[1]}, which answered"
+            )
         if spec.ecosystem == "npm":
-            out.pins[server] = _npm_pin(spec, doc.data, doc.error)
+            pin, notes = _npm_pin(spec, doc.data, doc.error, registry)
         else:
             version = chosen.get(server)
+            notes = [_not_a_version(spec.name, registry, "as its latest version", w)
+                     for w in skipped.get(server, [])]  # fmt: skip
             if version is None and spec.requested and not spec.pinned and doc.data is not None:
-                out.pins[server] = _unresolved(
-                    spec, f"no version of {spec.name} matches {spec.requested!r}"
-                )
-                continue
-            out.pins[server] = _pypi_pin(spec, doc.data, doc.error, version)
+                pin = _unresolved(spec, f"no version of {spec.name} matches {spec.requested!r}")
+            else:
+                pin = _pypi_pin(spec, doc.data, doc.error, version, registry)
+        if doc.redirect is not None and pin.resolved:
+            pin = replace(pin, redirect=f"{doc.redirect[0]} -> {doc.redirect[1]}")
+        out.pins[server] = pin
+        out.warnings += [f"{server}: {note}" for note in notes]
         if doc.offline:
             out.offline = True
             if doc.data is not None:
@@ -574,40 +604,65 @@ def _unresolved(spec: PackageSpec, reason: str) -> PackagePin:
                       status=UNRESOLVED, reason=reason)  # fmt: skip
 
 
-def _npm_pin(spec: PackageSpec, data: Any, error: str | None) -> PackagePin:
-    from mcpctl.snapshot.versions import best_npm, is_exact_npm, is_npm_tag, semver_key
+def _not_a_version(package: str, registry: str, what: str, value: object) -> str:
+    """The warning for a value a registry gave where a version belongs."""
+    return f"{package}: {registry} names {value!r} {what}, which is not a version: not recorded"
+
+
+def _npm_pin(
+    spec: PackageSpec, data: Any, error: str | None, registry: str
+) -> tuple[PackagePin, list[str]]:
+    """The pin of an npm spec, and warnings for what the registry sent that is no version
+    (a dist-tag pointing at one is not followed; such versions are never candidates)."""
+    from mcpctl.snapshot.versions import best_npm, is_npm_tag, is_npm_version
 
     if data is None:
-        return _unresolved(spec, error or "no answer")
-    tags: dict[str, str] = data.get("tags") or {}
-    versions: dict[str, str | None] = data.get("versions") or {}
+        return _unresolved(spec, error or "no answer"), []
+    raw_tags: dict[str, Any] = data.get("tags") or {}
+    raw_versions: dict[str, Any] = data.get("versions") or {}
+    versions = {v: i for v, i in raw_versions.items() if is_npm_version(v)}
+    notes: list[str] = []
+    bogus = [v for v in raw_versions if v not in versions]
+    if bogus:
+        shown = ", ".join(repr(v[:40]) for v in bogus[:3]) + (", ..." if len(bogus) > 3 else "")
+        notes.append(f"{spec.name}: {registry} lists {len(bogus)} "
+                     f"version{'s' if len(bogus) > 1 else ''} that are not versions, "
+                     f"ignored: {shown}")  # fmt: skip
     wanted = spec.requested.strip()
+    tag = "latest" if not wanted else wanted if is_npm_tag(wanted) else None
     version: str | None
-    if not wanted:
-        version = tags.get("latest")
-    elif is_exact_npm(wanted):
-        version = next((v for v in versions if semver_key(v) == semver_key(wanted)), None)
-    elif is_npm_tag(wanted):
-        version = tags.get(wanted)
+    if tag is not None:
+        version = raw_tags.get(tag)
+        if version is not None and not is_npm_version(version):
+            reason = f"{registry} names {version!r} as its {tag!r} dist-tag: not a version"
+            return _unresolved(spec, reason), notes
+    elif spec.exact is not None:
+        version = spec.exact
     else:
-        version = best_npm(versions, wanted, tags.get("latest"))
+        latest = raw_tags.get("latest")
+        if latest is not None and not is_npm_version(latest):
+            notes.append(_not_a_version(spec.name, registry, "as its 'latest' dist-tag", latest))
+            latest = None
+        version = best_npm(versions, wanted, latest)
     if version is None or version not in versions:
-        return _unresolved(spec, f"no version of {spec.name} matches {wanted or 'latest'!r}")
-    if semver_key(version) is None:
-        return _unresolved(spec, f"the registry names a version that is not one: {version!r}")
-    return PackagePin("npm", spec.name, spec.requested, spec.pinned, version, versions[version])
+        reason = f"no version of {spec.name} matches {wanted or 'latest'!r}"
+        return _unresolved(spec, reason), notes
+    pin = PackagePin("npm", spec.name, spec.requested, spec.pinned, version, versions[version])
+    return pin, notes
 
 
-def _pypi_pin(spec: PackageSpec, data: Any, error: str | None, chosen: str | None) -> PackagePin:
+def _pypi_pin(
+    spec: PackageSpec, data: Any, error: str | None, chosen: str | None, registry: str
+) -> PackagePin:
     if data is None:
         return _unresolved(spec, error or "no answer")
-    from mcpctl.snapshot.versions import pep440_key
+    from mcpctl.snapshot.versions import is_pypi_version
 
     version = chosen or data.get("version")
     if not isinstance(version, str):
         return _unresolved(spec, f"no version of {spec.name} matches {spec.requested!r}")
-    if pep440_key(version) is None:
-        return _unresolved(spec, f"PyPI names a version that is not one: {version!r}")
+    if not is_pypi_version(version):
+        return _unresolved(spec, f"{registry} names {version!r} as the version: not a version")
     best = _best_file(data.get("files") or [])
     if best is None:
         return _unresolved(spec, f"{spec.name} {version} has no distribution files")
@@ -786,14 +841,13 @@ def pin_entries(
 def _pinned_token(spec: PackageSpec, pin: PackagePin) -> str | None:
     """The spec naming the lock's version, or ``None`` when the lock holds no valid one (a
     lock file may come from anywhere: nothing but a version goes into a command)."""
-    from mcpctl.snapshot.versions import pep440_key, semver_key
+    from mcpctl.snapshot.versions import is_npm_version, is_pypi_version
 
     version = pin.version or ""
     if spec.ecosystem == "npm":
-        return f"{spec.name}@{version}" if semver_key(version) is not None else None
+        return f"{spec.name}@{version}" if is_npm_version(version) else None
     if spec.ecosystem == "pypi":
-        ok = pep440_key(version) is not None and re.fullmatch(r"[A-Za-z0-9.!+_-]+", version)
-        return f"{spec.name}{spec.extras}=={version}" if ok else None
+        return f"{spec.name}{spec.extras}=={version}" if is_pypi_version(version) else None
     if pin.integrity and re.fullmatch(r"sha256:[0-9a-f]{64}", pin.integrity):
         return f"{spec.name}@{pin.integrity}"
     return None

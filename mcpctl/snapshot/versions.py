@@ -1,259 +1,217 @@
-"""Version ranges as npm and pip read them, far enough to say what a spec installs now.
+"""Versions and ranges as npm and pip read them: what a spec installs now, and whether what a
+registry names is a version at all.
 
-npm: exact versions, dist-tags (``latest``, ``next``), ``^`` and ``~``, x-ranges (``1``,
-``1.2.x``, ``*``), comparators (``>=1.2 <2``), hyphen ranges and ``||``. PyPI (PEP 440):
-``==`` (with ``.*``), ``!=``, ``~=``, ``>=``, ``<=``, ``>``, ``<`` and ``===``, comma-joined.
-Pre-releases match only a range that names one, as both tools do. What is not understood
-matches nothing: the caller reports the spec as unresolved rather than guessing.
+npm: ``node-semver``, a port of the ``semver`` package npm itself uses, read in its loose mode
+as npm reads a spec: exact versions, dist-tags (``latest``, ``next``), ``^`` and ``~``,
+x-ranges (``1``, ``1.2.x``, ``*``), comparators (``>=1.2 <2``), hyphen ranges and ``||``; a
+pre-release matches only a range that names a pre-release of the same ``major.minor.patch``.
+PyPI: ``packaging`` (PEP 440 versions and specifiers, as pip reads them; a pre-release only
+when a clause names one, or when nothing else matches). What is not understood matches
+nothing: the caller reports the spec as unresolved rather than guessing.
+
+A version a registry names is taken only as written in its canonical form: for npm exactly
+what ``semver`` prints for it (``1.2.3``, ``1.2.3-rc.1``; never ``v1.2.3``, ``1.2.3\\n`` or
+``1.2.3+build``), for PyPI a PEP 440 version made of the characters a version has. Anything
+else -- a dist-tag pointing at ``"v\\u2028\\u001f1.2.3"`` -- is no version: it is neither
+recorded in a lock nor written into a command.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
 
 __all__ = [
+    "MAX_LENGTH",
     "best_npm",
     "best_pypi",
-    "is_exact_npm",
     "is_npm_tag",
+    "is_npm_version",
+    "is_pypi_version",
+    "npm_exact",
     "npm_satisfies",
-    "pep440_key",
+    "pypi_exact",
     "pypi_satisfies",
-    "semver_key",
 ]
 
-_SEMVER = re.compile(r"^[v=]?\s*(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
-_PARTIAL = re.compile(
-    r"^[v=]?\s*(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?"
-    r"(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$"
-)
-_Key = tuple[int, int, int, tuple[tuple[int, int | str], ...]]
-_RELEASE: tuple[tuple[int, int | str], ...] = ((2, 0),)
+#: The longest version or range read (npm's ``semver`` refuses longer versions; its parser
+#: is slow on long text).
+MAX_LENGTH = 256
+
+# node-semver logs every comparison at debug level, and a refused range with its traceback at
+# info: with -v that would flood stderr. mcpctl reports what it refuses itself.
+logging.getLogger("nodesemver").setLevel(logging.WARNING)
+
+_PYPI_CHARS = re.compile(r"[A-Za-z0-9.!+_-]+")
+_NPM_TAG = re.compile(r"[A-Za-z0-9._~!*'()-]+")  # what encodeURIComponent leaves as is
 
 
-def semver_key(version: str) -> _Key | None:
-    """The sort key of a semver version (a release sorts after its pre-releases), or
-    ``None`` when it is not one."""
-    m = _SEMVER.match(version.strip())
-    if m is None:
+def _text(value: object) -> str | None:
+    """``value`` when it is text a version or range may be: printable ASCII, not too long
+    (Python's ``\\s`` would take U+2028 or U+001F for a space where npm's does not)."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_LENGTH:
         return None
-    pre = m.group(4)
-    ids: tuple[tuple[int, int | str], ...] = _pre_ids(pre) if pre else _RELEASE
-    return int(m.group(1)), int(m.group(2)), int(m.group(3)), ids
+    return value if value.isascii() and value.isprintable() else None
 
 
-def is_exact_npm(spec: str) -> bool:
-    """Whether an npm spec names one version (``1.2.3``, ``=1.2.3``, ``v1.2.3-rc.1``)."""
-    return semver_key(spec) is not None
+# --- npm -----------------------------------------------------------------------------------
+
+
+def _semver() -> Any:
+    import nodesemver
+
+    return nodesemver
+
+
+def is_npm_version(text: object) -> bool:
+    """Whether ``text`` is a semver version written canonically (``1.2.3``, ``1.0.0-rc.1``):
+    the only form a version read from a registry is recorded in."""
+    value = _text(text)
+    return value is not None and _canonical_semver(value)
+
+
+@lru_cache(maxsize=4096)
+def _canonical_semver(value: str) -> bool:
+    try:
+        parsed = _semver().SemVer(value, False, False)
+    except (ValueError, TypeError):
+        return False
+    return bool(parsed.version == value)
+
+
+def npm_exact(spec: str) -> str | None:
+    """The version an exact npm spec names (``1.2.3``, ``=1.2.3``, ``v1.2.3``: npm reads them
+    all as ``1.2.3``), or ``None`` when the spec is a range, a tag or nothing."""
+    value = _text(spec)
+    if value is None or not value.strip():
+        return None
+    try:
+        parsed = _semver().parse(value.strip(), True)
+    except (ValueError, TypeError):
+        return None
+    return str(parsed.version) if parsed is not None and parsed.version else None
+
+
+@lru_cache(maxsize=256)
+def _npm_range(spec: str) -> Any:
+    value = _text(spec) if spec else "*"
+    if value is None:
+        return None
+    try:
+        return _semver().make_range(value.strip() or "*", True)
+    except (ValueError, TypeError):
+        return None
 
 
 def is_npm_tag(spec: str) -> bool:
-    """Whether an npm spec is a dist-tag (``latest``, ``next``) rather than a range."""
+    """Whether an npm spec is a dist-tag (``latest``, ``next``): neither a version nor a range,
+    and a name npm accepts for a tag."""
     text = spec.strip()
     return (
-        bool(text)
-        and re.fullmatch(r"[A-Za-z][A-Za-z0-9._-]*", text) is not None
-        and (text not in ("x", "X"))
+        _text(spec) is not None
+        and bool(text)
+        and _NPM_TAG.fullmatch(text) is not None
+        and npm_exact(text) is None
+        and _npm_range(text) is None
     )
 
 
-def _bounds(comparator: str) -> list[tuple[str, _Key]] | None:
-    """One npm comparator as ``(op, key)`` constraints (``None``: not understood)."""
-    m = re.match(r"^(\^|~>?|>=|<=|>|<|=)?\s*(.*)$", comparator.strip())
-    if m is None:
-        return None
-    op, rest = m.group(1) or "", m.group(2)
-    if not rest.strip():
-        return [] if op == "" else None
-    p = _PARTIAL.match(rest)
-    if p is None:
-        return None
-    parts = [None if x is None or x in "xX*" else int(x) for x in p.group(1, 2, 3)]
-    pre = p.group(4)
-    known = 0
-    for part in parts:
-        if part is None:
-            break
-        known += 1
-    major, minor, patch = (x or 0 for x in parts)
-    low: _Key = (major, minor, patch, _pre_ids(pre) if pre else _RELEASE)
-    if known == 0:
-        return [] if op in ("", "=", ">=", "<=", "^", "~", "~>") else [("<", (0, 0, 0, ((0, 0),)))]
-    if known < 3:
-        low = (major, minor, patch, ((0, 0),))  # 1.2 >= 1.2.0-0: pre-releases still ruled out
-    if op in ("", "="):
-        if known == 3:
-            return [("=", low)]
-        return [(">=", low), ("<", _next(major, minor, known))]
-    if op == "^":
-        if major > 0 or known == 1:
-            high = (major + 1, 0, 0, ((0, 0),))
-        elif minor > 0 or known == 2:
-            high = (0, minor + 1, 0, ((0, 0),))
-        else:
-            high = (0, 0, patch + 1, ((0, 0),))
-        return [(">=", low), ("<", high)]
-    if op in ("~", "~>"):
-        high = (major + 1, 0, 0, ((0, 0),)) if known == 1 else (major, minor + 1, 0, ((0, 0),))
-        return [(">=", low), ("<", high)]
-    if op == ">":
-        return [(">", low)] if known == 3 else [(">=", _next(major, minor, known))]
-    if op == "<=":
-        return [("<=", low)] if known == 3 else [("<", _next(major, minor, known))]
-    return [(op, low)]
-
-
-def _pre_ids(pre: str) -> tuple[tuple[int, int | str], ...]:
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in pre.split("."))
-
-
-def _next(major: int, minor: int, known: int) -> _Key:
-    return (major + 1, 0, 0, ((0, 0),)) if known == 1 else (major, minor + 1, 0, ((0, 0),))
-
-
-def _holds(key: _Key, op: str, bound: _Key) -> bool:
-    return {
-        "=": key == bound, ">=": key >= bound, "<=": key <= bound, ">": key > bound,
-        "<": key < bound,
-    }[op]  # fmt: skip
-
-
-def _alternatives(spec: str) -> list[list[tuple[str, _Key]]] | None:
-    out = []
-    for alt in spec.split("||"):
-        text = alt.strip()
-        hyphen = re.fullmatch(r"(\S+)\s+-\s+(\S+)", text)
-        if hyphen:
-            low, high = _bounds(">=" + hyphen.group(1)), _bounds("<=" + hyphen.group(2))
-            if low is None or high is None:
-                return None
-            out.append(low + high)
-            continue
-        text = re.sub(r"(\^|~>?|>=|<=|>|<|=)\s+", r"\1", text)  # ">= 1.2" is ">=1.2"
-        constraints: list[tuple[str, _Key]] = []
-        for comparator in text.split() or [""]:
-            found = _bounds(comparator)
-            if found is None:
-                return None
-            constraints += found
-        out.append(constraints)
-    return out
-
-
 def npm_satisfies(version: str, spec: str) -> bool:
-    """Whether ``version`` is in the npm range ``spec`` (a pre-release only when the range
-    names a pre-release of the same major.minor.patch)."""
-    key = semver_key(version)
-    alternatives = _alternatives(spec)
-    if key is None or alternatives is None:
+    """Whether ``version`` (a canonical version) is in the npm range ``spec`` (empty: any)."""
+    found = _npm_range(spec)
+    if found is None or not is_npm_version(version):
         return False
-    for constraints in alternatives:
-        if not all(_holds(key, op, bound) for op, bound in constraints):
-            continue
-        if key[3] != _RELEASE and not any(
-            b[3] not in (_RELEASE, ((0, 0),)) and b[:3] == key[:3] for _, b in constraints
-        ):
-            continue
-        return True
-    return False
+    try:
+        return bool(found.test(version))
+    except (ValueError, TypeError):
+        return False
 
 
 def best_npm(versions: Iterable[str], spec: str, latest: str | None = None) -> str | None:
     """The version npm installs for the range ``spec``: ``latest`` (the dist-tag) when it is
-    in the range, else the highest version in it; ``None`` when none is."""
+    in the range, else the highest version in it; ``None`` when none is. Only canonical
+    versions are considered."""
     if latest is not None and npm_satisfies(latest, spec):
         return latest
-    matching = [v for v in versions if npm_satisfies(v, spec)]
-    return max(matching, key=lambda v: semver_key(v) or (0, 0, 0, ()), default=None)
-
-
-# --- PEP 440 ----------------------------------------------------------------------------
-
-_PEP440 = re.compile(
-    r"^v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d*))?"
-    r"(?:(?:-(\d+))|(?:[-_.]?(?:post|rev|r)[-_.]?(\d*)))?(?:[-_.]?dev[-_.]?(\d*))?"
-    r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$",
-    re.IGNORECASE,
-)
-_PreKey = tuple[int, int]
-_PepKey = tuple[int, tuple[int, ...], _PreKey, int, int]
-
-
-def pep440_key(version: str) -> _PepKey | None:
-    """The sort key of a PEP 440 version, or ``None`` when it is not one."""
-    m = _PEP440.match(version.strip())
-    if m is None:
+    found = _npm_range(spec)
+    if found is None:
         return None
-    epoch = int(m.group(1) or 0)
-    release = tuple(int(x) for x in m.group(2).split("."))
-    while len(release) > 1 and release[-1] == 0:
-        release = release[:-1]
-    letter = (m.group(3) or "").lower()
-    rank = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
-    dev = m.group(7)
-    post = m.group(5) or m.group(6)
-    if letter:
-        pre: _PreKey = (rank[letter], int(m.group(4) or 0))
-    elif dev is not None and post is None:
-        pre = (-1, 0)  # 1.0.dev1 sorts before 1.0a1
-    else:
-        pre = (9, 0)
-    post_key = int(post) if post is not None and post != "" else (0 if post == "" else -1)
-    dev_key = int(dev or 0) if dev is not None else 1 << 30
-    return epoch, release, pre, post_key, dev_key
+    semver = _semver()
+    best: Any = None
+    for version in versions:
+        if not npm_satisfies(version, spec):
+            continue
+        parsed = semver.SemVer(version, False, False)
+        if best is None or best.compare(parsed) < 0:
+            best = parsed
+    return str(best.version) if best is not None else None
 
 
-def _is_pre(key: _PepKey) -> bool:
-    return key[2][0] != 9 or key[4] != 1 << 30
+# --- PyPI ----------------------------------------------------------------------------------
 
 
-def _pep_clause(key: _PepKey, version: str, op: str, text: str) -> bool:
-    if op == "===":
-        return version.strip() == text
-    if text.endswith(".*") and op in ("==", "!="):
-        prefix = pep440_key(text[:-2])
-        if prefix is None:
-            return False
-        n = len(text[:-2].split("."))
-        release = (*key[1], *(0,) * n)[:n]
-        wanted = (*prefix[1], *(0,) * n)[:n]
-        same = key[0] == prefix[0] and release == wanted
-        return same if op == "==" else not same
-    bound = pep440_key(text)
-    if bound is None:
+def is_pypi_version(text: object) -> bool:
+    """Whether ``text`` is a PEP 440 version, written with a version's characters only (no
+    space, no control: what goes into ``pkg==VERSION``)."""
+    value = _text(text)
+    return value is not None and _PYPI_CHARS.fullmatch(value) is not None and _pep440(value)
+
+
+@lru_cache(maxsize=4096)
+def _pep440(value: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(value)
+    except InvalidVersion:
         return False
-    if op == "~=":
-        parts = text.split("+", maxsplit=1)[0].split(".")
-        if len(parts) < 2:
-            return False
-        bumped = int(re.sub(r"\D.*", "", parts[-2]) or 0) + 1
-        upper = pep440_key(".".join([*parts[:-2], str(bumped)]))
-        return upper is not None and bound <= key < (upper[0], upper[1], (-2, 0), -1, 0)
-    return {
-        "==": key == bound, "!=": key != bound, ">=": key >= bound, "<=": key <= bound,
-        ">": key > bound, "<": key < bound,
-    }[op]  # fmt: skip
+    return True
+
+
+@lru_cache(maxsize=256)
+def _specifiers(spec: str) -> Any:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if spec and _text(spec) is None:
+        return None
+    try:
+        return SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None
+
+
+def pypi_exact(spec: str) -> str | None:
+    """The version a PEP 440 spec pins (``==1.2``, ``===1.2``; not ``==1.*``), or ``None``."""
+    found = _specifiers(spec)
+    if found is None or len(found) != 1:
+        return None
+    (only,) = list(found)
+    if only.operator == "===" or (only.operator == "==" and not only.version.endswith(".*")):
+        return str(only.version)
+    return None
 
 
 def pypi_satisfies(version: str, spec: str) -> bool:
     """Whether ``version`` is in the PEP 440 specifier ``spec`` (``>=1.2,<2``; empty: any).
     A pre-release matches only when a clause names one."""
-    key = pep440_key(version)
-    if key is None:
+    found = _specifiers(spec)
+    if found is None or not is_pypi_version(version):
         return False
-    clauses = [c.strip() for c in spec.split(",") if c.strip()]
-    names_pre = False
-    for clause in clauses:
-        m = re.fullmatch(r"(===|==|!=|~=|>=|<=|>|<)\s*(\S+)", clause)
-        if m is None or not _pep_clause(key, version, m.group(1), m.group(2)):
-            return False
-        bound = pep440_key(m.group(2).removesuffix(".*"))
-        names_pre = names_pre or (bound is not None and _is_pre(bound))
-    return not _is_pre(key) or names_pre
+    # Explicit: whether a bare contains() takes pre-releases changed across packaging releases.
+    return bool(found.contains(version, prereleases=bool(found.prereleases)))
 
 
 def best_pypi(versions: Iterable[str], spec: str) -> str | None:
-    """The highest version in ``spec`` (pip's choice), or ``None``."""
-    matching = [v for v in versions if pypi_satisfies(v, spec)]
-    return max(matching, key=lambda v: pep440_key(v) or (0, (), (0, 0), 0, 0), default=None)
+    """The highest version in ``spec`` (pip's choice: pre-releases only when a clause names
+    one, or when only pre-releases match), or ``None``."""
+    found = _specifiers(spec)
+    if found is None:
+        return None
+    from packaging.version import Version
+
+    candidates = [v for v in versions if is_pypi_version(v)]
+    matching = list(found.filter(candidates))
+    return max(matching, key=Version, default=None)
