@@ -397,6 +397,10 @@ class _Diagnosis:
         base = Path(entry.cwd) if entry.cwd else Path.cwd()
         found = locate(command, base)
         if found is None:
+            there = base / Path(command).expanduser()
+            if (os.sep in command or command.startswith("~")) and there.is_file():
+                # There, but no execute bit: "not found" would send the user the wrong way.
+                raise StepFailed(f"{command!r} is not executable ({there})", f"chmod +x {there}")
             where = "on PATH" if os.sep not in command else f"at {base / command}"
             raise StepFailed(f"{command!r} is not found {where}", install_hint(command, OTHER_HINT))
         detail = f"{command}: {found}"
