@@ -32,7 +32,7 @@ def save(path: Path, data: dict[str, Any] | str) -> None:
     os.replace(tmp, path)
 
 
-def wait_for(check: Any, seconds: float = 5.0) -> Any:
+def wait_for(check: Any, seconds: float = 30.0) -> Any:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         found = check()
@@ -78,19 +78,19 @@ class Watching:
         if not self.ended[which].wait(timeout):
             raise AssertionError(f"{which} still open {timeout} s after it was read to the end")
 
-    def line(self, timeout: float = 5.0) -> str:
+    def line(self, timeout: float = 30.0) -> str:
         try:
             return self.out.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError(f"no output within {timeout} s; stderr: {self.stderr}") from None
 
-    def event(self, kind: str = "change", timeout: float = 5.0) -> dict[str, Any]:
+    def event(self, kind: str = "change", timeout: float = 30.0) -> dict[str, Any]:
         while True:
             data: dict[str, Any] = json.loads(self.line(timeout))
             if data["event"] == kind:
                 return data
 
-    def err_line(self, containing: str, timeout: float = 5.0) -> str:
+    def err_line(self, containing: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -107,7 +107,7 @@ class Watching:
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> int:
         self.proc.send_signal(sig)
-        return self.proc.wait(timeout=8)
+        return self.proc.wait(timeout=30)
 
     def all_stderr(self) -> str:
         """All of stderr, once mcpctl has ended."""
