@@ -174,7 +174,11 @@ def test_ctrl_c_stops_the_example_server_it_serves(demo: Demo) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_a_signal_during_a_probe_leaves_nothing_running(demo: Demo, sig: signal.Signals) -> None:
     demo.wait_for("$ mcpctl --config examples/demo.json health")
-    time.sleep(0.2)  # mcpctl is starting, or probing the stdio server it started
+    _, remote = server_of("".join(demo.lines))
+    deadline = time.monotonic() + 60
+    while not notes_servers(demo.before) - {remote}:  # the stdio server health probes
+        assert time.monotonic() < deadline and demo.proc.poll() is None, "health started none"
+        time.sleep(0.02)
     demo.proc.send_signal(sig)
     code, out, err = demo.finish()
     assert code == 128 + sig, out + err

@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
+from mcpctl import load_config, resolve_entry
 from mcpctl.launch import fast_args
-from mcpctl.probe.childenv import DEFAULT_INHERITED_ENV
+from mcpctl.probe.childenv import DEFAULT_INHERITED_ENV, child_env
 from tests.auth.filekeyring import BACKEND, FILE_VAR
 from tests.conftest import MCPCTL, ROOT, SERVERS, Cli, stop_process, write_config
 
@@ -39,7 +40,7 @@ def done(signum, frame):
 signal.signal(signal.SIGTERM, done)
 with open(out + ".tmp", "w") as f:
     json.dump({"pid": os.getpid(), "env": sorted(os.environ), "tok": os.environ.get("TOK"),
-               "cwd": os.getcwd(), "argv": sys.argv[2:]}, f)
+               "environ": dict(os.environ), "cwd": os.getcwd(), "argv": sys.argv[2:]}, f)
 os.replace(out + ".tmp", out)
 mode = sys.argv[2] if len(sys.argv) > 2 else "exit0"
 if mode == "wait":
@@ -246,6 +247,47 @@ def test_an_entry_beyond_the_quick_path_still_runs(world: dict[str, Any]) -> Non
     assert r.returncode == 0, r.stderr
     assert "mcpctl.config.model" in r.stderr  # the full path started it
     assert written(world["out"])["tok"] == "tok"
+
+
+@pytest.mark.parametrize("inherit", [None, ["SHARED", "UNSET_ANYWHERE"], True])
+@pytest.mark.parametrize("way", ["fast", "full"])
+def test_the_server_gets_the_environment_child_env_promises_on_both_paths(
+    world: dict[str, Any], way: str, inherit: list[str] | bool | None
+) -> None:
+    """Every variable and value the server sees, on the fast path and on the full one (an
+    entry only the config model reads), is what child_env says: the few inherited ones, the
+    entry's own resolved, what inherit_env names -- and nothing else mcpctl had."""
+    data = json.loads(world["cfg"].read_text())
+    entry = {**data["s"], "env": {"TOK": "${TOKEN}", "PLAIN": "a value", "HOME": "/srv/home"}}
+    if inherit is not None:
+        entry["inherit_env"] = inherit
+    if way == "full":
+        entry["tools"] = {"deny": ["x"]}  # a field only the config model reads
+    cfg = write_config(world["cfg"], {"s": entry})
+    token, other = secret(), secret()
+    env = {**world["env"], "TOKEN": token, "SHARED": "shared", "OTHER_SECRET": other,
+           "BASH_FUNC_f%%": "() {  echo hi\n}"}  # fmt: skip
+    r = subprocess.run(
+        [PY, "-X", "importtime", "-m", "mcpctl", "--config", str(cfg), "run", "s"],
+        capture_output=True, text=True, env=env, timeout=TIMEOUT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert ("mcpctl.config.model" in r.stderr) == (way == "full"), "not the path meant"
+    got: dict[str, str] = written(world["out"])["environ"]
+    loaded = load_config(cfg)
+    resolved = resolve_entry("s", loaded.config.entries["s"], policy="error", environ=env)
+    assert resolved is not None
+    promised = child_env(resolved.entry, env)
+    for name in PYTHON_OWN - promised.keys():
+        got.pop(name, None)
+    assert got == promised
+    assert got["TOK"] == token and got["PLAIN"] == "a value" and got["HOME"] == "/srv/home"
+    assert ("OTHER_SECRET" in got) is (inherit is True)
+    assert ("SHARED" in got) is (inherit is not None)
+    assert "UNSET_ANYWHERE" not in got
+    if inherit is None:
+        inherited = {n for n in DEFAULT_INHERITED_ENV if n in env}
+        assert got.keys() == inherited | {"TOK", "PLAIN", "HOME"}
 
 
 @pytest.mark.parametrize(

@@ -409,8 +409,15 @@ class _Diagnosis:
         found = find_program(command, child_env(entry), entry.cwd)
         if found is None:
             base = Path(entry.cwd) if entry.cwd else Path.cwd()
+            there = base / command
+            if os.sep in command and there.is_file():
+                # There, but no execute bit: "not found" would send the user the wrong way.
+                raise StepFailed(
+                    self._safe(f"{command!r} is not executable ({there})"),
+                    self._safe(f"chmod +x {there}"),
+                )
             where = (
-                f"at {base / command}"
+                f"at {there}"
                 if os.sep in command
                 else ("on the entry's PATH" if own_path else "on PATH")
             )

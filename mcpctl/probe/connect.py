@@ -66,7 +66,8 @@ class Connection:
     ``era`` says which era and version it speaks; ``server_info``, ``capabilities`` and
     ``instructions`` are the server's whichever the era (from ``initialize`` or from
     ``server/discover``). ``listing`` holds what was repaired in the server's tool listings
-    (as warnings) and each tool as the server sent it.
+    (as warnings) and each tool as the server sent it. ``ended`` is set once the server's
+    side of the connection has ended (a stdio server exited or closed its output).
 
     Requests go through :meth:`request`, which may still change the era once (see there).
     """
@@ -80,6 +81,7 @@ class Connection:
     connect_ms: float = 0.0
     negotiate_ms: float = 0.0
     listing: Listing = field(default_factory=Listing)
+    ended: anyio.Event | None = None
     # How a stateless era that ``auto`` took on the server's word is checked, until the
     # first request has confirmed it; and where an era that changed is remembered.
     era_check: Callable[[], Awaitable[Era | None]] | None = field(default=None, repr=False)
@@ -170,9 +172,10 @@ async def _session(
 ) -> AsyncIterator[Connection]:
     started = anyio.current_time()
     listing = Listing()
+    ended = anyio.Event()
     async with (
         _opener(transport)(resolved, timeout, diag, process) as (read_stream, write_stream),
-        tolerant_streams(read_stream, write_stream, listing) as (reads, writes),
+        tolerant_streams(read_stream, write_stream, listing, ended) as (reads, writes),
     ):
         connected = anyio.current_time()
         extensions, claims = declaration() if options.tasks else (None, None)
@@ -197,6 +200,7 @@ async def _session(
                 connect_ms=(connected - started) * 1000,
                 negotiate_ms=(done - connected) * 1000,
                 listing=listing,
+                ended=ended,
             )
             if options.mode == "auto" and era.name == "modern" and era.detected != "pinned":
                 conn.era_check = functools.partial(

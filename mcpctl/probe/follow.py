@@ -70,6 +70,7 @@ async def follow_catalog(
         anyio.create_task_group() as tg,
     ):  # fmt: skip
         try:
+            tg.start_soon(_on_end, conn, changed_send)
             await on_catalog(await catalog_of(conn))
             live = await _subscribe(conn, changed_send, tg)
             while True:
@@ -83,6 +84,15 @@ async def follow_catalog(
 
 
 CLOSED = "closed"
+
+
+async def _on_end(conn: Connection, out: Any) -> None:
+    """Say :data:`CLOSED` once the server's side ends: a server that exits between two
+    notifications is noticed then, not at the next listing (never, for one that notifies)."""
+    if conn.ended is not None:
+        await conn.ended.wait()
+        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
+            out.send_nowait(CLOSED)
 
 
 async def _subscribe(conn: Connection, out: Any, tg: TaskGroup) -> bool:

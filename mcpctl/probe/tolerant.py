@@ -275,13 +275,15 @@ async def tolerant_streams(
     read_stream: MemoryObjectReceiveStream[SessionMessage | Exception],
     write_stream: MemoryObjectSendStream[SessionMessage],
     listing: Listing,
+    ended: anyio.Event | None = None,
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
         MemoryObjectSendStream[SessionMessage],
     ]
 ]:
-    """Streams for a ``ClientSession`` that relay the transport's, repairing tool listings."""
+    """Streams for a ``ClientSession`` that relay the transport's, repairing tool listings;
+    ``ended`` is set once the transport's side has ended (the server went away)."""
     methods: dict[Any, str] = {}
     to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](16)
@@ -295,24 +297,30 @@ async def tolerant_streams(
                     await write_stream.send(item)
 
     async def incoming() -> None:
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            async with read_stream, to_session:
-                async for item in read_stream:
-                    relayed = item
-                    if isinstance(item, SessionMessage) and isinstance(
-                        item.message, JSONRPCResponse | JSONRPCError
-                    ):
-                        method = methods.pop(item.message.id, None)
-                        if isinstance(item.message, JSONRPCResponse):
-                            relayed = _inspect(item, method, listing)
-                    elif isinstance(item, ValidationError):
-                        # A message the transport could not read: what waits for an answer
-                        # would wait for ever (a listen stream is not waiting for one).
-                        for waiting, method in list(methods.items()):
-                            if method != "subscriptions/listen":
-                                del methods[waiting]
-                                await to_session.send(_unreadable(waiting, method, item))
-                    await to_session.send(relayed)
+        try:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async with read_stream, to_session:
+                    async for item in read_stream:
+                        relayed = item
+                        if isinstance(item, SessionMessage) and isinstance(
+                            item.message, JSONRPCResponse | JSONRPCError
+                        ):
+                            method = methods.pop(item.message.id, None)
+                            if isinstance(item.message, JSONRPCResponse):
+                                relayed = _inspect(item, method, listing)
+                        elif isinstance(item, ValidationError):
+                            # A message the transport could not read: what waits for an answer
+                            # would wait for ever (a listen stream is not waiting for one).
+                            for waiting, method in list(methods.items()):
+                                if method != "subscriptions/listen":
+                                    del methods[waiting]
+                                    await to_session.send(_unreadable(waiting, method, item))
+                        await to_session.send(relayed)
+        finally:
+            # The session sees the end only through a request it sends: say it to whoever
+            # waits without one (a server followed between its notifications).
+            if ended is not None:
+                ended.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(outgoing)

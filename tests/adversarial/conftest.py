@@ -101,7 +101,9 @@ def nothing_left_running() -> Iterator[None]:
         if left:
             described = [f"{pid} {_cmdline(pid)}" for pid in sorted(left)]
             procs.signal_members(left.values(), signal.SIGKILL)
-            time.sleep(0.2)
+            deadline = time.monotonic() + GRACE
+            while _new_live(before) and time.monotonic() < deadline:  # reaps the dead ones
+                time.sleep(0.05)
             for pid in left:
                 _reap(pid)
             pytest.fail("processes the test started still run:\n" + "\n".join(described))

@@ -86,7 +86,8 @@ def test_callbacks_without_the_right_state_are_ignored(mcpctl: Mcpctl, oauth_ser
         for query in forged:
             page = httpx2.get(f"{callback}?{urlencode(query)}", timeout=10)
             assert page.status_code == 200 and "does not belong" in page.text
-        time.sleep(1)
+        # Still waiting: the real answer below is taken (exit 0), which it could not be had a
+        # forged one ended the sign-in.
         assert proc.poll() is None, "a forged callback ended the sign-in"
         browser.authorize()
         assert browser.deliver().status_code == 200

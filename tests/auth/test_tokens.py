@@ -271,16 +271,19 @@ def test_refreshes_of_one_server_take_turns(isolated: Any) -> None:
     assert lock_path("../x y").name == ".._x_y.lock"  # stays in its folder
     order: list[str] = []
 
-    async def holder(name: str, hold: float) -> None:
+    async def holder(name: str, hold: float, inside: anyio.Event | None = None) -> None:
         async with refresh_lock("docs"):
             order.append(f"{name} in")
+            if inside is not None:
+                inside.set()
             await anyio.sleep(hold)
             order.append(f"{name} out")
 
     async def both() -> None:
+        a_has_it = anyio.Event()
         async with anyio.create_task_group() as tg:
-            tg.start_soon(holder, "a", 0.3)
-            await anyio.sleep(0.05)
+            tg.start_soon(holder, "a", 0.3, a_has_it)
+            await a_has_it.wait()
             tg.start_soon(holder, "b", 0)
 
     anyio.run(both)

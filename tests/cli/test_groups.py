@@ -142,6 +142,25 @@ def test_health_with_group_probes_only_the_members(cli: Cli, config_path: Path) 
     assert r.exit_code == 2 and "--group" in r.stderr
 
 
+def test_tools_with_group_lists_only_the_members(cli: Cli, config_path: Path) -> None:
+    write_config(config_path, {
+        "basic": {**BASIC, "groups": ["ok"]},
+        "two": {**BASIC, "args": [*BASIC["args"], "--tools", "2"], "groups": ["ok", "more"]},
+        "broken": {**BROKEN, "groups": ["bad"]},
+    })  # fmt: skip
+    r = cli("tools", "--group", "more", "--timeout", "60s", "--json")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert [s["name"] for s in r.json["data"]["servers"]] == ["two"]
+    assert {t["server"] for t in r.json["data"]["tools"]} == {"two"}
+    r = cli("tools", "--group", "ok", "--prefix", "underscore", "--timeout", "60s", "--json")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert sorted(s["name"] for s in r.json["data"]["servers"]) == ["basic", "two"]
+    r = cli("tools", "--group", "bad", "--timeout", "60s", "--json")
+    assert r.exit_code == 1 and [f["name"] for f in r.json["data"]["failed"]] == ["broken"]
+    r = cli("tools", "--group", "nope")
+    assert r.exit_code == 2 and "no group 'nope'" in r.stderr
+
+
 def test_render_with_group(cli: Cli, servers: Path) -> None:
     cli("group", "add", "work", "gh", "off")
     r = cli("render", "claude-code", "--group", "work")

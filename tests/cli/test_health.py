@@ -302,7 +302,10 @@ def _default_signals() -> None:
 
 @pytest.mark.slow
 def test_health_watch_prints_only_changes_and_stops_on_sigterm(tmp_path: Path) -> None:
-    cfg = write_config(tmp_path / "external-mcps.json", {"basic": BASIC})
+    starts = tmp_path / "starts"  # one line per round: the server is started for each
+    counted = {"command": "sh", "args": ["-c", f'echo $$ >> "{starts}"; exec "{PY}" "$@"', "sh",
+                                         *BASIC["args"]]}  # fmt: skip
+    cfg = write_config(tmp_path / "external-mcps.json", {"basic": counted})
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
     proc = subprocess.Popen([*MCPCTL, "--config", str(cfg), "health", "--watch", "--interval", "500ms", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
@@ -313,7 +316,11 @@ def test_health_watch_prints_only_changes_and_stops_on_sigterm(tmp_path: Path) -
         assert (
             first["name"] == "basic" and first["status"] == "healthy" and first["previous"] is None
         )
-        time.sleep(1.2)  # a few more rounds: no change, so nothing is printed
+        # A few more rounds: no change, so nothing is printed.
+        deadline = time.monotonic() + 60
+        while not (starts.exists() and len(starts.read_text().split()) >= 3):
+            assert time.monotonic() < deadline and proc.poll() is None, "no more rounds"
+            time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
         rest, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err

@@ -179,6 +179,22 @@ def test_probe_counts_tools_and_failures(cli: Cli, config_path: Path) -> None:
     assert r.json["data"]["servers"][0]["tool_count"] == 10
 
 
+def test_probe_with_a_degraded_server_exits_1(cli: Cli, config_path: Path) -> None:
+    # raw.py's tool list needs repairs: usable, but degraded, and health fails on it too.
+    write_config(config_path, {"raw": {"command": PY, "args": [str(SERVERS / "raw.py")]}})
+    r = cli("report", "--probe", "--json")
+    assert r.exit_code == 1, r.stdout + r.stderr
+    assert r.json["ok"] is False
+    summary = r.json["data"]["summary"]
+    assert (summary["healthy"], summary["degraded"]) == (0, 1), summary
+    raw = r.json["data"]["servers"][0]
+    assert raw["status"] == "degraded" and any("inputSchema" in w for w in raw["degraded"])
+    text = cli("report", "--probe")
+    assert text.exit_code == 1
+    assert text.stdout.startswith("MCP servers: 1 (0 internal, 1 external), 0 healthy, 1 degraded")
+    assert cli("health").exit_code == 1  # as health says
+
+
 @pytest.mark.slow
 def test_probe_finds_changed_and_added_tools(cli: Cli, config_path: Path, tmp_path: Path) -> None:
     snap = tmp_path / "snap.json"

@@ -771,6 +771,8 @@ def test_no_config_file_is_said_not_silent(cli: Cli, config_path: Path, command:
 
 def isolated_home() -> Path:
     return Path(os.environ["MCPCTL_HOME"])
+
+
 def test_add_inherit_env_names_what_the_server_gets(
     cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

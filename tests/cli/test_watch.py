@@ -32,7 +32,7 @@ def save(path: Path, data: dict[str, Any] | str) -> None:
     os.replace(tmp, path)
 
 
-def wait_for(check: Any, seconds: float = 5.0) -> Any:
+def wait_for(check: Any, seconds: float = 30.0) -> Any:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         found = check()
@@ -62,27 +62,35 @@ class Watching:
         self.out: queue.Queue[str] = queue.Queue()
         self.err: queue.Queue[str] = queue.Queue()
         self.stderr: list[str] = []
-        for stream, into in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
-            threading.Thread(target=self._pump, args=(stream, into), daemon=True).start()
+        self.ended = {"stdout": threading.Event(), "stderr": threading.Event()}
+        for stream, into, ended in ((self.proc.stdout, self.out, self.ended["stdout"]),
+                                    (self.proc.stderr, self.err, self.ended["stderr"])):  # fmt: skip
+            threading.Thread(target=self._pump, args=(stream, into, ended), daemon=True).start()
 
     @staticmethod
-    def _pump(stream: Any, into: queue.Queue[str]) -> None:
+    def _pump(stream: Any, into: queue.Queue[str], ended: threading.Event) -> None:
         for line in stream:
             into.put(line.rstrip("\n"))
+        ended.set()
 
-    def line(self, timeout: float = 5.0) -> str:
+    def _read_to_the_end(self, which: str, timeout: float = 30.0) -> None:
+        """Wait until the reader thread of ``which`` has read it to its end (mcpctl ended)."""
+        if not self.ended[which].wait(timeout):
+            raise AssertionError(f"{which} still open {timeout} s after it was read to the end")
+
+    def line(self, timeout: float = 30.0) -> str:
         try:
             return self.out.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError(f"no output within {timeout} s; stderr: {self.stderr}") from None
 
-    def event(self, kind: str = "change", timeout: float = 5.0) -> dict[str, Any]:
+    def event(self, kind: str = "change", timeout: float = 30.0) -> dict[str, Any]:
         while True:
             data: dict[str, Any] = json.loads(self.line(timeout))
             if data["event"] == kind:
                 return data
 
-    def err_line(self, containing: str, timeout: float = 5.0) -> str:
+    def err_line(self, containing: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -99,15 +107,18 @@ class Watching:
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> int:
         self.proc.send_signal(sig)
-        return self.proc.wait(timeout=8)
+        return self.proc.wait(timeout=30)
 
     def all_stderr(self) -> str:
-        time.sleep(0.1)  # the reader thread's last lines
+        """All of stderr, once mcpctl has ended."""
+        self._read_to_the_end("stderr")
         while not self.err.empty():
             self.stderr.append(self.err.get())
         return "\n".join(self.stderr)
 
     def rest(self) -> list[str]:
+        """The lines of stdout not read yet, once mcpctl has ended."""
+        self._read_to_the_end("stdout")
         lines = []
         while not self.out.empty():
             lines.append(self.out.get())
@@ -145,7 +156,6 @@ def test_json_lines_one_object_per_change_set(tmp_path: Path, watch: Any) -> Non
     save(cfg, {"b": B})
     assert w.event()["removed"] == ["a"]
     assert w.stop() == 0
-    time.sleep(0.1)
     assert w.rest() == []  # nothing after the end: every line was a change set
 
 
@@ -243,11 +253,13 @@ def test_an_exec_that_cannot_start_is_reported(tmp_path: Path, watch: Any) -> No
 
 def test_changes_during_a_slow_exec_come_after_it(tmp_path: Path, watch: Any) -> None:
     cfg = write_config(tmp_path / "external-mcps.json", {"a": A})
-    log = tmp_path / "log"
+    log, release = tmp_path / "log", tmp_path / "release"
+    # Each run lasts until the test releases it.
     script = (
-        "import sys, time, json; d = json.load(sys.stdin); "
+        "import os, sys, time, json; d = json.load(sys.stdin); "
         f"f = open({str(log)!r}, 'a'); f.write(f'start {{time.monotonic()}} {{d[\"added\"]}}\\n'); "
-        "f.flush(); time.sleep(1); f.write(f'end {time.monotonic()}\\n')"
+        f"f.flush()\nwhile not os.path.exists({str(release)!r}): time.sleep(0.02)\n"
+        "f.write(f'end {time.monotonic()}\\n')"
     )
     w = watch(cfg, "--exec", shlex.join([PY, "-c", script]), "--json")
     w.ready()
@@ -255,8 +267,8 @@ def test_changes_during_a_slow_exec_come_after_it(tmp_path: Path, watch: Any) ->
     assert w.event()["added"] == ["b"]
     wait_for(log.exists)
     save(cfg, {"a": A, "b": B, "c": A})  # while the first run is busy
-    time.sleep(0.3)
     save(cfg, {"a": A, "b": B, "c": A, "d": A})
+    release.touch()
     assert w.event("exec")["ok"] is True
     second = w.event()
     assert second["added"] == ["c", "d"]

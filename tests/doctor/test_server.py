@@ -97,6 +97,27 @@ def test_missing_command_fails_at_command(config_path: Path) -> None:
     assert step is not None and "'no-such-program-doctor-x' is not found on PATH" in step.detail
 
 
+@pytest.mark.parametrize("how", ["absolute", "relative"])
+def test_a_command_file_that_is_not_executable_fails_at_command(
+    config_path: Path, tmp_path: Path, how: str
+) -> None:
+    script = tmp_path / "bin" / "server"
+    script.parent.mkdir()
+    script.write_text(f"#!{PY}\nprint('never run')\n")
+    script.chmod(0o644)  # no execute bit for anyone, root included
+    entry = {"command": str(script)} if how == "absolute" else {
+        "command": "./server", "cwd": str(script.parent)}  # fmt: skip
+    d = diagnose("plain", {"plain": entry}, config_path)
+    assert_stopped_at(d, "command", "spawn")
+    step = d.step("command")
+    assert step is not None
+    assert step.detail == f"{entry['command']!r} is not executable ({script})", step.detail
+    assert step.fix == f"chmod +x {script}"
+    script.chmod(0o755)  # the same file, executable: past the command step
+    d = diagnose("plain", {"plain": entry}, config_path, timeout=5.0)
+    assert statuses(d)["command"] == "passed", d.to_dict()
+
+
 def test_server_exiting_at_once_fails_at_spawn_with_status_and_stderr(config_path: Path) -> None:
     code = "import sys; sys.stderr.write('cannot open the database\\n'); sys.exit(3)"
     d = diagnose("quits", {"quits": {"command": PY, "args": ["-c", code]}}, config_path)

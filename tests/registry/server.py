@@ -1,8 +1,8 @@
 """A local registry on 127.0.0.1 speaking the official v0.1 API shape, with fault modes.
 
-Serves ``GET /v0.1/servers`` (opaque cursors, ``limit``, ``search``, ``updated_since`` with
-deletions, ``version=latest``), ``/v0.1/servers/{name}/versions`` and
-``/versions/{version}``. Faults: ``429`` (with Retry-After, for the first N requests),
+Serves ``GET /v0.1/servers`` (opaque cursors in ``metadata.nextCursor``, or in ``next_cursor``
+as older registries send them; ``limit``, ``search``, ``updated_since`` with deletions,
+``version=latest``), ``/v0.1/servers/{name}/versions`` and ``/versions/{version}``. Faults: ``429`` (with Retry-After, for the first N requests),
 ``500``, ``invalid_json``, ``huge`` (a 50 MB body), ``wrong_types``, and the slow ones:
 ``hang`` (reads the request, never answers), ``drip`` (a valid page, one byte of the body
 every ``drip_every`` seconds), ``drip_headers`` (the same, in the headers), ``retry_after``
@@ -85,6 +85,7 @@ class Registry:
         self.delay = 0.0
         self.barrier: threading.Barrier | None = None
         self.answered = 0  # requests answered in full
+        self.cursor_key = "nextCursor"  # older registries spell it next_cursor
         self._memo: dict[Any, list[dict[str, Any]]] = {}
 
     def page(self, query: dict[str, list[str]]) -> dict[str, Any]:
@@ -95,7 +96,7 @@ class Registry:
         chunk = items[start : start + limit]
         meta: dict[str, Any] = {"count": len(chunk)}
         if start + limit < len(items):
-            meta["nextCursor"] = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
+            meta[self.cursor_key] = base64.urlsafe_b64encode(str(start + limit).encode()).decode()
         return {"servers": chunk, "metadata": meta}
 
     def filtered(self, query: dict[str, list[str]]) -> list[dict[str, Any]]:

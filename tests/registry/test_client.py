@@ -23,8 +23,10 @@ def give_up_fast(url: str, **kw: Any) -> RegistryClient:
     return fast_client(url, timeout=0.5, retries=1, deadline=kw.get("deadline"))
 
 
-def test_full_sync_pages_through_everything(registry: Fixture) -> None:
+@pytest.mark.parametrize("cursor_key", ["nextCursor", "next_cursor"])
+def test_full_sync_pages_through_everything(registry: Fixture, cursor_key: str) -> None:
     reg, url = registry
+    reg.cursor_key = cursor_key  # the official spelling, and the older one
     cache = DiscoveryCache.memory()
     outcome = sync_source(cache, RegistrySource("local", "http", url), client_factory=quick)
     assert outcome.mode == "full" and outcome.records == 255

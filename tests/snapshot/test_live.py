@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.snapshot.live import ServerEvent, watch_servers
 from tests.conftest import MCPCTL, SERVERS, write_config
 
@@ -121,6 +121,64 @@ def test_an_outage_is_reported_once_and_retried(tmp_path: Path) -> None:
     assert kinds.count("disconnected") == 1
     assert seen[0].error and seen[0].retry_in == 0.1
     assert {e.name for e in seen} == {"gone"}  # a disabled entry is not followed
+
+
+# A server that is down while its state file says so, and otherwise runs shifty.py in the
+# mode the file names (writing its PID first, so the test can stop it).
+COMES_BACK = """
+import os, sys
+state, pid_file, shifty = sys.argv[1:4]
+mode = open(state).read()
+if mode == "down":
+    sys.exit(1)
+with open(pid_file, "w") as f:
+    f.write(str(os.getpid()))
+os.environ["SHIFTY_MODE"] = mode
+os.execv(sys.executable, [sys.executable, shifty])
+"""
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_tool_added_while_the_server_was_down_is_reported_when_it_is_back(
+    tmp_path: Path, era: ProtocolMode
+) -> None:
+    """The server exits while followed (noticed at once, not at a poll an hour away) and
+    comes back with one more tool: that is a change, against what it offered before."""
+    state, pid_file = tmp_path / "state", tmp_path / "pid"
+    state.write_text("")
+    entry = ServerEntry(
+        command=PY, args=("-c", COMES_BACK, str(state), str(pid_file), str(SERVERS / "shifty.py"))
+    )
+    seen: list[ServerEvent] = []
+
+    def step(event: ServerEvent) -> None:
+        if event.kind == "connected" and len(seen) == 1:
+            state.write_text("down")  # it stays down...
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        elif event.kind == "disconnected":
+            state.write_text("extra")  # ...until it comes back with one more tool
+
+    async def run() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with watch_servers(
+                {"s": entry}, protocol=era, poll=3600, backoff=(0.1, 0.2)
+            ) as events:
+                async for event in events:
+                    seen.append(event)
+                    step(event)
+                    if [e.kind for e in seen].count("connected") == 2:
+                        break
+                # What it offers now is compared with what it offered before the outage.
+                with anyio.move_on_after(10):
+                    seen.append(await events.receive())
+
+    anyio.run(run)
+    kinds = [e.kind for e in seen]
+    assert kinds == ["connected", "disconnected", "connected", "changed"], seen
+    assert seen[0].tools == 2 and seen[2].tools == 3
+    change = seen[-1].change
+    assert change is not None and change.added == {"tools": ["delete_everything"]}
+    assert not change.removed
 
 
 def test_watch_servers_on_the_command_line(tmp_path: Path, config_path: Path) -> None:

@@ -37,14 +37,16 @@ def save_renamed(path: Path, data: dict[str, Any] | str) -> None:
 
 
 class Watch:
-    """The changes one watch_config yields, received with timeouts."""
+    """The changes one watch_config yields, received with timeouts; ``done`` lets a held
+    consumer go on (see :func:`watching`)."""
 
-    def __init__(self, receive: Any, start: ConfigChange) -> None:
+    def __init__(self, receive: Any, start: ConfigChange, done: anyio.Event) -> None:
         self.receive = receive
         self.start = start
+        self.done = done
         self.got_at = 0.0
 
-    async def next(self, timeout: float = 4.0) -> ConfigChange:
+    async def next(self, timeout: float = 20.0) -> ConfigChange:
         with anyio.fail_after(timeout):
             change: ConfigChange = await self.receive.receive()
         self.got_at = time.monotonic()
@@ -60,17 +62,17 @@ def watching(
     path: Path,
     body: Callable[[Watch], Awaitable[None]],
     *,
-    handling: float = 0.0,
+    held: bool = False,
     debounce: float = DEBOUNCE,
     **options: Any,
 ) -> None:
-    """Run ``body`` against a watch of ``path``; the consumer takes ``handling`` seconds per
-    change set (a slow one)."""
+    """Run ``body`` against a watch of ``path``; ``held``: the consumer is busy with the first
+    change set until ``body`` calls ``w.done.set()`` (a slow one)."""
 
     async def main() -> None:
         send, receive = anyio.create_memory_object_stream[ConfigChange](100)
         started: list[ConfigChange] = []
-        ready = anyio.Event()
+        ready, done = anyio.Event(), anyio.Event()
 
         def on_ready(state: ConfigChange) -> None:
             started.append(state)
@@ -81,13 +83,14 @@ def watching(
             async with contextlib.aclosing(changes):
                 async for change in changes:
                     await send.send(change)
-                    await anyio.sleep(handling)
+                    if held:
+                        await done.wait()
 
-        with anyio.fail_after(9):
+        with anyio.fail_after(60):  # generous: the machine may be busy
             async with anyio.create_task_group() as tg:
                 tg.start_soon(consume)
                 await ready.wait()
-                await body(Watch(receive, started[0]))
+                await body(Watch(receive, started[0], done))
                 tg.cancel_scope.cancel()
 
     anyio.run(main)
@@ -193,7 +196,6 @@ def test_delete_then_recreate(config_path: Path) -> None:
         gone = await w.next()
         assert gone.problem == f"{config_path} was removed; waiting for it to come back"
         assert sorted(gone.snapshot.mcps) == ["a", "b"]  # the last good state stays
-        await anyio.sleep(0.5)
         config_path.write_text(dump({"b": B, "c": A}))
         back = await w.next()
         assert back.ok and back.diff.added == ["c"] and back.diff.removed == ["a"]
@@ -265,17 +267,15 @@ def test_a_change_saved_while_the_last_is_handled_comes_after(config_path: Path)
         save_renamed(config_path, {"a": A, "b": B})
         first = await w.next()
         assert first.diff.added == ["b"]
-        handed = w.got_at
-        # The consumer takes 1.5 s over it; two saves meanwhile come in the next change set.
+        # The consumer is busy with it; two saves meanwhile come in the next change set.
         save_renamed(config_path, {"a": A, "b": B, "c": A})
-        await anyio.sleep(0.3)
         save_renamed(config_path, {"b": B, "c": A})
+        w.done.set()
         second = await w.next()
-        assert w.got_at - handed >= 1.4  # not before the consumer was done
         assert second.diff.added == ["c"] and second.diff.removed == ["a"]
         await w.quiet(0.6)
 
-    watching(config_path, body, handling=1.5)
+    watching(config_path, body, held=True)
 
 
 def test_a_missing_file_is_waited_for(config_path: Path) -> None:
@@ -332,7 +332,6 @@ def test_a_removed_directory_is_waited_for(tmp_path: Path) -> None:
     async def body(w: Watch) -> None:
         shutil.rmtree(folder)
         assert (await w.next()).problem == f"{path} was removed; waiting for it to come back"
-        await anyio.sleep(0.3)
         folder.mkdir()
         path.write_text(dump({"a": A, "b": B}))
         change = await w.next()
