@@ -25,6 +25,7 @@ from mcpctl._version import __version__
 from mcpctl.cli import output
 from mcpctl.cli.common import stop_signals
 from mcpctl.cli.output import STATE, CommandGroup
+from mcpctl.config import trustguard
 from mcpctl.config.redaction import forget as forget_secrets
 from mcpctl.errors import ExitCode, InternalError, Interrupted, McpctlError, UsageError
 from mcpctl.results import Result
@@ -59,11 +60,12 @@ COMMAND_MODULES = {
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
     "doctor": "doctor", "completion": "completion", "run": "run", "group": "groups",
+    "trust": "trust", "untrust": "trust",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
     "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
-    "completion", "run", "groups",
+    "completion", "run", "groups", "trust",
 )  # fmt: skip
 
 
@@ -253,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return answer(args[1:])
     STATE.reset()
     forget_secrets()  # what an earlier run in this process resolved is not this run's
+    trustguard.forget()  # and what it refused is this run's to decide again
     STATE.json = _wants_json(args)
     STATE.argv = args
     try:
