@@ -143,7 +143,7 @@ class TrustStore:
         ``mcpctl trust`` shows).
         """
         real = os.path.realpath(path)
-        status = FileTrust(Path(os.path.abspath(path)), real, self.reason(path), client=client)
+        status = FileTrust(Path(path).absolute(), real, self.reason(path), client=client)
         if status.reason is not None and not always:
             return status
         item = self._files().get(real) or {}
