@@ -73,8 +73,10 @@ def world(tmp_path: Path) -> dict[str, Any]:
     keyring = tmp_path / "keyring.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCPCTL_")}
     env.pop("TOKEN", None)
+    # The config is trusted as the suite's are (tests/config/test_trust_launch.py: when not).
     env.update({"PYTHONPATH": str(ROOT), "PYTHON_KEYRING_BACKEND": BACKEND,
-                FILE_VAR: str(keyring), "MCPCTL_HOME": str(tmp_path / "home")})  # fmt: skip
+                FILE_VAR: str(keyring), "MCPCTL_HOME": str(tmp_path / "home"),
+                "MCPCTL_TRUST": "1"})  # fmt: skip
     return {"cfg": cfg, "out": out, "cwd": cwd, "env": env, "keyring": keyring}
 
 

@@ -147,7 +147,8 @@ def parse_record(document: object) -> dict[str, dict[str, object]]:
                 if good:
                     kept[name] = good[:MAX_HISTORY]
         assert isinstance(item, dict)
-        out[path] = {**item, "servers": kept}
+        if kept:  # a file none of whose servers is approved is no file of the record
+            out[path] = {**item, "servers": kept}
     return out
 
 

@@ -150,7 +150,8 @@ def test_without_flock_the_store_locks_with_filelock(
 
     monkeypatch.setattr(FileLock, "acquire", acquire)
     store.add("a", ServerEntry(command="x"))
-    assert acquired == [str(store.lock_path())]
+    # The file's lock, then (inside it) the trust record's: the new server is approved.
+    assert acquired[0] == str(store.lock_path()) and len(acquired) == 2
     assert json.loads(path.read_text()) == {"a": {"command": "x"}}
 
 
