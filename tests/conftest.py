@@ -312,7 +312,7 @@ def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
     (home / "run").mkdir(mode=0o700)
     env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run"),
            "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
-           "XDG_CONFIG_HOME": str(home / "config")}  # fmt: skip
+           "XDG_CONFIG_HOME": str(home / "config"), "MCPCTL_TRUST": "1"}  # fmt: skip
     bus = subprocess.Popen(
         [dbus, "--session", "--nofork", "--nopidfile", "--print-address=1"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,

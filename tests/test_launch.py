@@ -196,8 +196,11 @@ def test_a_real_server_through_two_launchers_is_healthy(
     write_config(cfg, {
         "inner": {"command": PY, "args": [str(SERVERS / "basic.py")],
                   "env": {"BASIC_TOKEN": "${INNER_TOKEN}"}},
+        # The inner launcher gets the probe's minimal environment: the suite's trust of
+        # every file is passed on by name.
         "outer": {"command": PY, "args": ["-m", "mcpctl", "run", "inner", "--config", str(cfg)],
-                  "env": {"INNER_TOKEN": "${INNER_TOKEN}", "PYTHONPATH": str(ROOT)}},
+                  "env": {"INNER_TOKEN": "${INNER_TOKEN}", "PYTHONPATH": str(ROOT),
+                          "MCPCTL_TRUST": "1"}},
     })  # fmt: skip
     token = secret()
     monkeypatch.setenv("INNER_TOKEN", token)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +73,9 @@ def trust(
     if list_files:
         return _list(store)
     path = (file if file is not None else paths().config).absolute()
-    status, views, approve = _review(store, path, as_client)
+    from mcpctl.render.clienttrust import review as review_file
+
+    status, views, approve = review_file(store, path, as_client)
     waiting = [v for v in views if v.state != "trusted"]
     data: dict[str, Any] = {
         "file": str(path), "client": status.client, "reason": status.reason,
@@ -138,35 +139,6 @@ def untrust(file: Path | None = typer.Argument(None, metavar="[FILE]", help=FILE
     policy = store.policy()
     warnings = [f"{policy} trusts every file all the same"] if policy else []
     return output.emit(Result("untrust", {"file": str(path), "untrusted": found}, warnings))
-
-
-def _review(
-    store: TrustStore, path: Path, as_client: str | None
-) -> tuple[FileTrust, list[ServerView], Callable[[], list[str]]]:
-    """The file's trust, what each of its servers would do, and how to approve them all.
-
-    Raises:
-        ConfigNotFoundError, ConfigError, UsageError: the file cannot be read.
-    """
-    from mcpctl.config.loader import read_config
-    from mcpctl.config.trustview import describe
-    from mcpctl.render.clienttrust import client_of
-
-    client = client_of(path, as_client)
-    if client is not None:
-        from mcpctl.render.asclient import read_client
-        from mcpctl.render.clienttrust import client_trust, client_views, trust_client
-
-        if not path.is_file():
-            raise UsageError(f"there is no file {path}", hint=f"mcpctl trust --as {client} FILE")
-        view = read_client(client, path)
-        status = client_trust(view, store, always=True)
-        return status, client_views(view, status), lambda: trust_client(view, store)
-    loaded = read_config(path, must_exist=True)
-    entries = loaded.config.entries
-    status = store.check(path, entries, always=True)
-    views = [describe(n, e, status.servers[n].state) for n, e in entries.items()]
-    return status, views, lambda: store.trust(path, entries)
 
 
 def _all(views: list[ServerView]) -> str:

@@ -1,4 +1,5 @@
-"""Trust of a client's config file that ``health --as`` would start servers from.
+"""Trust of a client's config file that ``health --as`` would start servers from, and the
+review ``mcpctl trust`` shows of any file (an mcpctl config, or a client's).
 
 A client's file in a project folder (``.mcp.json``, ``.cursor/mcp.json``,
 ``.vscode/mcp.json`` ...) comes with the project, like a project's ``external-mcps.json``: it
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +34,7 @@ __all__ = [
     "detect_client",
     "is_users_own",
     "require_client_trusted",
+    "review",
     "trust_client",
 ]
 
@@ -170,3 +173,42 @@ def client_views(view: ClientView, status: FileTrust) -> list[ServerView]:
         kept = tuple(s for s in secrets if s not in literals)
         found.append(replace(described, secrets=kept))
     return found
+
+
+def review(
+    store: TrustStore, path: Path, as_client: str | None = None
+) -> tuple[FileTrust, list[ServerView], Callable[[], list[str]]]:
+    """What ``mcpctl trust`` shows of the file at ``path`` (a client's with ``as_client``, or
+    when its path says so; else an mcpctl config): its trust, what each server would do, and
+    the call that approves them all (it returns the servers not trusted before).
+
+    Raises:
+        ConfigNotFoundError, ConfigError: the config file cannot be read.
+        UsageError: the client's file cannot be read, or the file is a client's whose path
+            does not say which client.
+    """
+    from mcpctl.config.loader import read_config
+    from mcpctl.config.trustview import describe
+    from mcpctl.errors import UsageError
+
+    client = client_of(path, as_client)
+    if client is not None:
+        from mcpctl.render.asclient import read_client
+
+        if not path.is_file():
+            raise UsageError(f"there is no file {path}", hint=f"mcpctl trust --as {client} FILE")
+        view = read_client(client, path)
+        status = client_trust(view, store, always=True)
+        return status, client_views(view, status), lambda: trust_client(view, store)
+    loaded = read_config(path, must_exist=True)
+    wrapped = next((p for p in loaded.problems if p.code == "wrapped_servers"), None)
+    if wrapped is not None:  # a client's file whose path does not say which client
+        raise UsageError(
+            f"{path}: {wrapped.message}",
+            hint=f"name the client whose file it is: mcpctl trust --as CLIENT {path}",
+            subjects=(str(path),),
+        )
+    entries = loaded.config.entries
+    status = store.check(path, entries, always=True)
+    views = [describe(n, e, status.servers[n].state) for n, e in entries.items()]
+    return status, views, lambda: store.trust(path, entries)

@@ -124,6 +124,9 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
             (["doctor", "remote"], None),
             (["doctor", "signed"], None),
         ],
+        "trust": [(["trust", "--dry-run"], None), (["trust", "--yes"], None),
+                  (["trust", "--list"], None), (["trust", str(imported)], None)],
+        "untrust": [(["untrust"], None)],
         "completion install": [(["completion", "install", "bash", "--print-only"], None)],
         "completion show": [(["completion", "show", "bash"], None)],
         "watch": [],  # runs until a signal: test_watch_prints_no_secret
