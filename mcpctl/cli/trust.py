@@ -17,7 +17,8 @@ from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.trust import TrustStore
-    from mcpctl.config.trustview import FileTrust, ServerView
+    from mcpctl.config.trustdescribe import ServerView
+    from mcpctl.config.trustview import FileTrust
 
 app = typer.Typer()
 

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcpctl.config.trustrecord import (
     MAX_HISTORY,
@@ -54,8 +53,7 @@ def server_digest(entry: ServerEntry) -> str:
     return entry_digest(entry.to_data())
 
 
-@dataclass(frozen=True)
-class TrustedFile:
+class TrustedFile(NamedTuple):
     """A file of the record: its servers approved, when, and whether it is still there."""
 
     path: str

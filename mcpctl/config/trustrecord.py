@@ -20,14 +20,14 @@ It holds paths, server names and digests -- never a value of the config.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 
 TYPE_CHECKING = False  # typing is not worth its import on the launcher's way to exec
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 __all__ = [
     "COVERED",
@@ -83,10 +83,28 @@ def canonical(data: Mapping[str, object]) -> dict[str, object]:
     return out
 
 
+_SHA256: list[Callable[[bytes], Any]] = []
+
+
+def _sha256(data: bytes) -> str:
+    # CPython's own SHA-256 module imports in a fraction of a millisecond; hashlib loads
+    # OpenSSL, several interpreter start-ups' worth of the launcher's time. Same digest.
+    if not _SHA256:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12+
+        except ImportError:
+            try:
+                from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+            except ImportError:
+                from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+        _SHA256.append(sha256)
+    return str(_SHA256[0](data).hexdigest())
+
+
 def digest_of(document: object) -> str:
     """``sha256:<hex>`` of a JSON document, written canonically (sorted keys, ASCII)."""
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+    return "sha256:" + _sha256(text.encode("ascii"))
 
 
 def entry_digest(data: Mapping[str, object]) -> str:

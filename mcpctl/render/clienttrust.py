@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcpctl.config.trust import TrustStore
-    from mcpctl.config.trustview import FileTrust, ServerView
+    from mcpctl.config.trustdescribe import ServerView
+    from mcpctl.config.trustview import FileTrust
     from mcpctl.render.asclient import ClientEntry, ClientView
     from mcpctl.render.base import Places
 
@@ -148,7 +149,7 @@ def client_views(view: ClientView, status: FileTrust) -> list[ServerView]:
     passes on as written is shown as written, and is no secret it gets)."""
     from dataclasses import replace
 
-    from mcpctl.config.trustview import describe
+    from mcpctl.config.trustdescribe import describe
 
     found = []
     for name, item in view.entries.items():
@@ -188,7 +189,7 @@ def review(
             does not say which client.
     """
     from mcpctl.config.loader import read_config
-    from mcpctl.config.trustview import describe
+    from mcpctl.config.trustdescribe import describe
     from mcpctl.errors import UsageError
 
     client = client_of(path, as_client)

@@ -238,6 +238,42 @@ def test_the_launcher_refuses_a_changed_entry(repo: dict[str, Any], tmp_path: Pa
     )
 
 
+def test_the_launchers_check_costs_the_users_own_file_nothing(
+    repo: dict[str, Any], tmp_path: Path
+) -> None:
+    out = tmp_path / "ran.txt"
+    entry = {"s": {"command": "sh", "args": ["-c", f"echo ran > {out}"], "env": {"T": "${T}"}}}
+    write_config(repo["config"], entry)
+    paths = Paths.from_env()
+    paths.config_dir.mkdir(parents=True)
+    own = write_config(paths.config_dir / "external-mcps.json", entry)
+    env = {**_mcpctl_env(repo), "T": "t"}
+    subprocess.run([*MCPCTL, "trust", "--yes", str(repo["config"])], env=env, check=True,
+                   capture_output=True, timeout=120)  # fmt: skip
+
+    def launch(config: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PY, "-X", "importtime", "-m", "mcpctl", "run", "s", "--config", str(config)],
+            text=True, capture_output=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    for config in (repo["config"], own):  # approved, and the user's own: the quick path
+        done = launch(config)
+        assert done.returncode == 0 and out.read_text() == "ran\n", done.stderr[-2000:]
+        out.unlink()
+        imported = {ln.split("|")[-1].strip() for ln in done.stderr.splitlines() if "|" in ln}
+        assert "mcpctl.config.trustrecord" in imported
+        assert not imported & {"hashlib", "typing", "dataclasses", "pathlib",
+                               "mcpctl.config.model", "mcpctl.config.trust"}  # fmt: skip
+    # The user's own file does not even read the record: a FIFO there does not matter.
+    record = paths.state_dir / "trust.json"
+    record.unlink()
+    os.mkfifo(record)
+    assert launch(own).returncode == 0 and out.exists()
+    done = launch(repo["config"])  # nothing approved can be read: refused, at once
+    assert done.returncode == 2 and "is not trusted" in done.stderr
+
+
 # --- a client's project file ---------------------------------------------------------------
 
 

@@ -118,6 +118,15 @@ def test_the_launchers_digest_of_the_raw_entry_is_the_models(data: dict[str, Any
     assert entry_digest(data) == digest(data) == raw_digest("s", data)
 
 
+def test_the_digest_is_sha256_of_the_canonical_json() -> None:
+    import hashlib
+
+    from mcpctl.config.trustrecord import canonical, digest_of
+
+    text = json.dumps(canonical(BASE), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    assert digest_of(canonical(BASE)) == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
 def test_an_invalid_entry_still_has_a_digest_that_follows_it() -> None:
     assert raw_digest("s", {"command": 3}) != raw_digest("s", {"command": 4})
     assert raw_digest("s", [1]) != raw_digest("s", [2])
