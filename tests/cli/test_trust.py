@@ -135,6 +135,16 @@ def test_mcpctls_own_edits_keep_the_trust(cli: Cli, repo: dict[str, Any]) -> Non
     assert cli("trust", "--dry-run").exit_code == 0  # nothing waits
 
 
+def test_an_import_into_an_untrusted_file_trusts_what_it_imports(
+    cli: Cli, repo: dict[str, Any], tmp_path: Path
+) -> None:
+    source = write_config(tmp_path / "claude.json", {"mcpServers": {"imported": BASIC}})
+    assert cli("import", "claude-desktop", str(source)).exit_code == 0
+    r = cli("trust", "--dry-run", "--json")
+    assert r.json["data"]["waiting"] == ["notes", "basic"]  # the repository's: still waiting
+    assert cli("health", "imported", "--json").exit_code == 0
+
+
 def test_untrust(cli: Cli, repo: dict[str, Any]) -> None:
     assert cli("trust", "--yes").exit_code == 0
     r = cli("untrust", "--json")
