@@ -73,10 +73,12 @@ def trust(
     store = TrustStore.from_paths(paths())
     if list_files:
         return _list(store)
-    path = (file if file is not None else paths().config).absolute()
     from mcpctl.render.clienttrust import review as review_file
 
-    status, views, approve = review_file(store, path, as_client)
+    # With --as and no FILE: the client's own file, as health --as reads it.
+    given = file if file is not None or as_client is not None else paths().config
+    status, views, approve = review_file(store, given.absolute() if given else None, as_client)
+    path = status.path
     waiting = [v for v in views if v.state != "trusted"]
     data: dict[str, Any] = {
         "file": str(path), "client": status.client, "reason": status.reason,

@@ -177,11 +177,12 @@ def client_views(view: ClientView, status: FileTrust) -> list[ServerView]:
 
 
 def review(
-    store: TrustStore, path: Path, as_client: str | None = None
+    store: TrustStore, path: Path | None, as_client: str | None = None
 ) -> tuple[FileTrust, list[ServerView], Callable[[], list[str]]]:
     """What ``mcpctl trust`` shows of the file at ``path`` (a client's with ``as_client``, or
     when its path says so; else an mcpctl config): its trust, what each server would do, and
-    the call that approves them all (it returns the servers not trusted before).
+    the call that approves them all (it returns the servers not trusted before). ``path``
+    may be ``None`` with ``as_client``: the client's own file, as ``health --as`` finds it.
 
     Raises:
         ConfigNotFoundError, ConfigError: the config file cannot be read.
@@ -192,15 +193,18 @@ def review(
     from mcpctl.config.trustdescribe import describe
     from mcpctl.errors import UsageError
 
-    client = client_of(path, as_client)
+    client = client_of(path, as_client) if path is not None else as_client
     if client is not None:
-        from mcpctl.render.asclient import read_client
+        from mcpctl.render.asclient import client_target, read_client
 
-        if not path.is_file():
+        client = client_target(client).name
+        if path is not None and not path.is_file():
             raise UsageError(f"there is no file {path}", hint=f"mcpctl trust --as {client} FILE")
         view = read_client(client, path)
         status = client_trust(view, store, always=True)
         return status, client_views(view, status), lambda: trust_client(view, store)
+    if path is None:
+        raise UsageError("which file? give FILE, or --as CLIENT for a client's own")
     loaded = read_config(path, must_exist=True)
     wrapped = next((p for p in loaded.problems if p.code == "wrapped_servers"), None)
     if wrapped is not None:  # a client's file whose path does not say which client

@@ -305,6 +305,8 @@ def test_a_clients_project_file_must_be_trusted_before_health_as(
     assert not helper_ran.exists()
     r = cli("trust", str(mcp), "--dry-run", "--json")  # recognised by its path
     assert r.exit_code == 1 and r.json["data"]["client"] == "claude-code"
+    r = cli("trust", "--as", "claude-code", "--dry-run", "--json")  # the file health --as reads
+    assert r.exit_code == 1 and r.json["data"]["file"] == str(mcp)
     hooked = r.json["data"]["servers"][1]
     assert hooked["headers_helper"] == f"touch {helper_ran}" and hooked["runs"] is None
     assert cli("trust", str(mcp), "--yes").exit_code == 0
