@@ -45,9 +45,12 @@ def test_fifty_concurrent_adds_all_land(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert sorted(data) == sorted(f"s{i}" for i in range(50))
     assert all(data[f"s{i}"] == {"command": "echo", "args": [str(i)]} for i in range(50))
-    # They took turns on one lock, in the state dir: nothing is left beside the file.
+    # They took turns on one lock, in the state dir: nothing is left beside the file. (The
+    # other lock is the trust record's: each server added is approved.)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
-    assert len(list((tmp_path / "home" / "state" / "locks").iterdir())) == 1
+    assert len(list((tmp_path / "home" / "state" / "locks").iterdir())) == 2
+    record = json.loads((tmp_path / "home" / "state" / "trust.json").read_text())
+    assert sorted(record["files"][str(path.resolve())]["servers"]) == sorted(data)
 
 
 def _writer(path: str, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
@@ -61,6 +64,7 @@ def _writer(path: str, ready: multiprocessing.synchronize.Event) -> None:  # typ
 
     os.fsync = slow_fsync  # this is a forked child: the patch dies with it
     store = ConfigStore(path, backups=Path(path).parent / "backups")
+    store.config_dir = Path(path).parent  # the user's own file: only its write is timed
     big = {f"s{i}": {"command": "echo", "args": ["x" * 200] * 20} for i in range(150)}
     ready.set()
     flip = 0
