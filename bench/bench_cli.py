@@ -4,12 +4,14 @@ Builds a 50-entry and a 1,000-entry config in a temporary MCPCTL_HOME, then time
 interleaved and in one run: ``python -c pass`` (same interpreter), ``mcpctl list --json``
 (50 entries), ``mcpctl get NAME`` (50), ``mcpctl add`` / ``mcpctl remove`` on the
 1,000-entry file, ``mcpctl run NAME`` (50 entries) up to its server's exec (the server is
-``true``, which exits at once), with ``--config`` and without it (the file found by walking up
-from the working directory, as a client that starts ``mcpctl run NAME`` in a project does),
-and ``mcpctl tools --cached --budget N`` over 50 entries whose 5 stateless-era servers'
-listings are cached and fresh (no server started: the token counting is what it adds to
-``list``, taken the full CLI's way with ``-v``; ``list --json`` alone is answered before the
-CLI framework loads). Reports medians and ratios; ``--check`` exits 1 when a budget is blown.
+``true``, which exits at once) from a project's file the user approved (``mcpctl trust``), from
+the user's own file (in mcpctl's config dir, which needs no approval) and without ``--config``
+(the approved file found by walking up from the working directory, as a client that starts
+``mcpctl run NAME`` in a project does), and ``mcpctl tools --cached --budget N`` over 50 entries
+whose 5 stateless-era servers' listings are cached and fresh (no server started: the token
+counting is what it adds to ``list``, taken the full CLI's way with ``-v``; ``list --json``
+alone is answered before the CLI framework loads). Reports medians and ratios; ``--check``
+exits 1 when a budget is blown.
 
     python bench/bench_cli.py [--runs 25] [--json] [--check]
 """
@@ -36,6 +38,7 @@ BUDGETS = {
     "remove (1000)": 10.0,
     "run NAME (to the server's exec)": 3.0,
     "run NAME, no --config (found upwards)": 3.0,
+    "run NAME (own file)": 3.0,
 }
 # The cases run in a project folder below the one holding the launched config.
 IN_PROJECT = ("run NAME, no --config (found upwards)",)
@@ -107,10 +110,16 @@ def main() -> int:
                   "env": {"MODERN_SERVER_TTL_MS": "86400000"}}  # fmt: skip
         make_config(cached, 45, **{f"modern-{i}": dict(server) for i in range(5)})
         env = {k: v for k, v in os.environ.items() if not k.startswith("MCPCTL_")}
+        env.pop("CI", None)  # the project files are approved, as a user does
         env["MCPCTL_HOME"] = str(tmp / "home")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["BENCH_T"] = "a-value-from-the-environment"  # no keyring look-up
+        own = tmp / "home" / "config" / "external-mcps.json"
+        own.parent.mkdir(parents=True)
+        make_config(own, 50, launched={"command": "true", "env": {"T": "${BENCH_T}"}})
         cli = mcpctl_argv()
+        for approved in (launch, cached, project / "external-mcps.json"):
+            timed([*cli, "trust", "--yes", str(approved)], env)
         modern = [f"modern-{i}" for i in range(5)]
         tools_args = [*modern, "--cached", "--prefix", "underscore", "--budget", "100000"]
         cases = {
@@ -122,6 +131,7 @@ def main() -> int:
             "remove (1000)": [*cli, "--config", str(big), "remove", "bench-new"],
             "run NAME (to the server's exec)": [*cli, "run", "launched", "--config", str(launch)],
             IN_PROJECT[0]: [*cli, "run", "launched"],
+            "run NAME (own file)": [*cli, "run", "launched", "--config", str(own)],
             TOOLS_ABOVE_LIST[0]: [*cli, "--config", str(cached), "tools", *tools_args],
         }
         # The listings are cached once, by a real probe of each server.

@@ -45,7 +45,12 @@ def timed(argv: list[str], env: dict[str, str], expect: tuple[int, ...] = (0,)) 
 def measure(runs: int, tmp: Path) -> dict[str, object]:
     cfg = tmp / "external-mcps.json"
     cfg.write_text(json.dumps({"basic": {"command": sys.executable, "args": [str(SERVER)]}}))
-    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home"), "MCPCTL_CONFIG": str(cfg)}
+    env = {
+        **os.environ,
+        "MCPCTL_HOME": str(tmp / "home"),
+        "MCPCTL_CONFIG": str(cfg),
+        "MCPCTL_TRUST": "1",
+    }  # the probing is measured, not the trust check
     ways = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "health NAME": [*mcpctl_argv(), "health", "basic", "--json"],

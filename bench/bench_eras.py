@@ -68,7 +68,7 @@ def timed(ways: dict[str, tuple[list[str], dict[str, str]]], repeat: int) -> dic
 
 def handshake_only(n: int, repeat: int, tmp: Path) -> dict[str, object]:
     cfg = write_config(tmp / "everything.json", SERVERS["everything"], n, "everything")
-    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home-everything")}
+    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home-everything"), "MCPCTL_TRUST": "1"}
     base = [*mcpctl_argv(), "--config", str(cfg), "health", "--json"]
     first = run_timed([*base, "--protocol", "auto"], env)  # fills the era memory
     row = timed({"auto": ([*base, "--protocol", "auto"], env),
@@ -81,7 +81,7 @@ def handshake_only(n: int, repeat: int, tmp: Path) -> dict[str, object]:
 
 def dual_era(n: int, repeat: int, tmp: Path) -> dict[str, object]:
     cfg = write_config(tmp / "time.json", SERVERS["time"], n, "time")
-    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home-time")}
+    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home-time"), "MCPCTL_TRUST": "1"}
     base = [*mcpctl_argv(), "--config", str(cfg), "health", "--json"]
     ways = {"auto": ([*base, "--protocol", "auto"], env),
             "legacy": ([*base, "--protocol", "legacy"], env)}  # fmt: skip
@@ -111,7 +111,7 @@ def silent(repeat: int, tmp: Path) -> dict[str, object]:
     cfg = tmp / "silent.json"
     cfg.write_text(json.dumps({"silent": {"command": SILENT[0], "args": SILENT[1:],
                                           "timeout": 6000}}))  # fmt: skip
-    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home-silent")}
+    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home-silent"), "MCPCTL_TRUST": "1"}
     base = [*mcpctl_argv(), "--config", str(cfg), "health", "--json"]
     first = run_timed([*base, "--protocol", "auto"], env)
     row = timed({"auto": ([*base, "--protocol", "auto"], env),

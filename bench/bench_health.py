@@ -119,7 +119,8 @@ def peer_env(home: Path, kind: str, n: int, env: dict[str, str]) -> dict[str, st
 def measure(kind: str, n: int, repeat: int, tmp: Path) -> dict[str, object]:
     """``repeat`` rounds of the three ways, in rotating order so noise hits each alike."""
     argv = SERVERS[kind]
-    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home")}
+    # The config is trusted: what is measured is the probing (bench_cli times the trust check).
+    env = {**os.environ, "MCPCTL_HOME": str(tmp / "home"), "MCPCTL_TRUST": "1"}
     cfg = tmp / f"{kind}-{n}.json"
     cfg.write_text(
         json.dumps({f"{kind}{i}": {"command": argv[0], "args": argv[1:]} for i in range(n)})

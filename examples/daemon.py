@@ -3,8 +3,10 @@
     python examples/daemon.py [--config FILE] [--snapshot FILE] [--no-probe]
                               [--max-changes N] [--timeout SECONDS]
 
-At start-up it loads the config, probes every enabled server, compares what it found with
-the snapshot saved last time, prints the report and saves the new snapshot. Then it watches
+At start-up it loads the config, probes every enabled server the user approved (a
+project's file runs nothing until ``mcpctl trust``; the user's own file needs no approval),
+compares what it found with the snapshot saved last time, prints the report and saves the
+new snapshot. Then it watches
 the config file and prints each change set, until Ctrl-C or SIGTERM (exit 0), or until
 --max-changes change sets or --timeout seconds of watching. Copy it and put your own actions
 where it prints.
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import anyio
 
-from mcpctl import Config, McpctlError, Paths, load_config
+from mcpctl import Config, McpctlError, Paths, TrustStore, load_config
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.snapshot.diff import diff_snapshots
 from mcpctl.snapshot.files import load_snapshot, save_snapshot
@@ -38,6 +40,12 @@ async def start_up(config: Path, snapshot_file: Path, probe: bool) -> Config:
     """The start-up report: what is configured, what answered, what changed since last time."""
     loaded = load_config(config)  # never raises: bad entries are skipped with a problem each
     entries = loaded.config.entries
+    # Only what the user approved is started: a cloned repository's file is not theirs.
+    trust = TrustStore.from_paths().check(config, entries)
+    waiting = trust.waiting()
+    if waiting:
+        say(f"warning: {trust.notice()}")
+        entries = {name: entry for name, entry in entries.items() if name not in waiting}
     # Placeholders resolve from the environment, then the keyring; a failed server is data.
     current = await take_snapshot_async(entries, probe=probe, secrets=keyring_source())
     try:

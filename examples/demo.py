@@ -7,12 +7,15 @@ It starts the example server (examples/servers/notes.py) over streamable HTTP on
 
     mcpctl --config examples/demo.json validate
     mcpctl --config examples/demo.json list
+    mcpctl --config examples/demo.json trust --yes
     mcpctl --config examples/demo.json health
     mcpctl --config examples/demo.json tools --prefix underscore
     mcpctl --config examples/demo.json call remote add_note --arg text=...
     mcpctl --config examples/demo.json call remote list_notes
 
 The config's stdio entry is run by mcpctl itself; the HTTP one is the server started here.
+The config is not in mcpctl's config dir: like any project's file, its servers run once
+approved (``trust --yes`` shows them and records the approval; docs/security.md).
 The server is stopped, by its PID, however the demo ends: done, failed, Ctrl-C, SIGTERM or
 SIGHUP. With --serve it stays up after the commands until Ctrl-C, to try more of them.
 Exit code: 0 when every command succeeded, 1 otherwise, 128+N on signal N.
@@ -41,6 +44,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 COMMANDS = (
     ["validate"],
     ["list"],
+    ["trust", "--yes"],  # a project's file: what it runs is shown, then approved
     ["health"],
     ["tools", "--prefix", "underscore"],  # prefixed: the two entries serve the same tools
     ["call", "remote", "add_note", "--arg", "text=mcpctl works offline"],

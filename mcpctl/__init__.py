@@ -5,6 +5,7 @@ The library is what the CLI and the long-running daemon share::
     from mcpctl import load_config, validate_config, ConfigStore, ServerEntry, resolve_entry
     from mcpctl import Snapshot, diff_snapshots, load_snapshot, save_snapshot, watch_config
     from mcpctl import ChangeCommand
+    from mcpctl import TrustStore          # which config files the user approved (mcpctl trust)
 
 Names are loaded on first use, so ``import mcpctl`` stays cheap.
 """
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from mcpctl.config.model import Config, Problem, ServerEntry
     from mcpctl.config.placeholders import ResolvedEntry, resolve_entry
     from mcpctl.config.store import ConfigStore
+    from mcpctl.config.trust import TrustStore
     from mcpctl.config.validate import ValidationReport, validate_config
     from mcpctl.errors import (
         ConfigError,
@@ -58,6 +60,7 @@ __all__ = [
     "ServerEntry",
     "Snapshot",
     "SnapshotDiff",
+    "TrustStore",
     "UsageError",
     "ValidationReport",
     "__version__",
@@ -90,6 +93,7 @@ _LAZY = {
     "ServerEntry": "mcpctl.config.model",
     "Snapshot": "mcpctl.snapshot.model",
     "SnapshotDiff": "mcpctl.snapshot.diff",
+    "TrustStore": "mcpctl.config.trust",
     "UsageError": "mcpctl.errors",
     "ValidationReport": "mcpctl.config.validate",
     "diff_snapshots": "mcpctl.snapshot.diff",

@@ -28,7 +28,8 @@ change meaning once released.
     ├── ConfigError                    exit 2  config_error
     │   ├── ConfigNotFoundError        exit 2  config_not_found
     │   ├── ConfigSyntaxError          exit 2  config_syntax
-    │   └── ConfigInvalidError         exit 2  config_invalid
+    │   ├── ConfigInvalidError         exit 2  config_invalid
+    │   └── UntrustedConfigError       exit 2  untrusted_config
     ├── PlaceholderError               exit 2  missing_variable
     │   └── SkipServer                 exit 2  server_skipped
     └── OutsideError                   exit 3  outside_error
@@ -86,6 +87,7 @@ __all__ = [
     "ToolError",
     "ToolNotFoundError",
     "UndoConflictError",
+    "UntrustedConfigError",
     "UsageError",
     "closest",
     "exception_leaves",
@@ -348,6 +350,31 @@ class ConfigInvalidError(ConfigError):
     """The config file parses but an entry in it breaks the model."""
 
     code = "config_invalid"
+
+
+class UntrustedConfigError(ConfigError):
+    """Servers of a config file nobody approved would be started, connected to or given a
+    secret (a file from a cloned repository is someone else's words until ``mcpctl trust``).
+
+    Attributes:
+        path: the file.
+        names: the servers that wait for approval.
+    """
+
+    code = "untrusted_config"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        names: Sequence[str],
+        hint: str | None = None,
+        subjects: Iterable[str] = (),
+    ) -> None:
+        super().__init__(message, hint=hint, subjects=subjects)
+        self.path = path
+        self.names = tuple(names)
 
 
 class PlaceholderError(McpctlError):

@@ -71,12 +71,15 @@ def fast_args(argv: Sequence[str]) -> tuple[str, str | None] | None:
 
 
 def _entry(name: str, config: str | None, environ: Mapping[str, str]) -> ServerEntry:
-    """The entry ``name`` of the config in use, checked to be a stdio server one may run."""
+    """The entry ``name`` of the config in use, checked to be a stdio server one may run,
+    of a trusted file (or approved itself)."""
     from mcpctl.config.loader import read_config
+    from mcpctl.config.trust import TrustStore
     from mcpctl.errors import UsageError
     from mcpctl.paths import Paths
 
-    loaded = read_config(Paths.from_env(config).config, must_exist=True)
+    paths = Paths.from_env(config)
+    loaded = read_config(paths.config, must_exist=True)
     _LOADED[:] = loaded.config.entries.values()
     entry = loaded.entry(name)
     if entry.is_remote:
@@ -86,6 +89,7 @@ def _entry(name: str, config: str | None, environ: Mapping[str, str]) -> ServerE
         )
     if not entry.enabled:
         raise UsageError(f"{name} is disabled", hint=f"mcpctl enable {name}")
+    TrustStore.from_paths(paths, environ=environ).require(loaded.path, {name: entry})
     return entry
 
 
@@ -116,6 +120,8 @@ def exec_server(
         ServerNotFoundError: no server ``name`` (the hint names the closest one).
         ConfigInvalidError: the entry breaks the config model.
         UsageError: the entry is a remote server, or is disabled.
+        UntrustedConfigError: the config file is not trusted and the entry was not approved
+            (``mcpctl trust``), or changed since it was.
         PlaceholderError: a placeholder has no value anywhere.
         InvalidEntryError: the resolved entry holds what no process can be given (a NUL
             character, a lone surrogate).
@@ -159,13 +165,18 @@ def _plain(
     name: str, config: str | None, env: Mapping[str, str], secrets: SecretSource
 ) -> PlainEntry | None:
     from mcpctl.config.quickentry import plain_entry
+    from mcpctl.config.trustrecord import quick_trusted
     from mcpctl.quickpaths import config_path
 
     # Named, or found by walking up as the full path finds it.
     chosen = config_path(config)
     if not os.path.isfile(chosen):  # noqa: PTH113 -- the full path reports a missing file
         return None
-    return plain_entry(name, config_path(chosen), env, secrets)
+    path = config_path(chosen)
+    # Before any secret is looked up: an entry not approved goes the full way, which refuses.
+    return plain_entry(
+        name, path, env, secrets, allowed=lambda data: quick_trusted(path, name, data, env)
+    )
 
 
 def _exec_checked(

@@ -49,11 +49,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own MCPCTL_HOME and working directory; no user file is touched."""
+    """Every test gets its own MCPCTL_HOME and working directory; no user file is touched.
+
+    MCPCTL_TRUST=1: the tests' config files (in the working directory) are trusted, as the
+    user's own; tests of trust itself (tests/config/test_trust*.py, tests/cli/test_trust.py,
+    tests/adversarial/test_untrusted_repo.py) remove it, and CI, themselves.
+    """
     home = tmp_path / "mcpctl-home"
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.setenv("MCPCTL_HOME", str(home))
+    monkeypatch.setenv("MCPCTL_TRUST", "1")
     monkeypatch.delenv("MCPCTL_CONFIG", raising=False)
     monkeypatch.delenv("MCPCTL_SNAPSHOT", raising=False)
     monkeypatch.delenv("MCPCTL_DEBUG", raising=False)
@@ -306,7 +312,7 @@ def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
     (home / "run").mkdir(mode=0o700)
     env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run"),
            "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
-           "XDG_CONFIG_HOME": str(home / "config")}  # fmt: skip
+           "XDG_CONFIG_HOME": str(home / "config"), "MCPCTL_TRUST": "1"}  # fmt: skip
     bus = subprocess.Popen(
         [dbus, "--session", "--nofork", "--nopidfile", "--print-address=1"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,

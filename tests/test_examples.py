@@ -130,6 +130,20 @@ def test_start_up_report_then_a_change(daemon: Any) -> None:
     assert [m["name"] for m in saved["mcps"]] == ["basic"]  # the state at start-up
 
 
+def test_a_server_nobody_approved_is_not_started(
+    daemon: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MCPCTL_TRUST")  # as a user runs it in a project nobody approved
+    monkeypatch.delenv("CI", raising=False)
+    ran = tmp_path / "ran"
+    d = daemon({"hostile": {"command": "sh", "args": ["-c", f"touch {ran}"]}}, "--timeout", "0.5")
+    code, out = d.finish()
+    assert code == 0, d.stderr()
+    assert "warning: " in out and "is not trusted: 1 server waits for approval (hostile)" in out
+    assert out.startswith("warning: ") and "MCP servers: 0" in out
+    assert not ran.exists()
+
+
 def test_the_next_start_reports_what_changed_and_ends_on_its_own(
     daemon: Any, tmp_path: Path
 ) -> None:

@@ -12,7 +12,7 @@ def test_exported_members() -> None:
         "ChangeCommand", "CommandRun", "Config", "ConfigChange", "ConfigError", "ConfigInvalidError", "ConfigStore",
         "ConfigSyntaxError", "LoadResult", "McpctlError", "OutsideError", "Paths",
         "PlaceholderError", "Problem", "ResolvedEntry", "Result", "ServerEntry", "Snapshot",
-        "SnapshotDiff", "UsageError", "ValidationReport", "__version__", "diff_snapshots",
+        "SnapshotDiff", "TrustStore", "UsageError", "ValidationReport", "__version__", "diff_snapshots",
         "load_config", "load_snapshot", "resolve_entry", "save_snapshot", "validate_config",
         "watch_config",
     ]  # fmt: skip

@@ -57,6 +57,8 @@ LIST_JSON_MODULES = {
     "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
     "mcpctl.config.secretvalues", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",
     "mcpctl.results", "mcpctl.text",
+    # Whether the file is trusted (its own or by the environment: nothing more is loaded).
+    "mcpctl.config.trustguard", "mcpctl.config.trustrecord", "mcpctl.quickpaths",
 }  # fmt: skip
 
 

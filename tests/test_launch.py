@@ -74,8 +74,10 @@ def world(tmp_path: Path) -> dict[str, Any]:
     keyring = tmp_path / "keyring.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCPCTL_")}
     env.pop("TOKEN", None)
+    # The config is trusted as the suite's are (tests/config/test_trust_launch.py: when not).
     env.update({"PYTHONPATH": str(ROOT), "PYTHON_KEYRING_BACKEND": BACKEND,
-                FILE_VAR: str(keyring), "MCPCTL_HOME": str(tmp_path / "home")})  # fmt: skip
+                FILE_VAR: str(keyring), "MCPCTL_HOME": str(tmp_path / "home"),
+                "MCPCTL_TRUST": "1"})  # fmt: skip
     return {"cfg": cfg, "out": out, "cwd": cwd, "env": env, "keyring": keyring}
 
 
@@ -195,8 +197,11 @@ def test_a_real_server_through_two_launchers_is_healthy(
     write_config(cfg, {
         "inner": {"command": PY, "args": [str(SERVERS / "basic.py")],
                   "env": {"BASIC_TOKEN": "${INNER_TOKEN}"}},
+        # The inner launcher gets the probe's minimal environment: the suite's trust of
+        # every file is passed on by name.
         "outer": {"command": PY, "args": ["-m", "mcpctl", "run", "inner", "--config", str(cfg)],
-                  "env": {"INNER_TOKEN": "${INNER_TOKEN}", "PYTHONPATH": str(ROOT)}},
+                  "env": {"INNER_TOKEN": "${INNER_TOKEN}", "PYTHONPATH": str(ROOT),
+                          "MCPCTL_TRUST": "1"}},
     })  # fmt: skip
     token = secret()
     monkeypatch.setenv("INNER_TOKEN", token)

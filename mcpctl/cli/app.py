@@ -26,6 +26,7 @@ from mcpctl.cli import output
 from mcpctl.cli.commandgroup import CommandGroup
 from mcpctl.cli.common import stop_signals
 from mcpctl.cli.output import STATE
+from mcpctl.config import trustguard
 from mcpctl.config.redaction import forget as forget_secrets
 from mcpctl.errors import ExitCode, InternalError, Interrupted, McpctlError, UsageError
 from mcpctl.results import Result
@@ -60,12 +61,12 @@ COMMAND_MODULES = {
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
     "doctor": "doctor", "completion": "completion", "run": "run", "group": "groups",
-    "prefetch": "prefetch",
+    "prefetch": "prefetch", "trust": "trust", "untrust": "trust",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
     "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
-    "completion", "run", "groups", "prefetch",
+    "completion", "run", "groups", "prefetch", "trust",
 )  # fmt: skip
 
 
@@ -255,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return answer(args[1:])
     STATE.reset()
     forget_secrets()  # what an earlier run in this process resolved is not this run's
+    trustguard.forget()  # and what it refused is this run's to decide again
     STATE.json = _wants_json(args)
     STATE.argv = args
     try:

@@ -10,7 +10,7 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.commandgroup import CommandGroup
-from mcpctl.cli.common import parse_duration, read_config, run_async
+from mcpctl.cli.common import parse_duration, read_config, require_trusted, run_async
 from mcpctl.cli.output import STATE, Table
 from mcpctl.errors import ExitCode, Interrupted, ServerNotFoundError, SignInError, UsageError
 from mcpctl.results import Result
@@ -173,7 +173,9 @@ def login(
     seconds, note = parse_duration(timeout)
     if note:
         output.warn(note)
-    entry = _oauth_entry(read_config(), name)
+    loaded = read_config()
+    entry = _oauth_entry(loaded, name)
+    require_trusted(loaded, [name])  # it would connect, with the entry's secrets
     load_record(name)  # no usable keyring: say so now, not after the browser
     resolved = _resolve(name, entry, strict=True)
     assert resolved.entry.url is not None and resolved.entry.auth is not None
@@ -227,6 +229,8 @@ def auth_status(
       mcpctl auth status github --json
     """
     from mcpctl.auth.tokens import load_record, token_status
+    from mcpctl.config import trustguard
+    from mcpctl.config.placeholders import resolve_text
 
     loaded = read_config()
     entries = loaded.config.entries
@@ -242,7 +246,10 @@ def auth_status(
         if kind != "oauth":
             rows.append({"server": name, "auth": kind, **token_status(name, entry.url, None)})
             continue
-        url = _resolve(name, entry, strict=False).entry.url
+        if trustguard.held(name, entry) is None:
+            url = _resolve(name, entry, strict=False).entry.url
+        else:  # a server nobody approved gets nothing from the keyring, even for a look
+            url = resolve_text(entry.url, policy="empty") if entry.url else entry.url
         row = {"server": name, "auth": kind, **token_status(name, url, load_record(name))}
         rows.append(row)
         if not row["signed_in"] or row["problem"]:
@@ -297,6 +304,7 @@ def logout(
     entry = loaded.config.entries.get(name)
     secret = None
     if entry is not None and entry.auth is not None and entry.auth.type == "oauth":
+        require_trusted(loaded, [name])  # its client secret goes to the revocation endpoint
         auth = _resolve(name, entry, strict=False).entry.auth
         secret = auth.client_secret if auth is not None else None
     done = run_async(lambda: sign_out(name, client_secret=secret), what="Signing out…")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
@@ -42,6 +42,7 @@ __all__ = [
     "parse_pairs",
     "paths",
     "read_config",
+    "require_trusted",
     "run_async",
     "sources",
     "stop_signals",
@@ -125,15 +126,51 @@ def read_config() -> LoadResult:
         ConfigNotFoundError, ConfigSyntaxError, ConfigError, StorageError: see
         :func:`mcpctl.config.loader.read_config`.
     """
+    import os
+
     from mcpctl.config.loader import read_config as read
     from mcpctl.config.redaction import register_config
+    from mcpctl.config.trustrecord import file_reason
+    from mcpctl.quickpaths import user_dir
 
     where = paths()
     loaded = read(where.config, must_exist=where.config_override is not None)
     register_config(loaded.config.entries.values())  # output hides every entry's secrets
     state = "exists" if loaded.exists else "not created yet"
     output.debug(f"config: {loaded.path} ({state})")
+    # The user's own file, or one the environment trusts, costs nothing more.
+    config_dir = where.config_dir if where.home is not None else user_dir("config")
+    if loaded.config.entries and file_reason(loaded.path, config_dir, os.environ) is None:
+        _hold_untrusted(where, loaded)
     return loaded
+
+
+def _hold_untrusted(where: Paths, loaded: LoadResult) -> None:
+    """Warn about the servers of the config that wait for approval, and refuse them in this
+    process whatever way a command would start them (:mod:`mcpctl.config.trustguard`)."""
+    from mcpctl.config import trustguard
+    from mcpctl.config.trust import TrustStore
+
+    trust = TrustStore.from_paths(where).check(loaded.path, loaded.config.entries)
+    trustguard.hold(trust.refusals())
+    notice = trust.notice()
+    if notice is not None and notice not in STATE.notices:
+        STATE.notices.append(notice)
+
+
+def require_trusted(loaded: LoadResult | None, names: Iterable[str]) -> None:
+    """Refuse to start, connect to or resolve a secret for servers ``names`` of the config
+    (``loaded``; ``None``: read it) unless the file is trusted or they were approved.
+
+    Raises:
+        UntrustedConfigError: some wait for approval (``mcpctl trust``).
+    """
+    from mcpctl.config.trust import TrustStore
+
+    loaded = loaded if loaded is not None else read_config()
+    entries = loaded.config.entries
+    chosen = {name: entries[name] for name in names if name in entries}
+    TrustStore.from_paths(paths()).require(loaded.path, chosen)
 
 
 def parse_pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
@@ -319,13 +356,17 @@ def targets(
     internal_root: Path | None,
     manifest_key: str,
     groups: Sequence[str] = (),
+    *,
+    gate: bool = True,
 ) -> tuple[list[tuple[str, ServerEntry, Any]], list[str]]:
     """The servers a probing command acts on (``names`` and the members of ``groups``), and
-    warnings (bad entries, name clashes).
+    warnings (bad entries, name clashes). ``gate``: refuse the config's servers that wait for
+    approval (a caller that may start none passes ``False`` and checks them itself).
 
     Raises:
         ServerNotFoundError: a name is neither configured nor internal.
         GroupNotFoundError: no server is in one of ``groups``.
+        UntrustedConfigError: ``gate``, and a chosen server of the config waits for approval.
         and the errors of :func:`read_config`.
     """
     from mcpctl.config.siblings import discover_internal, select_targets
@@ -339,6 +380,8 @@ def targets(
     chosen, more = select_targets(
         loaded.config.entries, internal, scope=scope, names=names, groups=groups
     )
+    if gate:
+        require_trusted(loaded, [name for name, _, kind in chosen if kind == "external"])
     return chosen, warnings + more
 
 

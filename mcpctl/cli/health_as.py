@@ -38,12 +38,16 @@ def health_as(
     Raises:
         UsageError: not a client with a reader, more than one FILE, no such file.
         GroupNotFoundError: no server is in one of ``groups``.
+        UntrustedConfigError: the client's file, or mcpctl's config, has servers waiting for
+            approval.
     """
     from mcpctl.auth.secrets import keyring_source
-    from mcpctl.cli.common import run_async, targets
+    from mcpctl.cli.common import paths, run_async, targets
     from mcpctl.cli.progress import progress
+    from mcpctl.config.trust import TrustStore
     from mcpctl.render.asclient import client_target, read_client
     from mcpctl.render.asclient_health import health_as_client
+    from mcpctl.render.clienttrust import require_client_trusted
 
     client_target(target)
     if len(args) > 1:
@@ -61,6 +65,8 @@ def health_as(
     if file is not None and not file.is_file():  # a FIFO or a device would never end
         raise UsageError(f"{file} is not a regular file: give the client's config file")
     view = read_client(target, file)
+    # A project's client file is someone else's words: nothing of it runs unless approved.
+    require_client_trusted(view, TrustStore.from_paths(paths()))
     chosen, more = targets([], scope, internal_root, manifest_key, groups or ())  # type: ignore[arg-type]
     if groups:  # a group is mcpctl's: the client's servers of those names
         members = {name for name, _, _ in chosen}

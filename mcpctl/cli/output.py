@@ -67,6 +67,8 @@ class State:
         self.config: str | None = None
         self.command = "mcpctl"
         self.argv: list[str] = []
+        #: Warnings about what the command read (an untrusted config): in every result.
+        self.notices: list[str] = []
 
 
 STATE = State()
@@ -377,6 +379,8 @@ def emit(
     ``keep``: subjects the result names (config paths), left readable in its JSON.
     """
     STATE.command = result.command
+    if STATE.notices:
+        result.warnings = [*STATE.notices, *(w for w in result.warnings if w not in STATE.notices)]
     if STATE.json:
         print_json(result.envelope(), keep=keep)
         return result.exit_code

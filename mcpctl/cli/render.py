@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import GROUP, group_selection, read_config
+from mcpctl.cli.common import GROUP, group_selection, read_config, require_trusted
 from mcpctl.cli.output import Lines
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.render.targets import TARGET_MODULES
@@ -165,6 +165,8 @@ def render(
     loaded = read_config()
     only = [*only, *(group_selection(loaded.config.entries, group) or [])]
     base = load_template(template) if template is not None else None
+    if inline_secrets:  # the file would get their secrets
+        require_trusted(loaded, _rendered(loaded.config.entries, only))
     entries, package_warnings = pin_packages(loaded.config.entries, only, packages, pinned)
     rendered = render_target(
         target, entries, only=only, template=base, secrets_mode=how,
@@ -201,6 +203,11 @@ def render(
     else:
         output.info(f"{out} is up to date")
     return output.emit(Result("render", data, warnings))
+
+
+def _rendered(entries: dict[str, ServerEntry], only: list[str]) -> list[str]:
+    """The servers a render writes: the enabled ones (of ``only``, when given)."""
+    return [n for n, e in entries.items() if e.enabled and (not only or n in only)]
 
 
 def secrets_choice(mode: str, inline_secrets: bool) -> SecretsMode:
@@ -264,6 +271,8 @@ def install_into_client(
     loaded = read_config()
     entries = loaded.config.entries
     only = [*only, *(group_selection(entries, groups) or [])]
+    if mode == "inline":  # the client's file would get their secrets
+        require_trusted(loaded, _rendered(entries, only))
     to_render, package_warnings = pin_packages(entries, only, packages, lock)
     rendered = render_target(
         name,

@@ -21,6 +21,7 @@ from mcpctl.cli.common import (
     group_selection,
     paths,
     read_config,
+    require_trusted,
     run_async,
 )
 from mcpctl.cli.output import STATE, Lines
@@ -133,6 +134,8 @@ def report(
             )
         else:
             external[name] = entry
+    if probe:
+        require_trusted(loaded, [name for name, entry in external.items() if entry.enabled])
     where = snapshot.expanduser() if snapshot is not None else paths().snapshot
     previous = load_snapshot(where)
     if previous is not None and members is not None:

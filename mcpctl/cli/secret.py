@@ -10,7 +10,7 @@ import typer
 
 from mcpctl.cli import output
 from mcpctl.cli.commandgroup import CommandGroup
-from mcpctl.cli.common import read_config
+from mcpctl.cli.common import read_config, require_trusted
 from mcpctl.cli.output import STATE, Table
 from mcpctl.errors import MissingInputError, UsageError
 from mcpctl.results import Result
@@ -184,7 +184,9 @@ def secret_headers(
             hint=f"pipe it if you mean it: mcpctl secret headers {name} | jq -r 'keys[]'",
         )
     loaded = read_config()
-    headers = resolved_headers(name, loaded.entry(name), secrets=keyring_source())
+    entry = loaded.entry(name)
+    require_trusted(loaded, [name])  # its headers carry the secrets
+    headers = resolved_headers(name, entry, secrets=keyring_source())
     # Straight to stdout: the output layer would redact the very values asked for.
     sys.stdout.write(json.dumps(headers) + "\n")
     sys.stdout.flush()

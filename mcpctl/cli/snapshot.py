@@ -139,7 +139,9 @@ def take_now(
     )
     if probe and chosen:
         from mcpctl.auth.secrets import keyring_source
-        from mcpctl.cli.common import run_async
+        from mcpctl.cli.common import require_trusted, run_async
+
+        require_trusted(loaded, [n for n, _, kind in chosen if kind == "external"])
         from mcpctl.probe.catalog import catalog_all
         from mcpctl.snapshot.probing import add_probes
 

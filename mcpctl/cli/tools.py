@@ -26,6 +26,7 @@ from mcpctl.cli.common import (
     missing_config,
     parse_pairs,
     paths,
+    require_trusted,
     run_async,
     targets,
 )
@@ -150,7 +151,7 @@ def tools(
     started = time.monotonic() - process_age()  # the deadline runs from the command's start
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
-    chosen, more = targets(names or [], "all", internal_root, manifest_key, group)
+    chosen, more = targets(names or [], "all", internal_root, manifest_key, group, gate=False)
     warnings += more + missing_config()
     mode, eras = era_options(protocol)
     listings = ListingCache.in_dir(paths().cache_dir) if cached else None
@@ -158,6 +159,7 @@ def tools(
     fresh = listings.all_fresh(chosen) if listings is not None else None
     results: list[ProbeResult] = fresh if fresh is not None else []
     if fresh is None:
+        require_trusted(None, [n for n, _, kind in chosen if kind == "external"])
         with progress(f"Listing the tools of {plural(len(chosen), 'server')}", len(chosen)) as tick:
             options: dict[str, Any] = {
                 "timeout": seconds, "secrets": keyring_source(), "protocol": mode, "eras": eras,

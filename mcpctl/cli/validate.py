@@ -114,6 +114,7 @@ def validate(
         path, strict_commands=strict_commands, internal_names=internal,
         secret_names=stored_names,  # the keyring is read only if a placeholder in args needs it
     )  # fmt: skip
+    _note_trust(path)
     shown = _shown_path(report.path)
     exit_code = ExitCode.OK if report.ok else ExitCode.FAILED
     errors: list[dict[str, object]] = [dict(p.to_error()) for p in report.errors]
@@ -162,6 +163,19 @@ def validate(
         Result("validate", report.to_dict(), exit_code=exit_code),
         lambda _: Lines(shown_lines, keep=paths),
     )
+
+
+def _note_trust(path: Path) -> None:
+    """Say (a warning) when servers of the file wait for approval: validating runs nothing."""
+    from mcpctl.config.loader import load_config
+    from mcpctl.config.trust import TrustStore
+
+    store = TrustStore.from_paths(Paths.from_env(STATE.config))
+    if store.reason(path) is not None:
+        return
+    notice = store.check(path, load_config(path).config.entries).notice()
+    if notice is not None:
+        STATE.notices.append(notice)
 
 
 @app.command("schema")

@@ -7,7 +7,7 @@ each is locked, atomic, undoable and refuses literal secrets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -74,6 +74,7 @@ class ServerEdits:
         *,
         action: str,
         allow_secrets: bool = False,
+        authored: Collection[str] = (),
     ) -> T:
         """Apply ``change`` under the lock and save it (implemented by the store)."""
         raise NotImplementedError
@@ -121,7 +122,9 @@ class ServerEdits:
             doc[name] = data
             return replaced
 
-        replaced = self.update(change, action=f"add {name}", allow_secrets=allow_secrets)
+        replaced = self.update(
+            change, action=f"add {name}", allow_secrets=allow_secrets, authored=(name,)
+        )
         return AddOutcome(name, replaced, not existed_before)
 
     def remove(self, names: Iterable[str], *, missing_ok: bool = False) -> list[str]:

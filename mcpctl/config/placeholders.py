@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from mcpctl.config import trustguard
 from mcpctl.config.lexicon import PLACEHOLDER_RE
 from mcpctl.config.secretvalues import (
     MIN_SECRET_LEN,
@@ -227,7 +228,11 @@ def resolve_entry(
         PlaceholderError: a variable has no value and ``policy`` is ``error``.
         InvalidEntryError: the resolved command, an argument, an environment variable (name
             or value) or the working directory holds a NUL character or a lone surrogate.
+        UntrustedConfigError: this process read the entry from a config file whose servers
+            wait for approval (see :mod:`mcpctl.config.trustguard`).
     """
+    if trustguard.HELD:
+        trustguard.check(name, entry)
     env = os.environ if environ is None else environ
     res = _Resolution(policy, env, secrets, f"server {name!r}")
     try:

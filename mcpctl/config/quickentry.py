@@ -111,9 +111,12 @@ def plain_entry(
     path: str,
     environ: Mapping[str, str],
     secrets: Callable[[str], str | None] | None = None,
+    allowed: Callable[[dict[str, object]], bool] | None = None,
 ) -> PlainEntry | None:
     """Entry ``name`` of the config file at ``path``, resolved, when it is plain; else ``None``.
 
+    ``allowed`` sees the entry's JSON object before anything is resolved: ``False`` is
+    ``None`` too (the launcher's trust check, :func:`mcpctl.config.trustrecord.quick_trusted`).
     Placeholders resolve from ``environ``, then ``secrets``, then their default, as
     :func:`mcpctl.config.placeholders.resolve_entry` resolves them. Never raises: a variable
     without a value, or a ``secrets`` that raises, is ``None`` too.
@@ -123,6 +126,11 @@ def plain_entry(
         return None
     data = doc.get(name)
     if not isinstance(data, dict) or not _valid(data) or data.get("enabled", True) is False:
+        return None
+    try:
+        if allowed is not None and not allowed(data):
+            return None
+    except Exception:  # the full path checks again, and says why
         return None
 
     def value(match: re.Match[str]) -> str:

@@ -25,7 +25,7 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -57,6 +57,7 @@ __all__ = [
     "acquire_lock",
     "atomic_write",
     "io_error",
+    "update_trust_record",
     "write_json",
 ]
 
@@ -256,6 +257,35 @@ def atomic_write(
         pass  # some file systems cannot fsync a directory; the data itself is synced
     finally:
         os.close(dir_fd)
+
+
+def update_trust_record(
+    record: Path,
+    change: Callable[[dict[str, dict[str, object]]], object],
+    *,
+    locks: Path | None = None,
+) -> None:
+    """Apply ``change`` to the files of the trust record (:mod:`mcpctl.config.trustrecord`)
+    under the record's lock, and save it; a change returning ``False`` writes nothing. A
+    record that is not JSON of the expected shape is replaced (it trusted nothing).
+
+    Raises:
+        StorageError: the record is not a regular file, too large, or cannot be written.
+        ReadOnlyError, LockTimeoutError: as for :meth:`FileStore.replace`.
+    """
+    from mcpctl.config.trustrecord import dump_record, load_record
+
+    def apply(current: bytes | None) -> bytes | None:
+        files = load_record(current)
+        return None if change(files) is False else dump_record(files)
+
+    try:
+        FileStore(record, locks=locks).replace(apply, action="trust", mode=0o600)
+    except UsageError as exc:  # not a regular file, too large: it cannot be replaced
+        raise StorageError(
+            f"cannot record what is trusted: {exc.message}",
+            hint=f"remove {record} (then approve the files again with 'mcpctl trust')",
+        ) from None
 
 
 class UndoOutcome(NamedTuple):
@@ -494,12 +524,22 @@ class ConfigStore(FileStore, ServerEdits):
     """Safe, concurrent edits of one ``external-mcps.json`` (see :class:`FileStore`)."""
 
     refuse_error = ConfigError
+    #: The trust record the changes keep (:mod:`mcpctl.config.trustkeep`), and mcpctl's
+    #: config dir, whose files need none (``None``: the environment's).
+    trust_record: Path | None = None
+    config_dir: Path | None = None
 
     @classmethod
     def from_paths(cls, paths: Paths) -> ConfigStore:
         """The store of the config file ``paths`` resolves to, with its backups."""
+        from mcpctl.config.trustrecord import RECORD_NAME
+
         config = paths.config
-        return cls(config, backups=paths.backups_for(config), locks=paths.locks_dir)
+        store = cls(config, backups=paths.backups_for(config), locks=paths.locks_dir)
+        if paths.home is not None:
+            store.trust_record = paths.state_dir / RECORD_NAME
+            store.config_dir = paths.config_dir
+        return store
 
     # --- reading ------------------------------------------------------------------
 
@@ -518,6 +558,7 @@ class ConfigStore(FileStore, ServerEdits):
         *,
         action: str,
         allow_secrets: bool = False,
+        authored: Collection[str] = (),
     ) -> T:
         """Apply ``change`` to the file's JSON object under the lock and save it.
 
@@ -526,6 +567,10 @@ class ConfigStore(FileStore, ServerEdits):
         adds or alters must not hold a literal secret (a token, a password in a URL, a
         credential in ``auth`` that is not a ``${VAR}`` placeholder) unless
         ``allow_secrets`` says the caller really means to write one.
+
+        The change keeps the file's trust (:mod:`mcpctl.config.trust`): a server it adds, or
+        one of ``authored`` (servers the change writes in full for the user, as ``add
+        --force``), is approved; a server it alters stays as trusted as it was.
 
         Raises:
             PlaintextSecretError: a changed entry holds a literal secret; nothing is written.
@@ -553,8 +598,30 @@ class ConfigStore(FileStore, ServerEdits):
             refuse_control_characters(doc.data, data)
             if not allow_secrets:
                 refuse_literal_secrets(doc.data, data)
+            # Recorded first: a failure leaves the file as it was; a crash between the two
+            # leaves approved a content the user asked for.
+            self._keep_trust(target, doc.data, data, authored)
             self._land(target, doc, self._render(doc, data), action)
             return result
+
+    def _keep_trust(
+        self, target: Path, before: dict[str, Any], after: dict[str, Any],
+        authored: Collection[str],
+    ) -> None:  # fmt: skip
+        """Record what the change keeps approved (nothing for the user's own file)."""
+        from mcpctl.config.trustkeep import keep_edit, touched
+        from mcpctl.config.trustrecord import RECORD_NAME, is_own
+        from mcpctl.quickpaths import user_dir
+
+        config_dir = self.config_dir or Path(user_dir("config"))
+        if is_own(target, config_dir) or not touched(before, after, authored):
+            return
+        record = self.trust_record or Path(user_dir("state")) / RECORD_NAME
+        real = os.path.realpath(target)
+        update_trust_record(
+            record, lambda files: keep_edit(files, real, before, after, authored),
+            locks=self.locks,
+        )  # fmt: skip
 
     def _render(self, doc: Document, data: dict[str, Any]) -> bytes:
         # When the file is byte for byte what mcpctl last wrote, it is canonical, and the

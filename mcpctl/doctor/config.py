@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpctl.config.model import ServerEntry
+from mcpctl.config.trustview import FileTrust
 from mcpctl.doctor.findings import Finding, Severity
 from mcpctl.paths import Paths, find_config
 from mcpctl.text import plural
 
-__all__ = ["ConfigChoice", "check_config", "load_entries", "locate_config"]
+__all__ = ["ConfigChoice", "check_config", "load_entries", "locate_config", "trust_findings"]
 
 VALIDATE_FIX = "run 'mcpctl validate' to see each problem with its line and a hint"
 
@@ -120,3 +121,24 @@ def check_config(choice: ConfigChoice) -> list[Finding]:
         )
     findings.append(Finding("config", code, severity, message, fix=fix, details=counts))
     return findings
+
+
+def trust_findings(trust: FileTrust) -> list[Finding]:
+    """A warning when servers of the file wait for approval (nothing of them is started)."""
+    waiting = trust.waiting()
+    if not waiting:
+        return []
+    return [
+        Finding(
+            "config",
+            "config_untrusted",
+            "warning",
+            f"not trusted: {plural(len(waiting), 'server')} of it "
+            f"{'waits' if len(waiting) == 1 else 'wait'} for approval "
+            f"({', '.join(waiting[:5])}{', ...' if len(waiting) > 5 else ''}); none of them "
+            "is started, connected to or given a secret until then",
+            fix=f"review {'it' if len(waiting) == 1 else 'them'} with '{trust.command()}'",
+            servers=tuple(waiting),
+            details={"path": str(trust.path), "waiting": len(waiting)},
+        )
+    ]

@@ -40,12 +40,12 @@ Detail = str | int | float | bool | None
 #: Every code a finding can have, by section. Codes are stable: scripts may match on them.
 CODES: dict[str, tuple[str, ...]] = {
     "config": ("config_file", "config_not_created", "config_not_found", "config_valid",
-               "config_warnings", "config_invalid"),
+               "config_warnings", "config_invalid", "config_untrusted"),
     "keyring": ("keyring_ok", "keyring_unavailable"),
     "placeholders": ("placeholders_none", "placeholder_env", "placeholder_keyring",
                      "placeholder_default", "placeholder_empty", "placeholder_missing"),
     "runtimes": ("runtimes_none", "runtime_found", "runtime_version_unknown", "runtime_missing",
-                 "command_found", "command_missing", "command_unchecked"),
+                 "command_found", "command_missing", "command_unchecked", "runtime_not_run"),
     "oauth": ("oauth_none", "oauth_signed_in", "oauth_signed_out", "oauth_expired",
               "oauth_stale", "oauth_sign_in_needed", "oauth_unchecked"),
     "registries": ("registries_invalid", "cache_empty", "cache_never_synced", "cache_fresh",

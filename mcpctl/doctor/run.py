@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 from mcpctl.auth.secrets import SecretStore
+from mcpctl.config.trust import TrustStore
 from mcpctl.doctor.caches import check_registries, check_snapshot
-from mcpctl.doctor.config import check_config, load_entries, locate_config
+from mcpctl.doctor.config import check_config, load_entries, locate_config, trust_findings
 from mcpctl.doctor.findings import SECTIONS, DoctorReport
 from mcpctl.doctor.oauth import check_oauth, oauth_servers
 from mcpctl.doctor.runtimes import RuntimeCheck, VersionLookup
@@ -32,10 +33,13 @@ def run_doctor(
     """
     choice = locate_config(config)
     entries = load_entries(choice)
-    # The runtimes' --version lookups run while the file is validated and the keyring read.
-    runtimes = RuntimeCheck(entries, choice.path.parent, lookup)
+    paths = Paths.from_env(config)
+    trust = TrustStore.from_paths(paths).check(choice.path, entries)
+    # The runtimes' --version lookups run while the file is validated and the keyring read;
+    # none of a program that only a server waiting for approval names.
+    runtimes = RuntimeCheck(entries, choice.path.parent, lookup, untrusted=trust.waiting())
     try:
-        findings = check_config(choice)
+        findings = check_config(choice) + trust_findings(trust)
         keyring = probe_keyring(store)
         placeholders, needs_keyring = check_placeholders(entries, keyring)
         oauth = check_oauth(entries, keyring, now)
@@ -46,7 +50,6 @@ def run_doctor(
     finally:
         runtimes.lookup.finish()
     findings += oauth
-    paths = Paths.from_env(config)
     findings += check_registries(paths)
     findings += check_snapshot(paths, now)
     order = list(SECTIONS)

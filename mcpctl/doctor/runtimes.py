@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -231,16 +231,24 @@ class RuntimeCheck:
     """
 
     def __init__(
-        self, entries: Mapping[str, ServerEntry], base: Path, lookup: VersionLookup | None = None
+        self,
+        entries: Mapping[str, ServerEntry],
+        base: Path,
+        lookup: VersionLookup | None = None,
+        untrusted: Collection[str] = (),
     ) -> None:
         self.lookup = lookup or VersionLookup()
         self.uses, self.unchecked = _uses(entries, base)
         self.located = [_locate(u) for u in self.uses]
         self.programs: list[str | None] = []
-        for use, found in zip(self.uses, self.located, strict=True):
+        self.withheld: set[int] = set()
+        for i, (use, found) in enumerate(zip(self.uses, self.located, strict=True)):
             runtime, program = runtime_of(use.command), None
             if runtime is not None and found is not None:
                 program = _version_program(runtime, use.command, found)
+            if program is not None and untrusted and not _safe_to_ask(use, program, untrusted):
+                program = None
+                self.withheld.add(i)
             self.programs.append(program)
         self.lookup.start(p for p in self.programs if p is not None)
 
@@ -248,9 +256,11 @@ class RuntimeCheck:
         """A finding per distinct command, and one for the commands set by a placeholder."""
         try:
             found = [
-                _finding(use, located, program, self.lookup)
-                for use, located, program in zip(
-                    self.uses, self.located, self.programs, strict=True
+                _withheld(use, located)
+                if i in self.withheld
+                else _finding(use, located, program, self.lookup)
+                for i, (use, located, program) in enumerate(
+                    zip(self.uses, self.located, self.programs, strict=True)
                 )
             ]
         finally:
@@ -274,6 +284,32 @@ class RuntimeCheck:
                 )
             )
         return found
+
+
+def _safe_to_ask(use: _Use, program: str, untrusted: Collection[str]) -> bool:
+    """Whether ``program --version`` may run for ``use``: a server waiting for approval
+    (``mcpctl trust``) may name a program of its project's (``./bin/node``), which must not
+    run; a runtime found on PATH by an absolute folder is the user's own."""
+    if not any(server in untrusted for server in use.servers):
+        return True
+    bare = not _is_path(use.command) and not use.command.startswith("~")
+    return bare and Path(program).is_absolute()
+
+
+def _withheld(use: _Use, found: str | None) -> Finding:
+    """A program of a config file nobody approved: found, not run."""
+    servers = tuple(use.servers)
+    return Finding(
+        SECTION,
+        "runtime_not_run",
+        "info",
+        f"{use.command}: {found}; its version is not asked: the config file is not trusted "
+        f"and {name_servers(servers)} waits for approval",
+        fix="review the servers with 'mcpctl trust'",
+        subject=use.command,
+        servers=servers,
+        details={"command": use.command, "path": found},
+    )
 
 
 def check_runtimes(

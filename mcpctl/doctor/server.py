@@ -173,6 +173,8 @@ def diagnose_server(
     Raises:
         ServerNotFoundError: no server ``name`` in the config.
         ConfigNotFoundError, ConfigSyntaxError: the config cannot be read at all.
+        UntrustedConfigError: the config file is not trusted and the server was not
+            approved (``mcpctl trust``).
     """
     import anyio
 
@@ -292,6 +294,7 @@ class _Diagnosis:
         from mcpctl.config.loader import read_config
         from mcpctl.config.model import ServerEntry
         from mcpctl.config.redaction import register_config
+        from mcpctl.config.trust import TrustStore
         from mcpctl.paths import Paths
 
         paths = Paths.from_env(self.config)
@@ -314,6 +317,8 @@ class _Diagnosis:
                 self.unusable = texts
                 return ServerEntry(command="?"), texts
             raise ServerNotFoundError.for_names([self.name], loaded.config.entries, loaded.path)
+        # Its layers start it, connect to it and resolve its secrets: only once approved.
+        TrustStore.from_paths(paths).require(loaded.path, {self.name: entry})
         self.unusable = []
         return entry, texts
 

@@ -336,5 +336,5 @@ def apply_import(
             for name, entry in writes.items():
                 doc[name] = entry.to_data()
 
-        store.update(change, action=f"import {source}")
+        store.update(change, action=f"import {source}", authored=list(writes))
     return items

@@ -125,6 +125,13 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
             (["doctor", "signed"], None),
         ],
         "prefetch": [(["prefetch"], None), (["prefetch", "leaky", "remote"], None)],
+        "trust": [
+            (["trust", "--dry-run"], None),
+            (["trust", "--yes"], None),
+            (["trust", "--list"], None),
+            (["trust", str(imported)], None),
+        ],
+        "untrust": [(["untrust"], None)],
         "completion install": [(["completion", "install", "bash", "--print-only"], None)],
         "completion show": [(["completion", "show", "bash"], None)],
         "watch": [],  # runs until a signal: test_watch_prints_no_secret

@@ -46,9 +46,12 @@ def test_fifty_concurrent_adds_all_land(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert sorted(data) == sorted(f"s{i}" for i in range(50))
     assert all(data[f"s{i}"] == {"command": "echo", "args": [str(i)]} for i in range(50))
-    # They took turns on one lock, in the state dir: nothing is left beside the file.
+    # They took turns on one lock, in the state dir: nothing is left beside the file. (The
+    # other lock is the trust record's: each server added is approved.)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
-    assert len(list((tmp_path / "home" / "state" / "locks").iterdir())) == 1
+    assert len(list((tmp_path / "home" / "state" / "locks").iterdir())) == 2
+    record = json.loads((tmp_path / "home" / "state" / "trust.json").read_text())
+    assert sorted(record["files"][str(path.resolve())]["servers"]) == sorted(data)
 
 
 BIG = {f"s{i}": {"command": "echo", "args": ["x" * 200] * 20} for i in range(150)}
@@ -116,6 +119,7 @@ def _writer(path: str, ready: Any, stop: tuple[str, int] | None, marker: Any) ->
     os.open, os.write, os.fsync = opening, writing, syncing  # type: ignore[assignment]
     Path.replace = replacing  # type: ignore[method-assign]
     store = ConfigStore(path, backups=Path(path).parent / "backups")
+    store.config_dir = Path(path).parent  # the user's own file: only its write is timed
     ready.set()
     flip = 0
     while True:

@@ -650,7 +650,8 @@ def test_writes_leave_nothing_beside_the_config(
         )  # fmt: skip
         assert status.stdout == "?? external-mcps.json\n"
     locks = Path(os.environ["MCPCTL_HOME"]) / "state" / "locks"
-    assert [p.suffix for p in locks.iterdir()] == [".lock"]
+    # The config's lock, and the trust record's (the servers added are approved).
+    assert [p.suffix for p in locks.iterdir()] == [".lock", ".lock"]
 
 
 @pytest.mark.parametrize(

@@ -150,7 +150,8 @@ def test_without_flock_the_store_locks_with_filelock(
 
     monkeypatch.setattr(FileLock, "acquire", acquire)
     store.add("a", ServerEntry(command="x"))
-    assert acquired == [str(store.lock_path())]
+    # The file's lock, then (inside it) the trust record's: the new server is approved.
+    assert acquired[0] == str(store.lock_path()) and len(acquired) == 2
     assert json.loads(path.read_text()) == {"a": {"command": "x"}}
 
 
@@ -648,7 +649,8 @@ def test_a_config_write_reaches_the_disk_before_it_replaces_the_file(
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
     ConfigStore(path).add("a", ServerEntry(command="x"))
-    assert events == ["fsync file", "replace", "fsync dir"]
+    # The trust record first (the new server is approved), then the file, each the same way.
+    assert events == ["fsync file", "replace", "fsync dir"] * 2
 
 
 def test_backups_that_cannot_be_written_stop_the_change(tmp_path: Path) -> None:
