@@ -20,14 +20,16 @@ removed from the cache.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from mcpctl.prefetch.results import FetchStatus, PackageFetch, PrefetchReport
 
 if TYPE_CHECKING:
+    from mcpctl.config.model import ServerEntry
     from mcpctl.config.placeholders import SecretSource
+    from mcpctl.paths import Paths
     from mcpctl.prefetch.plan import Job
     from mcpctl.snapshot.packages import PackagePin
 
@@ -54,16 +56,20 @@ class FetchProgress(NamedTuple):
     status: FetchStatus | None = None
 
 
-def consent_gate(servers: Sequence[str], config: Path) -> None:
-    """The consent to start ``servers`` of the file ``config``, asked before anything of
-    theirs runs.
+def consent_gate(config: Path, entries: Mapping[str, ServerEntry], paths: Paths) -> None:
+    """Refuse to fetch for servers ``entries`` of config file ``config`` unless the user
+    approved them, as starting them would need.
 
     Fetching a package runs its package manager, and for some npm packages their install
-    scripts: it asks what starting the server asks. This is the one place that asks it, so
-    that config-file trust applies here as before a server is spawned; until it does, every
-    entry of the file in use may be fetched, as it may be started.
+    scripts, with the runner's settings resolved (secrets too): it is starting the server's
+    code, so a file from elsewhere (a cloned repository) must be trusted first.
+
+    Raises:
+        UntrustedConfigError: some of ``entries`` wait for approval (``mcpctl trust``).
     """
-    del servers, config  # config-file trust plugs in here
+    from mcpctl.config.trust import TrustStore
+
+    TrustStore.from_paths(paths).require(config, entries)
 
 
 def prefetch(
@@ -117,6 +123,7 @@ async def prefetch_async(
         UsageError: ``jobs`` or ``timeout`` is not positive; the lock file is missing or
             records no packages.
         ConfigNotFoundError, ConfigSyntaxError: the config cannot be read at all.
+        UntrustedConfigError: a server to fetch is of a file that waits for approval.
     """
     import anyio
 
@@ -137,6 +144,9 @@ async def prefetch_async(
     chosen, warnings = select_targets(
         entries, {}, names=names, groups=groups, include_disabled=True
     )
+    # Before a placeholder of theirs is resolved or a runner started: the servers to fetch.
+    fetched = {n: e for n, e, _ in chosen if e.command is not None and e.enabled}
+    consent_gate(loaded.path, fetched, paths)
     pins = _pins(Path(pinned)) if pinned is not None else None
     if pins is not None:
         warnings += pins[1]
@@ -145,9 +155,6 @@ async def prefetch_async(
         environ=os.environ,
     )  # fmt: skip
     report = PrefetchReport(loaded.path, warnings=warnings + more)
-    for job in planned:
-        consent_gate(job.servers, loaded.path)
-
     def tell(job: Job, text: str, status: FetchStatus | None = None) -> None:
         if on_progress is not None:
             on_progress(FetchProgress(job.spec, job.servers, text, status))

@@ -57,6 +57,7 @@ GATED: dict[str, list[list[str]]] = {
     "render": [["render", "claude-desktop", "--secrets", "inline", "-o", "out.json"],
                ["render", "cursor", "--install", "--secrets", "inline", "--scope", "user"]],
     "secret headers": [["secret", "headers", "remote"]],
+    "prefetch": [["prefetch"], ["prefetch", "notes", "--json"]],
 }  # fmt: skip
 # Commands that only read the file: they work, and say it is not trusted.
 READ_ONLY: dict[str, list[list[str]]] = {
