@@ -109,10 +109,10 @@ def tools(
 
       mcpctl tools --budget 20000
     """
+    from mcpctl.probe.costs import by_cost, catalog_costs
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
-    from mcpctl.probe.naming import build_catalog
-    from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_tool_tokens
+    from mcpctl.probe.tokens import ENCODING, TokenCountCache
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
@@ -146,37 +146,11 @@ def tools(
         warnings += [f"{r.name}: {w}" for w in r.warnings]
         if r.error is not None:
             warnings.append(f"{r.name}: {r.error.code}: {r.error.message}")
-    catalog, collisions = build_catalog(
-        ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix.value
-    )
-    info = {(r.name, t.name): t for r in ok for t in r.tools}
-    # What each definition costs, under the name the host exposes it by.
     counts = TokenCountCache.in_dir(paths().cache_dir)
-    tokens = {
-        c.name: count_tool_tokens(
-            {"name": c.name, "description": info[(c.server, c.tool)].description,
-             "input_schema": info[(c.server, c.tool)].input_schema},
-            counts,
-        )
-        for c in catalog
-        if c.exposed or show_all
-    }  # fmt: skip
+    costs = catalog_costs(results, filters, prefix.value, show_all=show_all, counts=counts)
     counts.save()
-    totals = {r.name: 0 for r in ok}
-    for c in catalog:
-        if c.exposed:
-            totals[c.server] += tokens[c.name]
-    rows_data = [
-        {
-            "name": c.name, "server": c.server, "tool": c.tool, "exposed": c.exposed,
-            "description": info[(c.server, c.tool)].description,
-            "params": info[(c.server, c.tool)].params_summary(),
-            "input_schema": info[(c.server, c.tool)].input_schema,
-            "tokens": tokens[c.name],
-        }
-        for c in catalog
-        if c.exposed or show_all
-    ]  # fmt: skip
+    totals, collisions = costs.totals, costs.collisions
+    rows_data = [t.to_dict() for t in costs.tools]
     for col in collisions:
         sources = ", ".join(f"{s}/{t}" for s, t in col.sources)
         warnings.append(f"name collision: {col.name!r} is exposed by {sources}")
@@ -219,27 +193,23 @@ def tools(
             ]
             for d in rows_data
         ]
-        shares = ", ".join(f"{name} {count:,}" for name, count in _by_cost(totals))
+        shares = ", ".join(f"{name} {count:,}" for name, count in by_cost(totals))
         title = f"{sum(totals.values()):,} tokens ({ENCODING})" + (f": {shares}" if shares else "")
         return Table(cols, rows, "no tools", title=title if rows else None)
 
     return output.emit(Result("tools", data, warnings, errors, exit_code=exit_code), human)
 
 
-def _by_cost(totals: dict[str, int]) -> list[tuple[str, int]]:
-    """Servers, the costliest first."""
-    return sorted(totals.items(), key=lambda item: (-item[1], item[0]))
-
-
 def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | None:
     """The error of a catalog that costs more than ``budget`` tokens, naming each server's
     share (the costliest first), or ``None`` when it fits."""
+    from mcpctl.probe.costs import by_cost
     from mcpctl.probe.tokens import ENCODING
 
     total = sum(totals.values())
     if total <= budget:
         return None
-    shares = ", ".join(f"{name} {count:,}" for name, count in _by_cost(totals) if count)
+    shares = ", ".join(f"{name} {count:,}" for name, count in by_cost(totals) if count)
     return BudgetExceededError(
         f"the exposed tools cost {total:,} tokens ({ENCODING}), {total - budget:,} over the "
         f"budget of {budget:,}: {shares}",
