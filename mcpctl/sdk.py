@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.server.mcpserver.resolve import Elicit, Resolve
     from mcp.server.mcpserver.server import MCPServer
+    from mcp.server.stdio import stdio_server
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.auth import (
         AuthorizationCodeResult,
@@ -107,6 +108,7 @@ __all__ = [
     "TransportSecuritySettings",
     "listen",
     "sse_client",
+    "stdio_server",
     "streamable_http_client",
     "use_client_half",
 ]
@@ -148,6 +150,7 @@ SERVER_MODULES = {
     "Elicit": "mcp.server.mcpserver.resolve",
     "Resolve": "mcp.server.mcpserver.resolve",
     "MCPServer": "mcp.server.mcpserver.server",
+    "stdio_server": "mcp.server.stdio",
     "TransportSecuritySettings": "mcp.server.transport_security",
 }
 

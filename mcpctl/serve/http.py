@@ -37,6 +37,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: Where the MCP endpoint is.
 PATH = "/mcp"
+LOOPBACK_HINT = "use a loopback address and a port: --http 127.0.0.1:8765 (or [::1]:8765)"
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,10 @@ def loopback_endpoint(text: str) -> Endpoint:
 
     value = text.strip()
     zero = value.endswith(":0")
-    found = parse_listen(value[:-1] + "1" if zero else value)  # parse_listen wants 1-65535
+    try:
+        found = parse_listen(value[:-1] + "1" if zero else value)  # it wants a port from 1
+    except UsageError as exc:
+        raise UsageError(f"--http: {exc.message}", hint=LOOPBACK_HINT) from None
     port = 0 if zero else found.port
     host = found.host.lower().rstrip(".")
     if host == "localhost":
@@ -90,7 +94,7 @@ def loopback_endpoint(text: str) -> Endpoint:
         shown = host or "every interface"
         raise UsageError(
             f"--http {text!r} listens on {shown}: mcpctl serves on this machine only",
-            hint="use a loopback address: --http 127.0.0.1:8765 (or [::1]:8765)",
+            hint=LOOPBACK_HINT,
         )
     return Endpoint(str(address), port)
 

@@ -91,6 +91,27 @@ def list_servers(workspace: Workspace, group: str | None = None) -> Listing:
     return cleaned(listing)
 
 
+class _Probing:
+    """The probing calls under way; when the last one ends, what their servers left behind
+    (the grandchild of a double fork, adopted by this subreaper) is stopped: a long-running
+    server does not wait for its own end for that."""
+
+    running = 0
+
+    async def __aenter__(self) -> None:
+        _Probing.running += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        _Probing.running -= 1
+        if _Probing.running == 0:
+            import anyio.to_thread
+
+            from mcpctl.probe.spawn import reap_orphans
+
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(reap_orphans)
+
+
 def _chosen(
     workspace: Workspace, names: Sequence[str]
 ) -> tuple[list[tuple[str, ServerEntry, Any]], list[str]]:
@@ -129,9 +150,10 @@ async def health(
     from mcpctl.probe.health import HealthStatus, probe_all
 
     chosen, warnings = _chosen(workspace, names)
-    results = await probe_all(
-        chosen, timeout=timeout, secrets=workspace.secrets(), eras=workspace.eras()
-    )
+    async with _Probing():
+        results = await probe_all(
+            chosen, timeout=timeout, secrets=workspace.secrets(), eras=workspace.eras()
+        )
     servers = [
         ServerHealth(
             name=r.name,
@@ -166,9 +188,10 @@ async def diagnose(workspace: Workspace, name: str, timeout: float | None = None
 
     entry = workspace.read().entry(name)
     before_spawn(workspace, [(name, entry)])
-    found = await diagnose_server_async(
-        name, workspace.paths.config, timeout=timeout, eras=workspace.eras()
-    )
+    async with _Probing():
+        found = await diagnose_server_async(
+            name, workspace.paths.config, timeout=timeout, eras=workspace.eras()
+        )
     steps = [
         Step(
             id=s.id,
@@ -204,9 +227,10 @@ async def tools(
     from mcpctl.probe.tokens import TokenCountCache
 
     chosen, warnings = _chosen(workspace, names)
-    results = await probe_all(
-        chosen, timeout=timeout, secrets=workspace.secrets(), eras=workspace.eras()
-    )
+    async with _Probing():
+        results = await probe_all(
+            chosen, timeout=timeout, secrets=workspace.secrets(), eras=workspace.eras()
+        )
     counts = TokenCountCache.in_dir(workspace.paths.cache_dir)
     costs = catalog_costs(results, {n: e.tools for n, e, _ in chosen}, prefix, counts=counts)
     counts.save()
@@ -326,9 +350,10 @@ async def snapshot_diff(
     entries = loaded.config.entries
     if probe:
         before_spawn(workspace, ((n, e) for n, e in entries.items() if e.enabled))
-    new = await take_snapshot_async(
-        entries, probe=probe, secrets=workspace.secrets(), eras=workspace.eras()
-    )
+    async with _Probing():
+        new = await take_snapshot_async(
+            entries, probe=probe, secrets=workspace.secrets(), eras=workspace.eras()
+        )
     changes = diff_snapshots(old, new)
     notes: list[str] = []
     if old is None:

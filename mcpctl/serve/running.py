@@ -13,8 +13,10 @@ end (and after each probing call, once no other one runs). The secret pages clos
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +54,7 @@ def run(
     import threading
 
     import anyio
+    import anyio.abc
 
     from mcpctl.probe import procs, spawn
     from mcpctl.serve.secrets import close_pages
@@ -70,15 +73,16 @@ def run(
         async with anyio.create_task_group() as tg:
             stop: list[Callable[[], None]] = [tg.cancel_scope.cancel]
 
-            async def on_signal() -> None:
+            async def on_signal(*, task_status: anyio.abc.TaskStatus[None]) -> None:
                 with anyio.open_signal_receiver(*wanted) as signals:
+                    task_status.started()
                     async for signum in signals:
                         received.append(signum)
                         stop[0]()
                         return
 
             if wanted:
-                tg.start_soon(on_signal)
+                await tg.start(on_signal)  # the signals are this loop's before anything runs
             if sock is None:
                 await _stdio(workspace)
             else:
@@ -107,9 +111,61 @@ def run(
 
 
 async def _stdio(workspace: Workspace) -> None:
+    """Serve over stdin and stdout until stdin ends (or this is cancelled).
+
+    The SDK's transport, given stdin lines of :class:`_StdinLines`: a read waiting on a
+    client that sends nothing does not hold up the end (the SDK's own reader would wait for
+    the next line before a signal could end the server).
+    """
+    from mcpctl.sdk import stdio_server
     from mcpctl.serve.app import build_server
 
-    await build_server(workspace).run_stdio_async()
+    server = build_server(workspace)
+    low = server._lowlevel_server  # what MCPServer.run_stdio_async runs (the SDK's Client too)
+    with _StdinLines.claimed() as lines:
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            await low.run(read, write, low.create_initialization_options())
+
+
+class _StdinLines:
+    """The lines of stdin, read in a worker thread that a cancellation leaves behind."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    @classmethod
+    @contextlib.contextmanager
+    def claimed(cls) -> Iterator[_StdinLines]:
+        """stdin's lines from a private descriptor, while descriptor 0 reads the null device:
+        nothing started meanwhile (a runtime's ``--version``) reads the client's messages."""
+        import fcntl
+        import io
+
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+        # closefd=False: a worker thread may still wait on it when serving ends.
+        stream = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8",
+                                  errors="replace")  # fmt: skip
+        try:
+            yield cls(stream)
+        finally:
+            with suppress(OSError):
+                os.dup2(private, 0)
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio.to_thread
+
+        line: str = await anyio.to_thread.run_sync(self._stream.readline, abandon_on_cancel=True)
+        if not line:
+            raise StopAsyncIteration
+        return line
 
 
 async def _http(
@@ -120,6 +176,7 @@ async def _http(
 ) -> None:
     """Serve over HTTP on ``sock`` until ``stop[0]()``: then the open requests get
     :data:`GRACE` seconds, and are cancelled after."""
+    import anyio
     import uvicorn
 
     from mcpctl.sdk import TransportSecuritySettings
@@ -143,29 +200,33 @@ async def _http(
         lifespan="on",
         timeout_graceful_shutdown=max(1, int(GRACE)),
     )
-    server = _Server(config)
+    server = _quiet_server(config)
 
     def shut() -> None:
         server.should_exit = True
 
     stop[0] = shut
-    if announce is not None:
-        announce(f"mcpctl serve: listening on {endpoint.url}")
-        announce(f"bearer token (shown once; send it as 'Authorization: Bearer TOKEN'): {token}")
-    await server.serve(sockets=[sock])
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: server.serve(sockets=[sock]))
+        while not server.started:  # said once it answers (the socket already listens)
+            if server.should_exit:
+                return
+            await anyio.sleep(0.02)
+        if announce is not None:
+            announce(f"mcpctl serve: listening on {endpoint.url}")
+            how = "shown once; send it as 'Authorization: Bearer TOKEN'"
+            announce(f"bearer token ({how}): {token}")
 
 
-class _Server:
-    """uvicorn's server, without its own signal handling: this module stops it."""
+def _quiet_server(config: Any) -> Any:
+    """uvicorn's server, without its own signal handling: :func:`run` stops it."""
+    import contextlib
 
-    def __new__(cls, config: Any) -> Any:
-        import contextlib
+    import uvicorn
 
-        import uvicorn
+    class Quiet(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            yield
 
-        class Quiet(uvicorn.Server):
-            @contextlib.contextmanager
-            def capture_signals(self) -> Any:
-                yield
-
-        return Quiet(config)
+    return Quiet(config)

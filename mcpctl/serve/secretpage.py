@@ -79,6 +79,9 @@ class SecretPages:
         """
         page = SecretPage(name)
         with self._lock:
+            now = time.monotonic()
+            for token in [t for t, p in self._pages.items() if now > p.expires]:
+                del self._pages[token]
             if self._server is None:
                 self._server = self._start()
             port = self._server.server_address[1]
@@ -86,12 +89,13 @@ class SecretPages:
         return page, f"http://127.0.0.1:{port}/secret/{page.token}"
 
     def get(self, token: str) -> SecretPage | None:
-        """The live page of ``token`` (an expired one is forgotten)."""
+        """The page of ``token``: a finished one until :meth:`drop` (the tool reads how it
+        ended), an unfinished one until it expires."""
         with self._lock:
             page = self._pages.get(token)
-            if page is not None and (page.done.is_set() or time.monotonic() > page.expires):
+            if page is not None and not page.done.is_set() and time.monotonic() > page.expires:
                 del self._pages[token]
-                return page if page.done.is_set() else None
+                return None
             return page
 
     def drop(self, page: SecretPage) -> None:
@@ -129,7 +133,6 @@ class SecretPages:
             page.finish(stored=False, error=str(getattr(exc, "message", "")) or type(exc).__name__)
         else:
             page.finish(stored=True)
-        self.drop(page)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -84,10 +84,6 @@ class Served:
         data: dict[str, Any] = json.loads(self.config.read_text())
         return data
 
-    def keyring(self) -> dict[str, Any]:
-        path = Path(self.env[FILE_VAR])
-        return json.loads(path.read_text()) if path.exists() else {}
-
     def params(self, *args: str) -> StdioServerParameters:
         return StdioServerParameters(
             command=PY, args=["-m", "mcpctl", "--config", str(self.config), "serve", *args],

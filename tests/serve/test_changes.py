@@ -185,7 +185,7 @@ def test_a_changed_file_is_asked_again_not_applied(served: Served) -> None:
             )  # fmt: skip
             return first, second
 
-    first, second = run(go)
+    _, second = run(go)
     assert isinstance(second, types.InputRequiredResult)  # asked again, with the new entry
     [request] = (second.input_requests or {}).values()
     assert isinstance(request, types.ElicitRequest) and '"9"' in request.params.message

@@ -133,7 +133,7 @@ def test_no_secret_value_leaves_through_any_read_tool(served: Served, mode: str)
             return texts
 
     texts = run(go)
-    assert all(TOKEN not in text for text in texts), [t for t in texts if TOKEN in t][0][:400]
+    assert all(TOKEN not in text for text in texts), next(t for t in texts if TOKEN in t)[:400]
     assert "leak" in texts[2]  # the tools were listed (with the token redacted)
 
 
@@ -207,9 +207,9 @@ def test_search_registries_marks_the_registrys_words(served: Served, mode: str) 
 
 @pytest.mark.parametrize("mode", ERAS)
 def test_snapshot_diff_against_a_lock_file(served: Served, mode: str) -> None:
-    from tests.conftest import MCPCTL
-
     import subprocess
+
+    from tests.conftest import MCPCTL
 
     served.write({"basic": basic_server()})
     lock = served.tmp / "mcp-lock.json"
