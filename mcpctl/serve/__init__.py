@@ -18,7 +18,8 @@ It sits above the rest of the library (it calls :mod:`mcpctl.doctor`, :mod:`mcpc
   user on a page of this machine (URL-mode elicitation), straight into the keyring;
 * :mod:`~mcpctl.serve.marks` -- results cleaned (secrets redacted, controls escaped) and a
   third party's text marked as theirs; :mod:`~mcpctl.serve.models` -- the results' schemas;
-* :mod:`~mcpctl.serve.tools` and :mod:`~mcpctl.serve.app` -- the server and its tools;
+* :mod:`~mcpctl.serve.tools`, :mod:`~mcpctl.serve.changetools` and :mod:`~mcpctl.serve.app`
+  -- the server and its tools;
 * :mod:`~mcpctl.serve.http` and :mod:`~mcpctl.serve.running` -- stdio or loopback HTTP
   behind a token; everything started is stopped at the end.
 

@@ -97,7 +97,8 @@ def build_server(workspace: Workspace) -> MCPServer:
     from mcp_types import ToolAnnotations
 
     from mcpctl.sdk import MCPServer
-    from mcpctl.serve.tools import CHANGE_TOOLS, READ_TOOLS
+    from mcpctl.serve.changetools import CHANGE_TOOLS
+    from mcpctl.serve.tools import READ_TOOLS
 
     @asynccontextmanager
     async def lifespan(_: object) -> AsyncIterator[Workspace]:
