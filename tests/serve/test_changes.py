@@ -212,3 +212,27 @@ def test_a_forged_state_does_not_count_as_an_answer(served: Served) -> None:
 
     assert "requestState" in run(go)
     assert "basic" in served.read()
+
+
+def test_what_cannot_land_is_refused_before_anyone_is_asked(served: Served) -> None:
+    served.write({"basic": basic_server()})
+    answers = Answers()
+    cases = [
+        ("add_server", {"name": "x", "command": ["srv"], "url": "https://x.example/mcp"}),
+        ("add_server", {"name": "x", "command": ["srv"], "headers": {"A": "b"}}),
+        ("add_server", {"name": "bad name", "command": ["srv"]}),
+        ("add_server", {"name": "basic", "command": ["srv"]}),
+        ("remove_server", {"name": "nope"}),
+        ("add_from_registry", {"server": "io.example/nothing-here"}),
+    ]
+
+    async def go() -> list[str]:
+        async with served.client("--allow-changes", answers=answers) as client:
+            return [error_text(await client.call_tool(name, args)) for name, args in cases]
+
+    texts = run(go)
+    assert "either command" in texts[0] and "remote servers" in texts[1]
+    assert "invalid_entry" in texts[2] and "server_exists" in texts[3]
+    assert "server_not_found" in texts[4] and "usage_error" in texts[5]
+    assert answers.asked == []
+    assert set(served.read()) == {"basic"}
