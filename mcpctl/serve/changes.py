@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from mcpctl.serve.consent import entry_block, from_registry, runs_block
+from mcpctl.serve.marks import one_line
 from mcpctl.serve.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -125,8 +126,8 @@ def plan_add_from_registry(
     record = found.record
     secrets = found.conversion.secrets
     message = _form(
-        f"Add {record.name} {record.version} from the registry {found.registry} to "
-        f"{store.path} as the server {found.name!r}, written as:\n"
+        f"Add {one_line(record.name)} {one_line(record.version)} from the registry "
+        f"{found.registry} to {store.path} as the server {found.name!r}, written as:\n"
         f"{entry_block(found.name, found.entry)}",
         runs_block(found.entry) + "\nNothing runs now.",
         f"The registry describes it as: {from_registry(record.description, found.registry)}"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from mcpctl.serve.marks import clean, quote
+from mcpctl.serve.marks import clean, one_line, quote
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -67,12 +67,12 @@ def runs_block(entry: ServerEntry, *, now: bool = False) -> str:
 
     when = "now" if now else "when a client (or mcpctl) starts it"
     if entry.is_remote:
-        what = f"It connects, {when}, to: {entry.url}"
+        what = f"It connects, {when}, to: {one_line(entry.url or '')}"
     else:
-        line = shlex.join([entry.command or "", *entry.args])
+        line = one_line(shlex.join([entry.command or "", *entry.args]))
         what = f"It runs, {when}: {line}"
         if entry.cwd:
-            what += f"\n  in: {entry.cwd}"
+            what += f"\n  in: {one_line(entry.cwd)}"
     secrets = names_used(entry_texts(entry))
     if secrets:
         what += (

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from mcpctl.text import escape_controls
 
-__all__ = ["Untrusted", "clean", "cleaned", "quote", "untrusted"]
+__all__ = ["Untrusted", "clean", "cleaned", "one_line", "quote", "untrusted"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -68,7 +68,15 @@ def cleaned(model: M) -> M:
     return type(model).model_validate(clean(model.model_dump(mode="json")))
 
 
+def one_line(text: str) -> str:
+    """``text`` redacted, on one line (newlines and tabs escaped too): a value inside a form,
+    which cannot start a line that would read as the form's own."""
+    from mcpctl.config.redaction import redactor
+
+    return escape_controls(redactor()(text), keep_newlines=False)
+
+
 def quote(text: str, source: str) -> str:
-    """``text`` in a consent form: redacted, controls escaped, between ``«`` and ``»`` with
-    who wrote it."""
-    return f"«{clean(text)}» ({source}'s words, not mcpctl's)"
+    """``text`` in a consent form: redacted, on one line, between ``«`` and ``»`` with who
+    wrote it."""
+    return f"«{one_line(text)}» ({one_line(source)}'s words, not mcpctl's)"
