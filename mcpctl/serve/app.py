@@ -52,12 +52,16 @@ def config_document(workspace: Workspace) -> dict[str, Any]:
 
     loaded = workspace.read()
     raw = loaded.document.data if loaded.document is not None else {}
-    servers = {
-        key: redact_entry_data(value)
-        if isinstance(value, dict) and not key.startswith("$")
-        else value
-        for key, value in raw.items()
-    }
+    servers: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(value, dict) or key.startswith("$"):
+            servers[key] = value
+            continue
+        entry = redact_entry_data(value)
+        marked = untrusted(entry.get("description"), "config")
+        if marked is not None:  # it may be a registry's words, not the user's
+            entry["description"] = marked.model_dump()
+        servers[key] = entry
     document = {
         "path": str(loaded.path),
         "exists": loaded.exists,

@@ -63,6 +63,7 @@ class ProbeError(BaseModel):
     code: str
     message: str
     hint: str | None = None
+    quoted: Untrusted | None = Field(default=None, description="what the server answered")
 
 
 class ServerHealth(BaseModel):
@@ -74,7 +75,12 @@ class ServerHealth(BaseModel):
     protocol: str | None = Field(default=None, description="the protocol version spoken")
     tool_count: int | None = None
     latency_ms: float | None = None
-    reasons: list[str] = Field(default_factory=list, description="why it is not healthy")
+    reasons: list[str] = Field(
+        default_factory=list, description="what degraded it (the error is apart, in error)"
+    )
+    answered: list[Untrusted] = Field(
+        default_factory=list, description="what the server answered to the requests that failed"
+    )
     error: ProbeError | None = None
     server_info: Untrusted | None = Field(default=None, description="how the server names itself")
     stderr: Untrusted | None = Field(default=None, description="the server's last lines of stderr")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.serve.marks import cleaned, untrusted
+from mcpctl.serve.marks import Untrusted, cleaned, untrusted
 from mcpctl.serve.models import (
     Diagnosis,
     DiffResult,
@@ -49,7 +49,9 @@ def server_row(name: str, entry: ServerEntry) -> ServerRow:
     from mcpctl.render.delivery import entry_texts
 
     summary = entry_summary(name, entry)
-    fields = {k: v for k, v in summary.items() if k not in ("name", "transport", "enabled")}
+    # The description is apart, marked: it may be a registry's words, not the user's.
+    shown = ("name", "transport", "enabled", "description")
+    fields = {k: v for k, v in summary.items() if k not in shown}
     source = entry.source
     return ServerRow(
         name=name,
@@ -124,10 +126,46 @@ def _chosen(
     return chosen, loaded.warnings + warnings
 
 
+#: The failures whose message is what the server (or its transport) answered, and mcpctl's
+#: words for each: the answer itself comes apart, marked as the server's.
+_ANSWERED = {
+    "mcp_error": "the server answered with an error",
+    "not_mcp": "what answered does not speak MCP",
+    "connection_closed": "the server closed the connection",
+}
+
+
+def _quoting(text: str, server: str) -> tuple[str, Untrusted | None]:
+    """mcpctl's part of a message, and the server's answer it quotes (``X/list failed:
+    ANSWER``), marked as the server's."""
+    head, sep, tail = text.partition(" failed: ")
+    if sep and head.endswith("/list"):
+        return f"{head} failed", untrusted(tail, f"server {server}")
+    return text, None
+
+
 def _error(result: ProbeResult) -> ProbeError | None:
-    if result.error is None:
+    error = result.error
+    if error is None:
         return None
-    return ProbeError(code=result.error.code, message=result.error.message, hint=result.error.hint)
+    source = f"server {result.name}"
+    if error.code in _ANSWERED:
+        message, quoted = _ANSWERED[error.code], untrusted(error.message, source)
+    else:
+        message, quoted = _quoting(error.message, result.name)
+    return ProbeError(code=error.code, message=message, hint=error.hint, quoted=quoted)
+
+
+def _reasons(result: ProbeResult) -> tuple[list[str], list[Untrusted]]:
+    """Why a server is degraded, in mcpctl's words, and what the server answered."""
+    reasons: list[str] = []
+    quoted: list[Untrusted] = []
+    for text in result.degraded:
+        reason, said = _quoting(text, result.name)
+        reasons.append(reason)
+        if said is not None:
+            quoted.append(said)
+    return reasons, quoted
 
 
 def _server_info(result: ProbeResult) -> Any:
@@ -162,7 +200,8 @@ async def health(
             protocol=r.protocol_version,
             tool_count=r.tool_count,
             latency_ms=round(r.latency_ms["total"], 1) if "total" in r.latency_ms else None,
-            reasons=r.reasons if r.status is not HealthStatus.healthy else [],
+            reasons=_reasons(r)[0],
+            answered=_reasons(r)[1],
             error=_error(r),
             server_info=_server_info(r),
             stderr=untrusted(r.stderr[-10:], f"server {r.name}"),

@@ -20,6 +20,7 @@ READ_ONLY = {"list_servers", "health", "doctor", "list_tools", "search_registrie
 CHANGES = {"add_server", "add_from_registry", "enable_server", "disable_server",
            "remove_server", "secret_set"}  # fmt: skip
 TOKEN = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
+KEPT = "kept" + "q7w8e9r0t1y2u3i4o5p6"  # no pattern knows it: only the keyring does
 
 
 def run(fn: Any) -> Any:
@@ -83,6 +84,7 @@ def test_list_servers_shows_state_transport_group_and_never_a_secret(
         "value": "GitHub \\x1b[2J tools",
     }  # an escape is shown, never sent as it is
     assert rows["docs"]["entry"]["headers"] == {"X-Api-Key": "****"}
+    assert "description" not in rows["github"]["entry"]  # only where it is marked
     assert [s["name"] for s in work["servers"]] == ["github"]
     assert TOKEN not in json.dumps(everything)
 
@@ -114,10 +116,18 @@ def test_health_probes_and_marks_what_the_server_says(served: Served, mode: str)
 
 @pytest.mark.parametrize("mode", ERAS)
 def test_no_secret_value_leaves_through_any_read_tool(served: Served, mode: str) -> None:
-    # leaky.py prints its environment on stderr and says its token everywhere it can.
+    # leaky.py prints its environment on stderr and says its token everywhere it can; one
+    # secret comes from the environment, one from the keyring.
+    import subprocess
+
+    from tests.conftest import MCPCTL
+
     served.env["LEAK_TOKEN"] = TOKEN
+    kept = subprocess.run([*MCPCTL, "secret", "set", "KEPT"], input=KEPT, env=served.env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert kept.returncode == 0, kept.stderr
     leaky = {"command": PY, "args": [str(SERVERS / "leaky.py"), "--token", "${LEAK_TOKEN}",
-                                     "--describe"], "env": {"SECRET": "${LEAK_TOKEN}"}}  # fmt: skip
+                                     "--describe"], "env": {"LEAKY_TOKEN": "${KEPT}"}}  # fmt: skip
     dying = {**leaky, "args": [*leaky["args"], "--exit"]}
     served.write({"leaky": leaky, "dying": dying})
 
@@ -133,7 +143,8 @@ def test_no_secret_value_leaves_through_any_read_tool(served: Served, mode: str)
             return texts
 
     texts = run(go)
-    assert all(TOKEN not in text for text in texts), next(t for t in texts if TOKEN in t)[:400]
+    for secret in (TOKEN, KEPT):
+        assert all(secret not in t for t in texts), next(t for t in texts if secret in t)[:400]
     assert "leak" in texts[2]  # the tools were listed (with the token redacted)
 
 
@@ -252,5 +263,32 @@ def test_resources_config_redacted_and_last_report(served: Served, mode: str) ->
     listed, config, report = run(go)
     assert sorted(listed) == ["mcpctl://config", "mcpctl://report"]
     assert config["document"]["docs"]["headers"] == {"X-Api-Key": "****"}
+    assert config["document"]["docs"]["description"] == {
+        "untrusted": True, "source": "config", "value": "Docs",
+    }  # fmt: skip
     assert config["path"] == str(served.config)
     assert report["report"] is None and "no snapshot yet" in report["note"]
+
+
+def test_what_a_server_answered_comes_apart_from_mcpctls_words(served: Served) -> None:
+    # raw.py answers every list (list-error), or prompts/list only (prompts-error), with
+    # the JSON-RPC error "the index is unavailable": the server's words, not mcpctl's.
+    served.write({
+        "lists": {"command": PY, "args": [str(SERVERS / "raw.py"), "list-error"]},
+        "prompts": {"command": PY, "args": [str(SERVERS / "raw.py"), "prompts-error"]},
+    })  # fmt: skip
+
+    async def go() -> dict[str, Any]:
+        async with served.client() as client:
+            return structured(await client.call_tool("health", {}))
+
+    by_name = {s["name"]: s for s in run(go)["servers"]}
+    lists, prompts = by_name["lists"], by_name["prompts"]
+    assert (
+        lists["error"]["code"] == "list_failed" and lists["error"]["message"] == "tools/list failed"
+    )
+    assert lists["error"]["quoted"]["untrusted"] and "index is unavailable" in lists["error"][
+        "quoted"]["value"]  # fmt: skip
+    assert prompts["status"] == "degraded" and prompts["reasons"] == ["prompts/list failed"]
+    assert "index is unavailable" in prompts["answered"][0]["value"]
+    assert "index is unavailable" not in json.dumps([prompts["reasons"], lists["error"]["message"]])
