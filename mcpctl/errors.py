@@ -239,15 +239,22 @@ class InputRequiredError(MissingInputError):
     Attributes:
         requests: what was asked, as JSON objects: each request's ``message``, ``mode``
             (``form`` or ``url``), its ``fields`` (name, type, required, choices) or ``url``.
+        details: one line for a person per request (shown after the message).
     """
 
     code = "input_required"
 
     def __init__(
-        self, message: str, requests: Sequence[dict[str, object]], *, hint: str | None = None
+        self,
+        message: str,
+        requests: Sequence[dict[str, object]],
+        *,
+        hint: str | None = None,
+        details: Sequence[str] = (),
     ) -> None:
         super().__init__(message, hint=hint)
         self.requests = list(requests)
+        self.details = list(details)
 
     def to_dict(self) -> dict[str, object]:
         """The envelope's form, with what was asked."""

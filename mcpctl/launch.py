@@ -116,6 +116,8 @@ def exec_server(
         ConfigInvalidError: the entry breaks the config model.
         UsageError: the entry is a remote server, or is disabled.
         PlaceholderError: a placeholder has no value anywhere.
+        InvalidEntryError: the resolved entry holds what no process can be given (a NUL
+            character, a lone surrogate).
         CommandNotFoundError: the server's command is not installed.
         ProbeFailed: the command cannot be started (not executable, cwd missing...).
     """
@@ -127,8 +129,9 @@ def exec_server(
 
         from mcpctl.probe.serverenv import server_env
 
-        # On failure the full path below fails the same way, and explains it.
-        with suppress(OSError):
+        # On failure (a NUL character in an argument is a ValueError) the full path below
+        # fails the same way, and explains it.
+        with suppress(OSError, ValueError):
             _exec(plain.argv, server_env(plain.env, plain.inherit_env, env), plain.cwd)
     _exec_checked(name, config, env, secrets)
 

@@ -32,6 +32,7 @@ __all__ = [
     "SecretStore",
     "check_secret_name",
     "keyring_source",
+    "stored_names",
 ]
 
 SERVICE = "mcpctl"
@@ -272,3 +273,12 @@ def keyring_source(store: SecretStore | None = None) -> SecretSource:
             return None
 
     return lookup
+
+
+def stored_names(store: SecretStore | None = None) -> list[str]:
+    """The names of the secrets the keyring holds (never a value), or none when there is no
+    usable keyring: for checks that only warn, such as ``validate``'s."""
+    try:
+        return (store or SecretStore()).names()
+    except KeyringUnavailableError:
+        return []

@@ -59,12 +59,12 @@ COMMAND_MODULES = {
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
     "doctor": "doctor", "completion": "completion", "run": "run", "group": "groups",
-    "serve": "serve",
+    "prefetch": "prefetch", "serve": "serve",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
     "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
-    "completion", "run", "groups", "serve",
+    "completion", "run", "groups", "prefetch", "serve",
 )  # fmt: skip
 
 

@@ -1,10 +1,12 @@
 """Answering a server that asks for input mid-call: ``--input`` values, then a person.
 
-On a terminal (stdin and stderr both, no ``--json``, not in CI), what ``--input`` does not
-answer is asked for field by field on stderr: choices as a list, booleans as yes/no, numbers
-checked. A page to visit is printed on a line of its own (never wrapped, so it stays
+On a terminal (stdin and stderr both, no ``--json``, not in CI), what ``--input`` (and
+``--input-accept``) does not answer is shown: a form is asked for field by field on stderr
+(choices as a list, booleans as yes/no, numbers checked), and one that would go back empty --
+no fields, or only optional ones left empty -- is a yes/no question whose default is no
+(``decline``). A page to visit is printed on a line of its own (never wrapped, so it stays
 copyable) and Enter continues. Anywhere else an unanswered request fails the call (exit 2)
-with what was asked.
+with what was asked, and the server is told ``cancel``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE
 from mcpctl.errors import UsageError
-from mcpctl.probe.inputs import Answerer, InputAnswer, InputField, InputRequest, answers_from
+from mcpctl.probe.inputs import Answerer, Answers, InputAnswer, InputField, InputRequest
 
 __all__ = ["answerer", "interactive"]
 
@@ -33,16 +35,15 @@ def interactive() -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty()
 
 
-def answerer(values: Mapping[str, str]) -> Answerer:
-    """``--input`` values first; on a terminal, a person for the rest."""
-    given = answers_from(values)
+def answerer(given: Answers) -> Answerer:
+    """``--input`` values first (``given``); on a terminal, a person for the rest."""
     ask = interactive()
 
     async def answer(request: InputRequest) -> InputAnswer | None:
         found = await given(request)
         if found is not None or not ask:
             return found
-        return await _in_daemon_thread(lambda: _ask(request, values))
+        return await _in_daemon_thread(lambda: _ask(request, given.values))
 
     return answer
 
@@ -92,6 +93,10 @@ def _ask(request: InputRequest, values: Mapping[str, str]) -> InputAnswer:
             value = _field(field, values.get(field.name))
             if value is not None:
                 content[field.name] = value
+        if not content:  # nothing filled in: accepted only by a typed yes
+            what = "Accept?" if not request.fields else "Accept with every field left empty?"
+            if not typer.confirm(what, default=False, err=True):
+                return InputAnswer("decline")
         return InputAnswer("accept", content)
     except typer.Abort:  # end of input at a prompt (Ctrl-C reaches the main thread)
         return InputAnswer("cancel")

@@ -334,6 +334,7 @@ def install_into_client(
         change(current.encode("utf-8") if current is not None else None)
         # A missing file differs, even from an empty rendering: a CI gate must not pass on it.
         changed = merged[0].changed or current is None
+        warnings += merged[0].warnings
         lines = unified_diff(current or "", merged[0].text, path) if changed else []
         data.update(_changes(merged[0]), changed=changed, diff=lines, exists=current is not None)
         if current is None:
@@ -348,6 +349,7 @@ def install_into_client(
     )
     result = merged[-1]
     data.update(_changes(result))
+    warnings += result.warnings
     problems = _client_problems(name, path, {n: entries[n] for n in managed if n in entries})
     data["problems"] = [p.to_dict() for p in problems]
     warnings += [f"{name} will not start {p.server} as mcpctl does: {p.message}" for p in problems]

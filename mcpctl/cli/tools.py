@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
@@ -95,7 +96,8 @@ def tools(
     TOKENS is what each tool's definition costs the model: the o200k_base tokens of
     {"name", "description", "input_schema"} as compact JSON, the name as exposed. Each
     server's total counts its exposed tools only. --budget exits 1 when the exposed tools
-    of all the servers listed cost more, naming each server's share.
+    of all the servers listed cost more, naming each server's share. Counting ends by the
+    timeout; what is left is estimated from its length and marked ~.
 
     Examples:
 
@@ -112,8 +114,10 @@ def tools(
     from mcpctl.probe.costs import by_cost, catalog_costs
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
+    from mcpctl.probe.procs import process_age
     from mcpctl.probe.tokens import ENCODING, TokenCountCache
 
+    started = time.monotonic() - process_age()  # the deadline runs from the command's start
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key, group)
@@ -146,10 +150,18 @@ def tools(
         warnings += [f"{r.name}: {w}" for w in r.warnings]
         if r.error is not None:
             warnings.append(f"{r.name}: {r.error.code}: {r.error.message}")
+    # What each definition costs, under the name the host exposes it by; counted within the
+    # run's deadline (the timeout), the rest estimated.
     counts = TokenCountCache.in_dir(paths().cache_dir)
-    costs = catalog_costs(results, filters, prefix.value, show_all=show_all, counts=counts)
+    limit = seconds if seconds is not None else max(
+        (entry.timeout_ms / 1000 for _, entry, _ in chosen), default=0.0
+    )  # fmt: skip
+    costs = catalog_costs(results, filters, prefix.value, show_all=show_all, counts=counts,
+                          deadline=started + limit)  # fmt: skip
     counts.save()
+    warnings += _estimate_warnings(costs.long, costs.late, limit)
     totals, collisions = costs.totals, costs.collisions
+    guessed_servers = costs.estimated_servers
     rows_data = [t.to_dict() for t in costs.tools]
     for col in collisions:
         sources = ", ".join(f"{s}/{t}" for s, t in col.sources)
@@ -165,11 +177,13 @@ def tools(
             {"name": r.name, "protocol_version": r.protocol_version,
              "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count,
              "cached_age_s": None if r.from_cache is None else round(r.from_cache, 1),
-             "tokens": {"encoding": ENCODING, "total": totals[r.name]} if r.error is None
+             "tokens": {"encoding": ENCODING, "total": totals[r.name],
+                        "estimated": r.name in guessed_servers} if r.error is None
              else None}
             for r in results
         ],
-        "tokens": {"encoding": ENCODING, "total": sum(totals.values())},
+        "tokens": {"encoding": ENCODING, "total": sum(totals.values()),
+                   "estimated": costs.estimated_exposed},
     }  # fmt: skip
     exit_code = ExitCode.FAILED if collisions or len(ok) != len(results) else ExitCode.OK
     errors = []
@@ -189,15 +203,40 @@ def tools(
                 str(d["server"]),
                 str(d["params"]),
                 str(d["description"] or "").split("\n")[0],
-                f"{d['tokens']:,}",
+                ("~" if d["tokens_estimated"] else "") + f"{d['tokens']:,}",
             ]
             for d in rows_data
         ]
-        shares = ", ".join(f"{name} {count:,}" for name, count in by_cost(totals))
-        title = f"{sum(totals.values()):,} tokens ({ENCODING})" + (f": {shares}" if shares else "")
+        about = "~" if guessed_servers else ""
+        shares = ", ".join(
+            f"{name} {'~' if name in guessed_servers else ''}{count:,}"
+            for name, count in by_cost(totals)
+        )
+        title = f"{about}{sum(totals.values()):,} tokens ({ENCODING})" + (
+            f": {shares}" if shares else ""
+        )
         return Table(cols, rows, "no tools", title=title if rows else None)
 
     return output.emit(Result("tools", data, warnings, errors, exit_code=exit_code), human)
+
+
+def _estimate_warnings(long: int, late: int, seconds: float) -> list[str]:
+    """Why some token counts are estimates (``~`` in the table): how many were ``long``,
+    how many ``late``."""
+    from mcpctl.probe.tokens import MAX_COUNTED_CHARS
+
+    out = []
+    if long:
+        out.append(
+            f"{plural(long, 'definition')} over {MAX_COUNTED_CHARS:,} characters: their "
+            "tokens are counted that far and estimated beyond (~)"
+        )
+    if late:
+        out.append(
+            f"counting tokens ran out of time (the timeout is {seconds:g} s): "
+            f"{plural(late, 'definition')} estimated from their length (~)"
+        )
+    return out
 
 
 def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | None:
@@ -303,6 +342,12 @@ def call(
         metavar="FIELD=VALUE",
         help="Answer a field of a form the server asks for mid-call (repeatable).",
     ),
+    input_accept: bool = typer.Option(
+        False,
+        "--input-accept",
+        help="Accept a form that asks for nothing: no fields (a yes/no confirmation), or only "
+        "optional ones that --input leaves empty.",
+    ),
     no_wait: bool = typer.Option(
         False,
         "--no-wait",
@@ -324,9 +369,13 @@ def call(
     or with --structured; --json carries both. A tool that reports an error exits 1 with
     the server's message.
 
-    A server may ask for input while the call runs (a form, or a page to visit). --input
-    answers form fields by name; on a terminal the rest is asked for field by field.
-    Elsewhere (piped, --json, CI) an unanswered request exits 2 listing what was asked.
+    A server may ask for input while the call runs (a form, or a page to visit). Only you
+    answer: --input answers form fields by name, --input-accept a form with no fields (a
+    yes/no confirmation); on a terminal every other form is shown and asked for, a
+    confirmation as a yes/no question. Elsewhere (piped, --json, CI) an unanswered request
+    exits 2 listing what was asked, and the server is told cancel. An --input that no form
+    asked for exits 2 (with the closest field); a page to visit is shown only at an https
+    address (or http on this machine), any other is declined with a warning.
 
     A server may run the call as a task (MCP tasks extension): mcpctl polls it to its end
     within --timeout, showing its status on a terminal, and cancels it on Ctrl-C or timeout.
@@ -343,9 +392,12 @@ def call(
 
       mcpctl call deploy release --input environment=staging --input confirm=yes
 
+      mcpctl call files delete_all --input-accept
+
       mcpctl call builder build_site --no-wait --json
     """
     from mcpctl.cli.inputs import answerer, interactive
+    from mcpctl.probe.inputs import answers_from
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
@@ -360,7 +412,7 @@ def call(
     def prepare(info: ToolInfo) -> dict[str, Any]:
         return _parse_args(arg, given, info.input_schema)
 
-    answers = parse_pairs(inputs, "=", "--input", "FIELD=VALUE")
+    answers = answers_from(parse_pairs(inputs, "=", "--input", "FIELD=VALUE"), confirm=input_accept)
     mode, eras = era_options(protocol)
     what = f"Calling {name}/{tool}…"
     # A prompt may come on a terminal: no spinner over it. Else a task's status is shown.
@@ -381,19 +433,6 @@ def call(
     warnings += [f"{name}: {w}" for w in res.warnings]
     data = {"server": name, "tool": tool, "is_error": res.is_error, "text": res.text,
             "structured": res.structured, "content": res.content, "task": res.task}  # fmt: skip
-    if res.is_error:
-        err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
-        return output.emit(
-            Result("call", data, warnings, [err.to_dict()], exit_code=ExitCode.FAILED)
-        )
-    if structured and res.task is None and res.structured is None:
-        none = UsageError(
-            f"{name}/{tool} returned no structured content",
-            hint="drop --structured to print its text",
-        )
-        return output.emit(
-            Result("call", data, warnings, [none.to_dict()], exit_code=ExitCode.USAGE)
-        )
 
     def human(_: Result) -> Lines:
         if res.task is not None:
@@ -404,5 +443,26 @@ def call(
         if res.structured is not None and (structured or not res.content):
             return Lines([json.dumps(res.structured, indent=2, ensure_ascii=False)])
         return Lines([res.text])
+
+    errors: list[dict[str, object]] = []
+    if res.is_error:
+        err = ToolError(f"Error calling MCP server: {res.text or 'the tool reported an error'}")
+        errors.append(err.to_dict())
+    try:  # a value nobody asked for was not sent: the call went on without it
+        answers.check_unused()
+    except UsageError as unused:
+        errors.append(unused.to_dict())
+    if errors:
+        code = ExitCode.FAILED if len(errors) == 1 and res.is_error else ExitCode.USAGE
+        shown = None if res.is_error else human  # an error's text is in its message
+        return output.emit(Result("call", data, warnings, errors, exit_code=code), shown)
+    if structured and res.task is None and res.structured is None:
+        none = UsageError(
+            f"{name}/{tool} returned no structured content",
+            hint="drop --structured to print its text",
+        )
+        return output.emit(
+            Result("call", data, warnings, [none.to_dict()], exit_code=ExitCode.USAGE)
+        )
 
     return output.emit(Result("call", data, warnings), human)

@@ -84,7 +84,10 @@ def validate(
 
     Finds invalid JSON, duplicate keys, unknown fields (with suggestions), bad names,
     non-http URLs, literal secrets, placeholders that will not expand and commands
-    that are not installed. Exit 1 when there is an error; warnings do not fail.
+    that are not installed. Warns about a secret's placeholder in args (named like one,
+    or kept in the keyring): resolved, it is on the server's command line, which every
+    user of the machine can read; env is the place for it. Exit 1 when there is an
+    error; warnings do not fail.
 
     Examples:
 
@@ -104,8 +107,13 @@ def validate(
 
         found, _ = discover_internal(internal_root, manifest_key)
         internal = list(found)
+    from mcpctl.auth.secrets import stored_names
+
     path = Paths.from_env(STATE.config).config
-    report = validate_config(path, strict_commands=strict_commands, internal_names=internal)
+    report = validate_config(
+        path, strict_commands=strict_commands, internal_names=internal,
+        secret_names=stored_names,  # the keyring is read only if a placeholder in args needs it
+    )  # fmt: skip
     shown = _shown_path(report.path)
     exit_code = ExitCode.OK if report.ok else ExitCode.FAILED
     errors: list[dict[str, object]] = [dict(p.to_error()) for p in report.errors]

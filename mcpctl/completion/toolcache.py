@@ -10,20 +10,19 @@ be written is left alone.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from mcpctl.completion.sources import TOOLS_CACHE, read_json
-from mcpctl.errors import McpctlError
+from mcpctl.completion.sources import TOOLS_CACHE
 
-__all__ = ["MAX_CONFIGS", "MAX_TOOLS", "remember_tools"]
+__all__ = ["MAX_BYTES", "MAX_CONFIGS", "MAX_TOOLS", "remember_tools"]
 
 MAX_CONFIGS = 20  # config files remembered, the most recently probed kept
 MAX_TOOLS = 1000  # per server
+MAX_BYTES = 4 * 1024 * 1024  # the file, the oldest configs left out to fit
 
 
 def remember_tools(
@@ -39,27 +38,27 @@ def remember_tools(
     Never raises: the command that probed has its own result to report, and a cache that
     cannot be written only means ``call NAME <TAB>`` offers nothing.
     """
-    from mcpctl.config.store import atomic_write
+    from mcpctl.probe.cachefiles import update_records
 
-    path = cache_dir / TOOLS_CACHE
-    data = read_json(str(path))
-    configs = data.get("configs") if isinstance(data, dict) else None
-    if not isinstance(configs, dict):
-        configs = {}
     key = os.path.realpath(config)
-    known = configs.pop(key, None)
-    servers = dict(known) if isinstance(known, dict) else {}
     now = round(time.time(), 1)
-    for server, names in tools.items():
-        servers[server] = {
+    listed = {
+        server: {
             "tools": list(dict.fromkeys(names))[:MAX_TOOLS],
             "listed_at": now,
             "ttl_ms": (ttl_ms or {}).get(server),
         }
-    configs[key] = servers  # last: the most recent
-    while len(configs) > MAX_CONFIGS:
-        del configs[next(iter(configs))]
-    text = json.dumps({"format": 1, "configs": configs}, indent=1)  # ASCII: \u escapes
-    with contextlib.suppress(OSError, McpctlError):
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, (text + "\n").encode("ascii"), durable=False)
+        for server, names in tools.items()
+    }
+
+    # Merged under the file's lock: concurrent runs (of other configs, or of other servers
+    # of this one) keep what each listed.
+    def merge(configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        servers = dict(configs.pop(key, {}))
+        servers.update(listed)
+        configs[key] = servers  # last: the most recent
+        while len(configs) > MAX_CONFIGS:
+            del configs[next(iter(configs))]
+        return configs
+
+    update_records(cache_dir / TOOLS_CACHE, "configs", MAX_BYTES, merge)

@@ -17,6 +17,7 @@ hand (:mod:`mcpctl.config.redaction`).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -31,7 +32,7 @@ from mcpctl.config.secretvalues import (
     resolved_values,
 )
 from mcpctl.config.secretvalues import remember as _remember
-from mcpctl.errors import PlaceholderError, SkipServer
+from mcpctl.errors import InvalidEntryError, PlaceholderError, SkipServer
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -50,6 +51,7 @@ __all__ = [
     "resolve_entry",
     "resolve_text",
     "resolved_values",
+    "unspawnable",
 ]
 
 MissingPolicy = Literal["empty", "skip", "error"]
@@ -148,8 +150,6 @@ def resolve_text(
         PlaceholderError: a variable has no value and ``policy`` is ``error``.
         SkipServer: a variable has no value and ``policy`` is ``skip``.
     """
-    import os
-
     env = os.environ if environ is None else environ
     return _Resolution(policy, env, secrets, "").text(text)
 
@@ -175,6 +175,38 @@ class ResolvedEntry:
         return redact(text, extra=self.secret_values)
 
 
+def _unpassable(text: str) -> str | None:
+    """What in ``text`` no process can be given, if anything."""
+    if "\0" in text:
+        return "a NUL character (\\x00)"
+    try:
+        os.fsencode(text)  # \udc80-\udcff pass: they stand for the bytes of a raw name
+    except UnicodeEncodeError as exc:
+        return f"a lone surrogate (\\u{ord(text[exc.start]):04x})"
+    return None
+
+
+def unspawnable(entry: ServerEntry) -> str | None:
+    """Why a stdio ``entry`` cannot be started as it is: the field (``args[1]``, ``env.X``,
+    the name of an ``env`` variable, ``cwd``) and what it holds that no process can be given
+    (a NUL character, a lone surrogate such as ``"\\ud800"``, both valid JSON escapes);
+    ``None`` for an entry that can be (and for a remote one)."""
+    if entry.is_remote:
+        return None
+    from mcpctl.text import escape_controls
+
+    fields = [("command", entry.command or ""), ("cwd", entry.cwd or "")]
+    fields += [(f"args[{i}]", arg) for i, arg in enumerate(entry.args)]
+    for key, value in entry.env.items():
+        shown = escape_controls(key, keep_newlines=False)
+        fields += [(f"the name of env variable '{shown}'", key), (f"env.{shown}", value)]
+    for where, text in fields:
+        what = _unpassable(text)
+        if what is not None:
+            return f"{where} holds {what}, which no process can be given"
+    return None
+
+
 def resolve_entry(
     name: str,
     entry: ServerEntry,
@@ -188,11 +220,14 @@ def resolve_entry(
     Returns ``None`` when ``policy`` is ``skip`` and a variable is missing (the caller
     leaves the server out; :func:`resolve_entry_reason` style warnings are the caller's).
 
+    A stdio entry is also checked to be one a process can be started with, once resolved:
+    see :func:`unspawnable`.
+
     Raises:
         PlaceholderError: a variable has no value and ``policy`` is ``error``.
+        InvalidEntryError: the resolved command, an argument, an environment variable (name
+            or value) or the working directory holds a NUL character or a lone surrogate.
     """
-    import os
-
     env = os.environ if environ is None else environ
     res = _Resolution(policy, env, secrets, f"server {name!r}")
     try:
@@ -208,5 +243,8 @@ def resolve_entry(
         )
     except SkipServer:
         return None
+    problem = unspawnable(resolved)
+    if problem is not None:
+        raise InvalidEntryError(f"{problem} (in server {name!r})")
     secrets_seen = frozenset(v for v in res.secret_values if len(v) >= MIN_SECRET_LEN)
     return ResolvedEntry(name, resolved, tuple(res.warnings), secrets_seen)

@@ -48,6 +48,7 @@ __all__ = [
     "Redactor",
     "forget",
     "known_values",
+    "literal_secret_values",
     "literal_secrets",
     "literal_under_secret_name",
     "looks_like_secret",
@@ -341,6 +342,26 @@ def literal_secrets(data: Mapping[str, object]) -> list[LiteralSecret]:
             if isinstance(value, str) and _auth_literal(value):
                 found.append(LiteralSecret(("auth", key), key))
     return found
+
+
+def literal_secret_values(data: Mapping[str, object]) -> set[str]:
+    """The secrets an entry's JSON object holds as literals, where :func:`literal_secrets`
+    finds them: of a value that looks like a credential, the parts that do (a URL's
+    password, the token after ``Bearer``); of one a name says is secret (``DB_PASSWORD``,
+    ``--password VALUE``, an ``auth`` credential), the whole value (after ``--flag=``)."""
+    values: set[str] = set()
+    for found in literal_secrets(data):
+        value: Any = data
+        for part in found.path:
+            value = value[part]
+        if not isinstance(value, str):
+            continue
+        flag = found.key
+        if found.path[0] == "args" and flag.startswith("-") and value.startswith(flag + "="):
+            value = value[len(flag) + 1 :]
+        shaped = set() if found.by_name else set(secret_fragments(value))
+        values |= shaped or {value}
+    return values
 
 
 def variable_name(server: str, key: str) -> str:

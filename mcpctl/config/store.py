@@ -54,6 +54,7 @@ __all__ = [
     "ConfigStore",
     "FileStore",
     "UndoOutcome",
+    "acquire_lock",
     "atomic_write",
     "io_error",
     "write_json",
@@ -125,6 +126,28 @@ def _flock(path: Path, timeout: float) -> int | None:
         with contextlib.suppress(OSError):
             os.close(fd)
         raise
+
+
+def acquire_lock(path: Path, timeout: float) -> Callable[[], None]:
+    """Take the exclusive lock of the lock file ``path`` (``flock``; ``filelock`` where there
+    is none), waiting up to ``timeout`` seconds (forever when negative); returns the
+    function that releases it.
+
+    Raises:
+        TimeoutError: another process held it all that time.
+        OSError: the lock file cannot be opened or created.
+    """
+    fd = _flock(path, timeout)
+    if fd is not None:
+        return lambda: os.close(fd)  # closing releases the flock
+    from filelock import FileLock, Timeout  # ~40 ms of imports: only where flock is not
+
+    lock = FileLock(path, timeout=timeout, mode=0o600)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise TimeoutError(path) from None
+    return lock.release
 
 
 def _drop_old_lock(target: Path) -> None:
@@ -350,24 +373,8 @@ class FileStore:
         self._check_writable(target)
         path = self._lock_file()
         try:
-            fd = _flock(path, self.lock_timeout)
+            release = acquire_lock(path, self.lock_timeout)
         except TimeoutError:
-            raise self._busy() from None
-        except OSError as exc:
-            raise io_error(exc, path, "lock") from None
-        if fd is not None:
-            try:
-                _drop_old_lock(target)
-                yield
-            finally:
-                os.close(fd)  # releases the flock
-            return
-        from filelock import FileLock, Timeout  # ~40 ms of imports: only where flock is not
-
-        lock = FileLock(path, timeout=self.lock_timeout, mode=0o600)
-        try:
-            lock.acquire()
-        except Timeout:
             raise self._busy() from None
         except OSError as exc:
             raise io_error(exc, path, "lock") from None
@@ -375,7 +382,7 @@ class FileStore:
             _drop_old_lock(target)
             yield
         finally:
-            lock.release()
+            release()
 
     def _busy(self) -> LockTimeoutError:
         return LockTimeoutError(

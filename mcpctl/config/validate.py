@@ -3,7 +3,8 @@
 What ``mcpctl validate`` and CI use. Beyond the pydantic model of record
 (:mod:`mcpctl.config.schema`) it catches what a plain JSON load hides or a model cannot see:
 duplicate keys, literal secrets, control characters, plain-http URLs, placeholders that will
-not expand, an environment handed over whole and commands that are not installed.
+not expand, a secret placeholder in ``args`` (where ``ps`` shows it to every user of the
+machine), an environment handed over whole and commands that are not installed.
 
 A report holds the first 1,000 problems in document order and counts the rest
 (:mod:`mcpctl.config.report`); line and column are worked out only for what is reported
@@ -48,6 +49,7 @@ from mcpctl.config.model import (
 from mcpctl.config.placeholders import find_placeholders, near_misses
 from mcpctl.config.redaction import (
     ENV_SECRET_NAME_RE,
+    SECRET_KEY_RE,
     literal_secrets,
     named_literal_hint,
     named_literal_message,
@@ -67,6 +69,8 @@ __all__ = [
 ]
 
 PathT = tuple[str | int, ...]
+#: Variables known to hold secrets, or a function giving them (called once, when needed).
+SecretNames = Iterable[str] | Callable[[], Iterable[str]]
 
 
 def _allowed_fields(loc: PathT) -> tuple[str, ...]:
@@ -170,10 +174,18 @@ def _with_dollar(entry: dict[str, Any]) -> list[tuple[PathT, str]]:
 class _Checks:
     """The checks beyond the model, for one run (it remembers which commands it found)."""
 
-    def __init__(self, col: ProblemCollector, base: Path, strict_commands: bool) -> None:
+    def __init__(
+        self,
+        col: ProblemCollector,
+        base: Path,
+        strict_commands: bool,
+        secret_names: SecretNames = (),
+    ) -> None:
         self.col = col
         self.base = base
         self.strict = strict_commands
+        self._secret_names = secret_names
+        self._known: frozenset[str] | None = None  # asked for once, and only if needed
         self.found: dict[tuple[str, str], bool] = {}  # (directory, command): installed
 
     def entry(self, name: str, entry: dict[str, Any]) -> None:
@@ -203,6 +215,7 @@ class _Checks:
             )  # fmt: skip
         if _is_stdio(entry):  # elsewhere inherit_env is an error of its own
             self.inherit_env(name, entry.get("inherit_env"))
+            self.secret_args(name, entry.get("args"))
         url = entry.get("url")
         if isinstance(url, str) and not find_placeholders(url) and _plain_http_elsewhere(url):
             col.add(
@@ -232,6 +245,29 @@ class _Checks:
                         hint="keep it if the server needs it; otherwise take it out of "
                         "inherit_env",
                     )  # fmt: skip
+
+    def secret_args(self, name: str, args: object) -> None:
+        """A secret's placeholder in ``args``: resolved, it sits on the server's command line."""
+        for i, arg in enumerate(args if isinstance(args, list) else ()):
+            found = find_placeholders(arg) if isinstance(arg, str) else []
+            for var in dict.fromkeys(p.name for p in found):
+                if self.secret(var):
+                    self.col.add(
+                        "warning", "secret_args", (name, "args", i),
+                        f"${{{var}}} is a secret on the server's command line, where every "
+                        "user of this machine can read it (ps, /proc)",
+                        hint=f'pass it in "env" instead ("{var}": "${{{var}}}") if the server '
+                        "reads it from its environment",
+                    )  # fmt: skip
+
+    def secret(self, var: str) -> bool:
+        """Whether ``var`` holds a secret: named like one, or a name the caller knows."""
+        if SECRET_KEY_RE.search(var):
+            return True
+        if self._known is None:
+            names = self._secret_names
+            self._known = frozenset(names() if callable(names) else names)
+        return var in self._known
 
     def command(self, name: str, entry: dict[str, Any], command: str) -> None:
         cwd = entry.get("cwd")
@@ -278,10 +314,13 @@ def _install_hint(command: str) -> str:
     )
 
 
-def entry_warnings(name: str, data: dict[str, Any], *, base: Path) -> list[str]:
-    """What ``validate`` would say about one new entry beyond the model (for ``add``)."""
+def entry_warnings(
+    name: str, data: dict[str, Any], *, base: Path, secret_names: SecretNames = ()
+) -> list[str]:
+    """What ``validate`` would say about one new entry beyond the model (for ``add``);
+    ``secret_names`` as for :func:`validate_text`."""
     col = ProblemCollector(PositionedJson(data))
-    _Checks(col, base, strict_commands=False).entry(name, data)
+    _Checks(col, base, strict_commands=False, secret_names=secret_names).entry(name, data)
     return [p.message + (f" ({p.hint})" if p.hint else "") for p in col.problems()]
 
 
@@ -292,11 +331,16 @@ def validate_text(
     strict_commands: bool = False,
     base: Path | None = None,
     internal_names: Iterable[str] = (),
+    secret_names: SecretNames = (),
 ) -> ValidationReport:
     """Validate the text of a config file (no I/O except looking commands up on PATH).
 
     ``internal_names`` are the orchestrator's own servers: an entry with one of those names
-    would be skipped at load time, so it is reported.
+    would be skipped at load time, so it is reported. ``secret_names`` are variables known to
+    hold secrets (the keyring's, :meth:`mcpctl.auth.SecretStore.names`), besides those named
+    like one (``*_TOKEN``, ``*_KEY``, ``*SECRET*``, ``*PASSWORD*``...): in ``args`` they are
+    reported. It may be a function, called only if a placeholder in ``args`` is not named
+    like a secret.
     """
     report = ValidationReport(path)
     try:
@@ -323,7 +367,7 @@ def validate_text(
                 "remove or rename one of them",
             )
         )
-    checks = _Checks(col, base or path.parent, strict_commands)
+    checks = _Checks(col, base or path.parent, strict_commands, secret_names)
     controls = may_hold_controls(text)  # one scan: the usual file has none anywhere
     internal = set(internal_names)
     wrapped = wrapper_problem(doc.value)
@@ -362,8 +406,10 @@ def validate_config(
     *,
     strict_commands: bool = False,
     internal_names: Iterable[str] = (),
+    secret_names: SecretNames = (),
 ) -> ValidationReport:
-    """Validate a config file strictly (``path`` defaults as :class:`~mcpctl.paths.Paths` says).
+    """Validate a config file strictly (``path`` defaults as :class:`~mcpctl.paths.Paths` says);
+    ``internal_names`` and ``secret_names`` as for :func:`validate_text`.
 
     Never raises for a bad file: every problem, a missing or unreadable file included,
     is in the report.
@@ -402,5 +448,6 @@ def validate_config(
         )
         return report
     return validate_text(
-        text, path=file, strict_commands=strict_commands, internal_names=internal_names
-    )
+        text, path=file, strict_commands=strict_commands, internal_names=internal_names,
+        secret_names=secret_names,
+    )  # fmt: skip

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpctl.errors import PlaceholderError, ServerNotFoundError
+from mcpctl.errors import InvalidEntryError, PlaceholderError, ServerNotFoundError
 from mcpctl.text import plural
 
 if TYPE_CHECKING:
@@ -356,6 +356,14 @@ class _Diagnosis:
             )
         if not self.entry.enabled:
             raise StepFailed(f"{self.name} is disabled", f"enable it: 'mcpctl enable {self.name}'")
+        from mcpctl.config.placeholders import unspawnable
+
+        problem = unspawnable(self.entry)
+        if problem is not None:
+            raise StepFailed(
+                f"the entry {self.name!r} cannot be started: {problem}",
+                "run 'mcpctl validate' to see each problem with its line and a hint",
+            )
         detail = f"found in {self.path}, valid, enabled"
         if problems:
             detail += f"; {plural(len(problems), 'warning')}: {problems[0]}"
@@ -403,7 +411,7 @@ class _Diagnosis:
             self.resolved = resolve_entry(
                 self.name, self.entry, policy="error", secrets=self.secrets
             )
-        except PlaceholderError as exc:
+        except (PlaceholderError, InvalidEntryError) as exc:
             raise StepFailed(exc.message, exc.hint) from None
         return _Done("; ".join(parts) if parts else "no ${VAR} placeholder")
 
@@ -434,7 +442,10 @@ class _Diagnosis:
                 version = f" {package.version}" if package.version else ""
                 detail += f"; {package.package}{version} is cached{size}"
             elif package.cached is False:
-                detail += f"; {package.package} not cached: the first start downloads it"
+                detail += (
+                    f"; {package.package} not cached: the first start downloads it "
+                    f"('mcpctl prefetch {self.name}' fetches it ahead)"
+                )
             else:
                 detail += f"; whether {package.package} is cached is unknown ({package.note})"
         return _Done(detail)

@@ -21,7 +21,11 @@
   (the ``initialize`` handshake, the stateless 2026-07-28 revision): which one a connection
   speaks, and the memory of which one each server spoke;
 * :mod:`~mcpctl.probe.inputs` -- servers that ask for input mid-call, in either era;
+* :mod:`~mcpctl.probe.pages` -- every page of a paged list, whatever the server does with
+  its cursors;
 * :mod:`~mcpctl.probe.listcache` -- tool listings kept while their ``ttlMs`` says they may be;
+  :mod:`~mcpctl.probe.cachefiles` -- the cache files, merged under a bounded lock;
+  :mod:`~mcpctl.probe.tokens` -- what a catalog costs the model, counted within a deadline;
 * :mod:`~mcpctl.probe.follow` -- one server followed over an open connection.
 
 Elsewhere, because they use this package and another: ``mcpctl run NAME`` (exec a server with

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import SecretSource
 from mcpctl.probe.eras import Era, EraMemory
+from mcpctl.probe.failures import one_line
 from mcpctl.probe.health import ServerKind, Speaking, on_connection
+from mcpctl.probe.pages import MAX_PAGES
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -31,9 +33,6 @@ if TYPE_CHECKING:
     from mcpctl.probe.spawn import ProbeError, StdioDiagnostics
 
 __all__ = ["MAX_PAGES", "Catalog", "catalog", "catalog_all", "catalog_of"]
-
-#: Pages listed per kind at most: a server that keeps sending cursors is cut off there.
-MAX_PAGES = 100
 
 
 @dataclass
@@ -181,10 +180,6 @@ async def catalog_of(conn: Connection) -> Catalog:
 
 
 async def _list(conn: Connection, result: Catalog) -> None:
-    result.server_info = _json(conn.server_info) if conn.server_info is not None else None
-    result.protocol_version = conn.era.version
-    result.era = conn.era
-    result.instructions = conn.instructions
     caps = conn.capabilities
     result.capabilities = [
         n for n in ("tools", "resources", "prompts", "logging", "completions", "experimental")
@@ -192,46 +187,59 @@ async def _list(conn: Connection, result: Catalog) -> None:
     ]  # fmt: skip
     session = conn.session
     if caps.tools is not None:
-        tools = await _pages(result, "tools", session.list_tools, "tools")
+        tools = await _pages(result, "tools", session.list_tools, "tools", conn)
         # The tools as sent (before any repair): the tolerant relay kept each one.
         raw = conn.listing.raw_tools
         result.tools = [raw.get(t.name) or _json(t) for t in tools]
     if caps.prompts is not None:
-        prompts = await _pages(result, "prompts", session.list_prompts, "prompts")
+        prompts = await _pages(result, "prompts", session.list_prompts, "prompts", conn)
         result.prompts = [_json(p) for p in prompts]
     if caps.resources is not None:
         templates = await _pages(
-            result, "resource templates", session.list_resource_templates, "resource_templates"
-        )
+            result, "resource templates", session.list_resource_templates,
+            "resource_templates", conn,
+        )  # fmt: skip
         result.resource_templates = [_json(t) for t in templates]
     result.warnings += conn.listing.warnings
+    # Settled now: the first request may have found a server that only said it is stateless.
+    result.server_info = _json(conn.server_info) if conn.server_info is not None else None
+    result.protocol_version = conn.era.version
+    result.era = conn.era
+    result.instructions = conn.instructions
 
 
 async def _pages(
-    result: Catalog, what: str, list_page: Callable[..., Awaitable[Any]], attr: str
+    result: Catalog,
+    what: str,
+    list_page: Callable[..., Awaitable[Any]],
+    attr: str,
+    conn: Connection | None = None,
 ) -> list[Any]:
-    """Every item of every page; a method the server does not have lists nothing."""
+    """Every item of every page (through ``conn``'s requests, when given); a method the
+    server does not have lists nothing."""
     import mcp_types as types
 
     from mcpctl.probe.connect import MCPError
+    from mcpctl.probe.pages import every_page
 
-    items: list[Any] = []
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
+    later = False  # past the first page: a method not found then is a failure
+
+    async def page(cursor: str | None) -> Any:
+        nonlocal later
+        later = cursor is not None
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        try:
-            page = await list_page(params=params)
-        except MCPError as exc:
-            if exc.code != types.METHOD_NOT_FOUND or items:
-                raise
-            result.warnings.append(f"it advertises {what} but cannot list them ({exc.message})")
-            return []
-        items += getattr(page, attr)
-        cursor = page.next_cursor
-        if not cursor:
-            return items
-    result.warnings.append(f"{what}: more than {MAX_PAGES} pages; the rest was not listed")
-    return items
+        if conn is None:
+            return await list_page(params=params)
+        return await conn.request(lambda: list_page(params=params))
+
+    try:
+        return await every_page(page, attr, what, result.warnings)
+    except MCPError as exc:
+        if exc.code != types.METHOD_NOT_FOUND or later:
+            raise
+        message = one_line(exc.message, 120)
+        result.warnings.append(f"it advertises {what} but cannot list them ({message})")
+        return []
 
 
 def _json(model: Any) -> dict[str, Any]:

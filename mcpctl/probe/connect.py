@@ -15,9 +15,10 @@ repairs tool listings that real servers get slightly wrong.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import httpx2
@@ -36,7 +37,7 @@ from mcpctl.config.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport
 from mcpctl.errors import PlaceholderError, exception_leaves
 from mcpctl.probe import streams
 from mcpctl.probe.eras import Era, EraMemory, effective_mode
-from mcpctl.probe.negotiate import negotiate, sse_mismatch
+from mcpctl.probe.negotiate import discover_timeout, handshake_instead, negotiate, sse_mismatch
 from mcpctl.probe.spawn import StdioDiagnostics
 from mcpctl.probe.streams import Opener, open_sse, open_stdio, open_streamable_http
 from mcpctl.probe.tasks import declaration
@@ -55,6 +56,7 @@ __all__ = [
 ]
 
 CLIENT_INFO = types.Implementation(name="mcpctl", version=__version__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -65,6 +67,8 @@ class Connection:
     ``instructions`` are the server's whichever the era (from ``initialize`` or from
     ``server/discover``). ``listing`` holds what was repaired in the server's tool listings
     (as warnings) and each tool as the server sent it.
+
+    Requests go through :meth:`request`, which may still change the era once (see there).
     """
 
     name: str
@@ -76,6 +80,38 @@ class Connection:
     connect_ms: float = 0.0
     negotiate_ms: float = 0.0
     listing: Listing = field(default_factory=Listing)
+    # How a stateless era that ``auto`` took on the server's word is checked, until the
+    # first request has confirmed it; and where an era that changed is remembered.
+    era_check: Callable[[], Awaitable[Era | None]] | None = field(default=None, repr=False)
+    on_new_era: Callable[[Era], Awaitable[None]] | None = field(default=None, repr=False)
+
+    async def request(self, send: Callable[[], Awaitable[T]]) -> T:
+        """What ``send()`` (a request on :attr:`session`) returns.
+
+        The first request of a connection that ``auto`` settled on the stateless era by the
+        server's word (its discovery result, or the memory of one) confirms that era: when
+        the server refuses it with an error and then answers ``initialize``, it speaks the
+        handshake -- the request is made again that way, :attr:`era` is the handshake's
+        (``detected: "fallback"``), and that is what is remembered once it worked.
+
+        Raises:
+            MCPError: the server refused the request (in the era it speaks).
+        """
+        check, self.era_check = self.era_check, None
+        if check is None:
+            return await send()
+        try:
+            return await send()
+        except MCPError:
+            era = await check()
+            if era is None:
+                raise
+        self.era = era
+        self.listing.protocol_version = era.version
+        answer = await send()
+        if self.on_new_era is not None:
+            await self.on_new_era(era)
+        return answer
 
     @property
     def server_info(self) -> types.Implementation | None:
@@ -151,7 +187,7 @@ async def _session(
             )  # fmt: skip
             listing.protocol_version = era.version
             done = anyio.current_time()
-            yield Connection(
+            conn = Connection(
                 name=name,
                 session=session,
                 transport=transport,
@@ -162,6 +198,11 @@ async def _session(
                 negotiate_ms=(done - connected) * 1000,
                 listing=listing,
             )
+            if options.mode == "auto" and era.name == "modern" and era.detected != "pinned":
+                conn.era_check = functools.partial(
+                    handshake_instead, session, discover_timeout(timeout)
+                )
+            yield conn
 
 
 @contextlib.asynccontextmanager
@@ -194,7 +235,7 @@ async def connect(
     takes the entry's ``protocol`` field, else ``auto``. With ``eras``, a detected era is
     remembered per entry and tried first next time (and detected afresh if it fails).
     ``elicitation`` is the SDK session's elicitation callback, for a server of the handshake
-    era that asks for input mid-call (:func:`mcpctl.probe.inputs.elicitation_callback`).
+    era that asks for input mid-call (:func:`mcpctl.probe.inputlog.elicitation_callback`).
     ``tasks`` declares the tasks extension (stateless era), so ``tools/call`` may answer with
     a task handle (:mod:`mcpctl.probe.tasks`); only for a connection that calls tools.
     ``message_handler`` receives the server's notifications (the SDK session's).
@@ -219,8 +260,16 @@ async def connect(
     how = _Options(mode, remembered, pinned_by, elicitation, tasks, message_handler=message_handler)
     async with _connection(name, entry, resolved, seconds, diagnostics, process, how) as conn:
         if eras is not None and mode == "auto":
-            eras.remember(entry, conn.era)
+            remember = functools.partial(_remember, eras, entry)
+            await remember(conn.era)
+            conn.on_new_era = remember
         yield conn
+
+
+async def _remember(eras: EraMemory, entry: ServerEntry, era: Era) -> None:
+    # In a worker thread: the memory's file lock may be waited for a moment, and other
+    # probes of this event loop go on meanwhile.
+    await anyio.to_thread.run_sync(eras.remember, entry, era)
 
 
 @contextlib.asynccontextmanager

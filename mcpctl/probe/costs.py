@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpctl.probe.naming import Collision, PrefixStyle, build_catalog
-from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_tool_tokens
+from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_definitions
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ToolFilter
@@ -27,7 +27,8 @@ __all__ = ["CatalogCosts", "ToolCost", "by_cost", "catalog_costs"]
 
 @dataclass(frozen=True)
 class ToolCost:
-    """One tool as a host exposes it (``name``), and what its definition costs."""
+    """One tool as a host exposes it (``name``), and what its definition costs
+    (``estimated``: an estimate, see :func:`catalog_costs`)."""
 
     name: str
     server: str
@@ -37,6 +38,7 @@ class ToolCost:
     params: str
     input_schema: dict[str, Any]
     tokens: int
+    estimated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (an item of ``mcpctl tools --json``'s ``data.tools``)."""
@@ -44,23 +46,40 @@ class ToolCost:
             "name": self.name, "server": self.server, "tool": self.tool, "exposed": self.exposed,
             "description": self.description, "params": self.params,
             "input_schema": self.input_schema, "tokens": self.tokens,
+            "tokens_estimated": self.estimated,
         }  # fmt: skip
 
 
 @dataclass
 class CatalogCosts:
     """The tools (hidden ones only when asked for), the name collisions among the exposed
-    ones, and each listed server's total (:data:`ENCODING` tokens of its exposed tools)."""
+    ones, and each listed server's total (:data:`ENCODING` tokens of its exposed tools).
+
+    ``long`` and ``late`` count the definitions whose tokens are estimates: over
+    :data:`~mcpctl.probe.tokens.MAX_COUNTED_CHARS` characters (counted that far), or not
+    counted before the deadline (estimated from their length)."""
 
     tools: list[ToolCost] = field(default_factory=list)
     collisions: list[Collision] = field(default_factory=list)
     totals: dict[str, int] = field(default_factory=dict)
     encoding: str = ENCODING
+    long: int = 0
+    late: int = 0
 
     @property
     def total(self) -> int:
         """The tokens of every exposed tool of every server."""
         return sum(self.totals.values())
+
+    @property
+    def estimated_servers(self) -> set[str]:
+        """The servers whose total holds an estimate."""
+        return {t.server for t in self.tools if t.exposed and t.estimated}
+
+    @property
+    def estimated_exposed(self) -> int:
+        """How many exposed tools' counts are estimates."""
+        return sum(t.exposed and t.estimated for t in self.tools)
 
 
 def catalog_costs(
@@ -70,27 +89,35 @@ def catalog_costs(
     *,
     show_all: bool = False,
     counts: TokenCountCache | None = None,
+    deadline: float | None = None,
 ) -> CatalogCosts:
     """The catalog of the servers that were listed (those with an error are left out), each
     server's tools filtered by ``filters[server]``; ``show_all`` keeps the hidden tools too
     (their cost is not in the totals). ``counts`` keeps the counts already made (the
-    caller saves it)."""
+    caller saves it); counting stops at ``deadline`` (a :func:`time.monotonic` time), the
+    rest estimated (:func:`~mcpctl.probe.tokens.count_definitions`)."""
     ok = [r for r in results if r.error is None]
     catalog, collisions = build_catalog(
         ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix
     )
     info = {(r.name, t.name): t for r in ok for t in r.tools}
-    out = CatalogCosts(collisions=collisions, totals={r.name: 0 for r in ok})
-    for c in catalog:
-        if not (c.exposed or show_all):
-            continue
-        tool = info[(c.server, c.tool)]
-        # What a definition costs is counted under the name the host exposes it by.
-        definition = {"name": c.name, "description": tool.description,
-                      "input_schema": tool.input_schema}  # fmt: skip
-        tokens = count_tool_tokens(definition, counts)
+    shown = [c for c in catalog if c.exposed or show_all]
+    # What a definition costs is counted under the name the host exposes it by.
+    counted = count_definitions(
+        {f"{c.server}\0{c.tool}": {"name": c.name,
+                                    "description": info[(c.server, c.tool)].description,
+                                    "input_schema": info[(c.server, c.tool)].input_schema}
+         for c in shown},
+        counts, deadline=deadline,
+    )  # fmt: skip
+    out = CatalogCosts(collisions=collisions, totals={r.name: 0 for r in ok},
+                       long=len(counted.long), late=len(counted.late))  # fmt: skip
+    for c in shown:
+        key = f"{c.server}\0{c.tool}"
+        tool, tokens = info[(c.server, c.tool)], counted.tokens[key]
         out.tools.append(ToolCost(c.name, c.server, c.tool, c.exposed, tool.description,
-                                  tool.params_summary(), tool.input_schema, tokens))  # fmt: skip
+                                  tool.params_summary(), tool.input_schema, tokens,
+                                  key in counted.estimated))  # fmt: skip
         if c.exposed:
             out.totals[c.server] += tokens
     return out

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpctl.config.placeholders import find_placeholders
+from mcpctl.config.placeholders import find_placeholders, unspawnable
 from mcpctl.errors import (
     CommandNotFoundError,
+    InvalidEntryError,
     McpctlError,
     PlaceholderError,
     ProbeFailed,
@@ -59,6 +60,9 @@ def precheck(entry: ServerEntry) -> ProbeError | None:
     """Cheap checks that spare a doomed probe the SDK import and the spawn."""
     if entry.is_remote or entry.command is None:
         return None
+    problem = unspawnable(entry)
+    if problem is not None:
+        return ProbeError("invalid_entry", problem)
     command = entry.command
     if find_placeholders(command):
         return None
@@ -115,11 +119,13 @@ def classify(
 
     leaves = exception_leaves(exc)
     for leaf in leaves:
-        if isinstance(leaf, ProbeFailed):
-            return ProbeError(leaf.reason, leaf.message.removeprefix(f"{leaf.server}: "),
+        if isinstance(leaf, ProbeFailed):  # its message may quote the server: cut it too
+            return ProbeError(leaf.reason, one_line(leaf.message.removeprefix(f"{leaf.server}: ")),
                               leaf.hint)  # fmt: skip
         if isinstance(leaf, PlaceholderError):
             return ProbeError("missing_variable", leaf.message, leaf.hint)
+        if isinstance(leaf, InvalidEntryError):
+            return ProbeError("invalid_entry", leaf.message, leaf.hint)
     if diag is not None:
         if diag.exited_by_itself:
             code = diag.returncode
@@ -169,7 +175,7 @@ def list_failed(
     answer = next((leaf for leaf in exception_leaves(exc) if isinstance(leaf, MCPError)), None)
     if answer is None or classify(exc, entry, diag, name).code != "mcp_error":
         return None
-    message = one_line(f"{what}/list failed: {getattr(answer, 'message', answer)}")
+    message = one_line(f"{what}/list failed: {_said(str(getattr(answer, 'message', answer)))}")
     hint = f"the server answered, but could not list its {what}; its logs may say why"
     return ProbeError("list_failed", message, hint)
 
@@ -223,8 +229,19 @@ def _challenge_hint(name: str) -> str:
     )
 
 
+def _said(message: str) -> str:
+    """An error's message, or what it means when it is a transport's failure to parse the
+    server's answer (a validation dump otherwise)."""
+    if "recursion limit exceeded" in message:
+        return (
+            "the server's answer is nested too deeply to be read (the MCP SDK's JSON parser "
+            "stops at 200 levels)"
+        )
+    return message
+
+
 def _mcp_error(exc: Any, name: str) -> ProbeError:
-    message = one_line(str(getattr(exc, "message", exc)))
+    message = one_line(_said(str(getattr(exc, "message", exc))))
     lowered = message.lower()
     if "401" in lowered or "unauthorized" in lowered:
         return http_error(401, name)
@@ -244,4 +261,6 @@ def as_exception(name: str, error: ProbeError, stderr: Sequence[str] = ()) -> Mc
         return CommandNotFoundError(f"{name}: {error.message}", hint=error.hint)
     if error.code == "missing_variable":
         return PlaceholderError(f"{name}: {error.message}", variable="", hint=error.hint)
+    if error.code == "invalid_entry":
+        return InvalidEntryError(f"{name}: {error.message}", hint=error.hint)
     return ProbeFailed(name, error.code, error.message, hint=error.hint, stderr=stderr)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
-from mcpctl.errors import PlaceholderError, UsageError, closest
+from mcpctl.errors import InvalidEntryError, PlaceholderError, UsageError, closest
 from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.failures import classify, list_failed, precheck, timeout_error
@@ -351,7 +351,12 @@ async def on_connection(
                 if done is not None:
                     done()
     except TimeoutError:
-        return timeout_error(seconds, diag), diag
+        error = timeout_error(seconds, diag)
+        if diag is not None:  # a stdio server: perhaps it is still downloading its package
+            from mcpctl.probe.coldstart import cold_start
+
+            error = cold_start(name, entry, error, diag.tail())
+        return error, diag
     except Exception as exc:  # classified: one server's failure is data, not a crash
         return classify(exc, entry, diag, name), diag
     return None, diag
@@ -368,9 +373,6 @@ async def _list_and_ping(
     result.latency_ms["connect"] = conn.connect_ms
     exchange = "initialize" if conn.era.name == "legacy" else "discover"
     result.latency_ms[exchange] = conn.negotiate_ms
-    info = conn.server_info
-    if info is not None:
-        result.server_name, result.server_version = info.name, info.version
     result.protocol_version = conn.era.version
     result.capabilities = _capabilities(conn.capabilities)
     t0 = time.perf_counter()
@@ -384,6 +386,12 @@ async def _list_and_ping(
             result.error = error
     if result.error is None:
         result.tool_count = len(result.tools)
+    # The first request may have found that a server that said it is stateless is not.
+    result.era, result.protocol_version = conn.era, conn.era.version
+    result.capabilities = _capabilities(conn.capabilities)
+    info = conn.server_info
+    if info is not None:
+        result.server_name, result.server_version = info.name, info.version
     if conn.era.name == "modern":  # the handshake era has no caching hints
         result.listing_ttl_ms = conn.listing.ttl_ms
         result.listing_scope = conn.listing.cache_scope
@@ -397,7 +405,7 @@ async def _list_and_ping(
             continue
         t = time.perf_counter()
         try:
-            page = await list_page()
+            page = await conn.request(list_page)
             count = len(getattr(page, what, None) or [])
             if what == "prompts":
                 result.prompt_count = count
@@ -579,21 +587,32 @@ async def start_first(
     policy: MissingPolicy,
     secrets: SecretSource | None,
 ) -> dict[int, tuple[Process, ResolvedEntry]]:
-    """Start up to ``limit`` stdio servers that look startable; failures are left to _probe."""
+    """Start up to ``limit`` stdio servers that look startable; failures are left to _probe.
+    Should anything else go wrong, the servers started so far are stopped before it is
+    raised: none is left running."""
+    import anyio
+
     from mcpctl.config.placeholders import resolve_entry
-    from mcpctl.probe.spawn import spawn_server
+    from mcpctl.probe.spawn import spawn_server, stop_server
 
     started: dict[int, tuple[Process, ResolvedEntry]] = {}
-    for i, (name, entry, _) in enumerate(items):
-        if len(started) >= limit:
-            break
-        if entry.is_remote or precheck(entry) is not None:
-            continue
-        try:
-            resolved = resolve_entry(name, entry, policy=policy, secrets=secrets)
-            if resolved is None:
+    try:
+        for i, (name, entry, _) in enumerate(items):
+            if len(started) >= limit:
+                break
+            if entry.is_remote or precheck(entry) is not None:
                 continue
-            started[i] = (await spawn_server(resolved.entry), resolved)
-        except (PlaceholderError, OSError):
-            continue  # _probe reports it, with the right code
+            try:
+                resolved = resolve_entry(name, entry, policy=policy, secrets=secrets)
+                if resolved is None:
+                    continue
+                started[i] = (await spawn_server(resolved.entry), resolved)
+            except (PlaceholderError, InvalidEntryError, OSError):
+                continue  # _probe reports it, with the right code
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for process, _ in started.values():
+                    tg.start_soon(stop_server, process)
+        raise
     return started

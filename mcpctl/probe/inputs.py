@@ -7,34 +7,47 @@ state; the client retries the same call with the answers. A handshake-era server
 :class:`InputRequest`, so the caller (a person at a terminal, ``--input`` values, a daemon's
 own policy) never knows which era asked.
 
+Only the user answers. A form is accepted with values the user gave (:class:`Answers`: a form
+that asks for nothing only when told to confirm it) or typed; anything else is unanswered,
+the server is told ``cancel`` (nobody was asked, so not ``decline``) and the call fails with
+:class:`mcpctl.errors.InputRequiredError`. A page to visit reaches the answerer only at an
+``https`` address (or ``http`` on this machine, :func:`visitable`); any other address
+(``javascript:``, ``file:``, ``data:``...) is declined with a warning. A call gets
+:data:`MAX_INPUT_ROUNDS` rounds of questions in every era, tasks included; after that the
+server is told ``cancel`` and the call is stopped (:mod:`mcpctl.probe.inputlog`).
+
 Sampling and roots requests are declined (both are deprecated in 2026-07-28), with a warning.
 Everything a server sends here is untrusted text: it is shown escaped by whoever shows it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from mcpctl.errors import InputRequiredError, UsageError
-
-if TYPE_CHECKING:
-    import mcp_types as types
+from mcpctl.errors import UsageError, closest
+from mcpctl.text import escape_controls
 
 __all__ = [
     "MAX_INPUT_ROUNDS",
     "Answerer",
+    "Answers",
     "InputAnswer",
     "InputField",
     "InputRequest",
-    "answer_requests",
     "answers_from",
-    "elicitation_callback",
+    "coerce",
+    "request_of",
+    "shown",
+    "visitable",
 ]
 
-#: Rounds of input one call may ask for before mcpctl gives up on it.
+#: Rounds of input one call may ask for before mcpctl gives up on it: a handshake-era
+#: ``elicitation/create``, an ``input_required`` result, a poll that finds a task waiting.
 MAX_INPUT_ROUNDS = 10
 
 FieldType = Literal["string", "number", "integer", "boolean"]
@@ -62,6 +75,11 @@ class InputField:
                 data[key] = getattr(self, key)
         return data
 
+    def summary(self) -> str:
+        """``colour (string, required: red|green|blue)``: for a person (untrusted text)."""
+        what = self.type + (", required" if self.required else "")
+        return f"{self.name} ({what}{': ' + '|'.join(self.choices) if self.choices else ''})"
+
 
 @dataclass(frozen=True)
 class InputRequest:
@@ -81,6 +99,46 @@ class InputRequest:
         else:
             data["fields"] = [f.to_dict() for f in self.fields]
         return data
+
+    def summary(self) -> str:
+        """What was asked, on one line of printable text (the server's text escaped, cut)."""
+        message = '"' + shown(self.message, 200) + '"' if self.message else "(no message)"
+        if self.mode == "url":
+            return f"{message}: a page to visit, {shown(self.url or '', 200)}"
+        if not self.fields:
+            return f"{message}: a confirmation, no fields (--input-accept accepts it)"
+        return f"{message}: " + ", ".join(shown(f.summary(), 120) for f in self.fields)
+
+
+def shown(text: str, limit: int) -> str:
+    """A server's ``text`` as one line of printable characters, at most ``limit`` long."""
+    flat = escape_controls(" ".join(text.split()), keep_newlines=False)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def visitable(url: str) -> bool:
+    """Whether a page a server sends a person to may be shown: an ``https`` address, or an
+    ``http`` one on this machine (``localhost``, a loopback address). Never ``javascript:``,
+    ``file:``, ``data:`` or any other scheme a click or a paste could run or read."""
+    if any(c.isspace() for c in url) or not url.isprintable():
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if parts.scheme == "https":
+        return True
+    if parts.scheme != "http":
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -160,89 +218,92 @@ def coerce(field: InputField, text: str) -> Any:
     return text
 
 
-def answers_from(values: Mapping[str, str]) -> Answerer:
-    """An :data:`Answerer` that fills forms from ``values`` (field name -> text, as given by
-    ``--input FIELD=VALUE``): a form whose required fields all have a value is accepted;
-    anything else (a missing field, a page to visit) is left unanswered.
+class Answers:
+    """An :data:`Answerer` that fills forms from values given beforehand (field name -> text,
+    as given by ``--input FIELD=VALUE``), and never more than they say.
 
-    A value that does not fit its field raises :class:`mcpctl.errors.UsageError`.
+    A form is accepted when every required field has a value and at least one of its fields
+    has one. A form that asks for nothing -- no fields (a yes/no confirmation), or only
+    optional ones none of which has a value -- is accepted (empty) only with ``confirm``
+    (``--input-accept``). Anything else, a page to visit included, is left unanswered.
+
+    A value named like a field of the form at hand but not one of them (``color`` for
+    ``colour``) is refused as soon as that form comes, before anything is accepted; a value no
+    form asked for at all is left for the caller to report once the call is over
+    (:meth:`unused`, :meth:`check_unused`).
     """
 
-    async def answer(request: InputRequest) -> InputAnswer | None:
-        if request.mode != "form":
-            return None
-        if any(f.required and f.name not in values for f in request.fields):
-            return None
-        content = {f.name: coerce(f, values[f.name]) for f in request.fields if f.name in values}
-        return InputAnswer("accept", content)
+    def __init__(self, values: Mapping[str, str], *, confirm: bool = False) -> None:
+        self.values = dict(values)
+        self.confirm = confirm
+        self.asked: dict[str, None] = {}  # every field name a form asked for, in order
+        self.confirmed = 0  # forms accepted empty through ``confirm``
 
-    return answer
-
-
-@dataclass
-class InputLog:
-    """What a call's input requests came to: the ones nobody answered, and warnings."""
-
-    unanswered: list[InputRequest] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def check(self, tool: str) -> None:
-        """Raise when a request went unanswered.
+    async def __call__(self, request: InputRequest) -> InputAnswer | None:
+        """The answer to ``request`` from the values, or ``None``.
 
         Raises:
-            InputRequiredError: listing every request nobody answered.
+            UsageError: a value does not fit its field, or a value's name looks like a
+                mistyped field of this form.
         """
-        if not self.unanswered:
+        if request.mode != "form":
+            return None
+        names = [f.name for f in request.fields]
+        self.asked.update(dict.fromkeys(names))
+        for name in self.values:
+            guess = closest(name, names) if name not in names else None
+            if guess is not None and guess not in self.values:
+                raise UsageError(
+                    f"--input {name}: the form the server sent has no field {name!r} "
+                    f"(did you mean {guess!r}?)",
+                    hint=f"--input {guess}=VALUE; its fields: {', '.join(names)}",
+                )
+        if any(f.required and f.name not in self.values for f in request.fields):
+            return None
+        given = [f for f in request.fields if f.name in self.values]
+        if not given:
+            if not self.confirm:
+                return None
+            self.confirmed += 1
+            return InputAnswer("accept", {})
+        return InputAnswer("accept", {f.name: coerce(f, self.values[f.name]) for f in given})
+
+    def unused(self) -> list[str]:
+        """The names of values no form asked for (so far)."""
+        return [name for name in self.values if name not in self.asked]
+
+    def check_unused(self) -> None:
+        """Raise when a value was given that no form asked for.
+
+        Raises:
+            UsageError: naming each such value, with the closest field that was asked for.
+        """
+        unused = self.unused()
+        if not unused:
             return
-        asked = [r.to_dict() for r in self.unanswered]
-        fields = [f.name for r in self.unanswered for f in r.fields]
-        hint = (
-            "answer on a terminal, or give each field with --input "
-            + " ".join(f"{name}=VALUE" for name in dict.fromkeys(fields))
-            if fields
-            else "run it on a terminal to visit the page the server names"
+        asked = list(self.asked)
+        notes = []
+        for name in unused:
+            guess = closest(name, asked)
+            notes.append(f"{name!r}" + (f" (did you mean {guess!r}?)" if guess else ""))
+        what = (
+            "no form asked for it, so it was"
+            if len(unused) == 1
+            else ("no form asked for them, so they were")
         )
-        raise InputRequiredError(f"{tool} asks for input nobody gave", asked, hint=hint)
+        raise UsageError(
+            f"--input {', '.join(notes)}: {what} not sent",
+            hint=f"the fields asked for: {', '.join(asked)}" if asked else
+            "the server asked for no input: drop --input",
+        )  # fmt: skip
 
 
-async def _answer(
-    key: str, request: Any, answer: Answerer | None, log: InputLog
-) -> types.ElicitResult | None:
-    import mcp_types as types
+def answers_from(values: Mapping[str, str], *, confirm: bool = False) -> Answers:
+    """An :data:`Answerer` that fills forms from ``values`` (field name -> text, as given by
+    ``--input FIELD=VALUE``); see :class:`Answers`. ``confirm`` accepts a form that asks for
+    nothing (no fields, or only optional ones none of which has a value).
 
-    if not isinstance(request, types.ElicitRequest):
-        what = "sampling" if isinstance(request, types.CreateMessageRequest) else "roots"
-        log.warnings.append(f"the server asked for {what}, which mcpctl declines")
-        return None
-    asked = request_of(key, request.params)
-    answered = await answer(asked) if answer is not None else None
-    if answered is None:
-        log.unanswered.append(asked)
-        return types.ElicitResult(action="cancel")
-    content = answered.content if answered.action == "accept" and asked.mode == "form" else None
-    return types.ElicitResult(action=answered.action, content=content)
-
-
-def elicitation_callback(answer: Answerer | None, log: InputLog) -> Any:
-    """The SDK session's elicitation callback (the handshake era's ``elicitation/create``)."""
-    import mcp_types as types
-
-    async def callback(context: Any, params: Any) -> Any:
-        request = types.ElicitRequest(params=params)
-        result = await _answer(str(context.request_id), request, answer, log)
-        return result if result is not None else types.ErrorData(code=-32600, message="declined")
-
-    return callback
-
-
-async def answer_requests(
-    requests: Mapping[str, Any], answer: Answerer | None, log: InputLog
-) -> dict[str, Any]:
-    """The answers to a server's input requests, under the keys it gave them; what nobody
-    answered is noted in ``log`` (and answered ``cancel``), sampling and roots declined."""
-    responses: dict[str, Any] = {}
-    for key, request in requests.items():
-        found = await _answer(key, request, answer, log)
-        if found is not None:
-            responses[key] = found
-    return responses
+    It raises :class:`mcpctl.errors.UsageError` when a value does not fit its field, or when
+    its name looks like a mistyped field of the form at hand.
+    """
+    return Answers(values, confirm=confirm)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe.cachefiles import read_records, write_records
+from mcpctl.probe.cachefiles import read_records, update_records
 from mcpctl.probe.eras import era_key
 from mcpctl.probe.health import ProbeResult, ServerKind
 from mcpctl.probe.tools import ToolInfo
@@ -99,28 +99,32 @@ class ListingCache:
         return served
 
     def put_results(self, results: Iterable[tuple[ServerEntry, ProbeResult]]) -> None:
-        """Keep the listing of every healthy result (one write for them all)."""
-        data = read_records(self.path, "listings", MAX_BYTES)
-        changed = False
+        """Keep the listing of every healthy result (one write for them all, merged under
+        the file's lock with what other processes kept meanwhile)."""
+        listed: dict[str, dict[str, Any]] = {}
         for entry, result in results:
             if result.error is not None or result.from_cache is not None:
                 continue
-            key = era_key(entry)
-            data.pop(key, None)
-            data[key] = {
+            listed[era_key(entry)] = {
                 "listed_at": time.time(),
                 "ttl_ms": result.listing_ttl_ms,
                 "scope": result.listing_scope,
                 "protocol_version": result.protocol_version,
                 "tools": [t.to_dict() for t in result.tools[:MAX_TOOLS]],
             }
-            changed = True
-        if not changed:
+        if not listed:
             return
-        while len(data) > MAX_SERVERS:
-            del data[next(iter(data))]
-        self._data = data
-        write_records(self.path, "listings", data)
+
+        def merge(data: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+            for key, record in listed.items():
+                data.pop(key, None)
+                data[key] = record
+            while len(data) > MAX_SERVERS:
+                del data[next(iter(data))]
+            return data
+
+        written = update_records(self.path, "listings", MAX_BYTES, merge)
+        self._data = written if written is not None else merge(dict(self._load()))
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._data is None:

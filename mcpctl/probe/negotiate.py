@@ -9,7 +9,11 @@ result naming no modern version, no answer in time -- means the handshake era, a
 and never falls back. The SDK's session does the exchanges (``discover``, ``initialize``,
 ``adopt``); this module only decides which to make, with a deadline on discovery so that a
 server that stays silent on it costs a few seconds once (the era is then remembered:
-:class:`mcpctl.probe.eras.EraMemory`), and turns a mismatch into one clear error.
+:class:`mcpctl.probe.eras.EraMemory`), and turns a mismatch into one clear error (quoting
+little of what the server said: :func:`mcpctl.probe.eras.describe_versions`). A server that
+claimed the stateless era and then refuses the first request made that way gets the
+handshake instead (:func:`handshake_instead`, from :meth:`mcpctl.probe.connect.Connection.
+request`).
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ from pydantic import ValidationError  # a discovery result that does not parse
 
 from mcpctl.config.model import ProtocolMode
 from mcpctl.errors import ProbeFailed
-from mcpctl.probe.eras import Era, describe_versions
+from mcpctl.probe.eras import Era, describe_versions, kept_versions
+from mcpctl.probe.failures import one_line
 from mcpctl.sdk import ClientSession, MCPError
 
 __all__ = [
     "CLIENT_HANDSHAKE_VERSIONS",
     "CLIENT_MODERN_VERSIONS",
     "discover_timeout",
+    "handshake_instead",
     "negotiate",
     "sse_mismatch",
 ]
@@ -125,8 +131,8 @@ async def _auto(session: ClientSession, name: str, timeout: float, *, discover: 
             result = await session.discover()
         return _modern_era(session, result, "discovered")
     except RuntimeError as exc:  # a handshake answer at a version of no handshake revision
-        raise ProbeFailed(name, "protocol_mismatch", str(exc)) from None
-    return Era("legacy", str(initialized.protocol_version), supported, "fallback")
+        raise ProbeFailed(name, "protocol_mismatch", one_line(str(exc), 120)) from None
+    return Era("legacy", str(initialized.protocol_version), kept_versions(supported), "fallback")
 
 
 async def _legacy(session: ClientSession, name: str, detected: str, pinned_by: str) -> Era:
@@ -145,7 +151,7 @@ async def _legacy(session: ClientSession, name: str, detected: str, pinned_by: s
             hint=_fix(pinned_by, "modern") if detected == "pinned" else None,
         ) from None  # fmt: skip
     except RuntimeError as exc:
-        raise ProbeFailed(name, "protocol_mismatch", str(exc)) from None
+        raise ProbeFailed(name, "protocol_mismatch", one_line(str(exc), 120)) from None
     return Era("legacy", str(result.protocol_version), (), detected)
 
 
@@ -182,7 +188,7 @@ async def _modern(
 
 def _modern_era(session: ClientSession, result: types.DiscoverResult, detected: str) -> Era:
     version = session.protocol_version or result.supported_versions[-1]
-    return Era("modern", version, tuple(result.supported_versions), detected)
+    return Era("modern", version, kept_versions(result.supported_versions), detected)
 
 
 def _supported(exc: MCPError) -> tuple[str, ...] | None:
@@ -206,8 +212,22 @@ async def _handshake_only(session: ClientSession, exc: MCPError, seconds: float)
         with anyio.fail_after(seconds):
             result = await session.initialize()
     except (MCPError, RuntimeError, TimeoutError):
-        return f"the server does not answer server/discover ({exc.error.message})"
-    return f"the server speaks the handshake revisions (it offered {result.protocol_version})"
+        return f"the server does not answer server/discover ({one_line(exc.error.message, 80)})"
+    offered = one_line(str(result.protocol_version), 40)
+    return f"the server speaks the handshake revisions (it offered {offered})"
+
+
+async def handshake_instead(session: ClientSession, seconds: float) -> Era | None:
+    """The handshake era, when a server that said it speaks the stateless one (in
+    ``server/discover``) refused the first request made that way: ``initialize`` on the same
+    connection, ``None`` when that fails too (then the refusal stands). ``seconds`` bound
+    the exchange."""
+    try:
+        with anyio.fail_after(seconds):
+            result = await session.initialize()
+    except (MCPError, RuntimeError, TimeoutError):
+        return None
+    return Era("legacy", str(result.protocol_version), (), "fallback")
 
 
 def _raw_versions(session: ClientSession) -> str:

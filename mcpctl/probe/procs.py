@@ -32,6 +32,7 @@ __all__ = [
     "children",
     "family",
     "is_subreaper",
+    "process_age",
     "read_stat",
     "set_subreaper",
     "signal_members",
@@ -74,6 +75,19 @@ def read_stat(pid: int) -> ProcStat | None:
             )  # fmt: skip
     except (psutil.Error, OSError):
         return None
+
+
+def process_age() -> float:
+    """Seconds since this process started (Linux; 0.0 where that cannot be told): a deadline
+    the user gave the command runs from when they started it, imports included."""
+    from pathlib import Path
+
+    try:
+        fields = Path("/proc/self/stat").read_bytes().rpartition(b")")[2].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: its start, in ticks
+        return max(0.0, float(Path("/proc/uptime").read_bytes().split()[0]) - started)
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _ids(pid: int) -> tuple[int, int]:

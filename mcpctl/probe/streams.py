@@ -20,13 +20,13 @@ from typing import Any
 
 import anyio
 import httpx2
-import mcp_types as types
 from anyio.abc import Process
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import ResolvedEntry
 from mcpctl.errors import ProbeFailed
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
+from mcpctl.probe.tolerant import TooDeep, parse_message, too_deep_answer
 from mcpctl.sdk import SessionMessage, sse_client, streamable_http_client
 
 __all__ = ["Opener", "Streams", "open_sse", "open_stdio", "open_streamable_http"]
@@ -96,13 +96,17 @@ async def open_stdio(
                         if not raw.strip():
                             continue
                         try:
-                            message = types.jsonrpc_message_adapter.validate_json(
-                                raw, by_name=False
-                            )
+                            message = SessionMessage(parse_message(raw))
+                        except TooDeep as exc:  # JSON, but deeper than can be read
+                            answer = too_deep_answer(exc)
+                            if answer is None:
+                                note_garbage(raw)
+                                continue
+                            message = answer  # its request fails at once, saying why
                         except ValueError:
                             note_garbage(raw)
                             continue
-                        await read_writer.send(SessionMessage(message))
+                        await read_writer.send(message)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 pass
             diag.stdout_closed = True

@@ -7,7 +7,8 @@ the stateless era) may get a task handle back from ``tools/call`` instead of its
 ``tasks/get`` until the task is ``completed`` (``result``: the CallToolResult), ``failed``
 (``error``: a JSON-RPC error) or ``cancelled``. A task in ``input_required`` lists
 ``inputRequests``, answered with ``tasks/update`` through the same :data:`Answerer` as an
-``input_required`` result; ``tasks/cancel`` gives up on it. The handshake era has no such
+``input_required`` result (each poll that finds it waiting is a round of
+:mod:`mcpctl.probe.inputlog`); ``tasks/cancel`` gives up on it. The handshake era has no such
 extension: the SDK declares it, and accepts the handle, in the stateless era only.
 
 A task outlives the request that started it, so a call that is given up on (Ctrl-C, its
@@ -25,9 +26,10 @@ import anyio
 import anyio.lowlevel
 import mcp_types as types
 
-from mcpctl.errors import InputRequiredError, ProbeFailed, UsageError
+from mcpctl.errors import ProbeFailed, UsageError
 from mcpctl.probe.failures import one_line
-from mcpctl.probe.inputs import MAX_INPUT_ROUNDS, Answerer, InputLog, answer_requests
+from mcpctl.probe.inputlog import InputLog, answer_requests, cancelled
+from mcpctl.probe.inputs import MAX_INPUT_ROUNDS, Answerer
 from mcpctl.sdk import ClaimContext, ResultClaim
 from mcpctl.text import escape_controls
 
@@ -238,6 +240,8 @@ async def await_task(
         ProbeFailed: the task failed (``mcp_error``, with the server's message), the server
             cancelled it, or it completed without a result (``protocol_error``).
         InputRequiredError: the task asked for input nobody gave.
+        UsageError: an answer could not be given, or the task asked more than
+            :attr:`InputLog.max_rounds` rounds.
         MCPError: ``tasks/get`` or ``tasks/update`` was answered with an error.
     """
     now = anyio.current_time()
@@ -254,7 +258,7 @@ async def await_task(
             finally:
                 if guard is not None:
                     guard._polling = None
-    except (anyio.get_cancelled_exc_class(), InputRequiredError):
+    except (anyio.get_cancelled_exc_class(), UsageError):  # given up on: questions too
         await cancel_task(session, handle.task_id)
         raise
     await cancel_task(session, handle.task_id)
@@ -287,15 +291,25 @@ async def _follow(
         interval = poll_interval(found.poll_interval_ms or handle.poll_interval_ms)
         if found.status in ("completed", "failed", "cancelled"):
             return await _ended(session, found, tool, options.server)
-        fresh = {k: r for k, r in (found.input_requests or {}).items() if k not in asked}
-        if found.status != "input_required" or not fresh:
+        if found.status != "input_required":
             continue
+        listed = found.input_requests or {}
+        fresh = {k: r for k, r in listed.items() if k not in asked}
         asked.update(fresh)
+        # A round, even with nothing new: a task that stays waiting asks again.
         responses = await answer_requests(fresh, answer, log)
-        log.check(tool)
+        if log.stopping:  # the server is told cancel, to every question still open
+            with contextlib.suppress(Exception):
+                await _update(session, handle.task_id, cancelled(listed))
+            log.check(tool)
         if responses:
-            params = _UpdateParams(task_id=handle.task_id, input_responses=responses)
-            await session.send_request(_UpdateTask(params=params), types.EmptyResult)
+            await _update(session, handle.task_id, responses)
+
+
+async def _update(session: ClientSession, task_id: str, responses: Mapping[str, Any]) -> None:
+    if responses:
+        params = _UpdateParams(task_id=task_id, input_responses=dict(responses))
+        await session.send_request(_UpdateTask(params=params), types.EmptyResult)
 
 
 async def _ended(
@@ -334,36 +348,76 @@ async def call_with_inputs(
     max_rounds: int = MAX_INPUT_ROUNDS,
     tasks: TaskOptions | None = None,
 ) -> Any:
-    """``tools/call``, answering each ``input_required`` round through ``answer``.
+    """``tools/call``, answering each ``input_required`` round through ``answer`` (and, with
+    ``log``'s elicitation callback on the session, each handshake-era ``elicitation/create``).
 
     With ``tasks``, the server may run the call as a task: it is polled to its end (its
     questions answered the same way), or with ``tasks.wait`` false its :class:`TaskHandle` is
     returned instead of a result. (It lives here, not in :mod:`mcpctl.probe.inputs`, which
     this module builds on.)
 
+    A call given up on (:attr:`InputLog.stopping`) tells the server ``cancel`` (a stateless
+    server by one more call carrying it) and is ended: a handshake-era one once the server
+    asks again or had :data:`~mcpctl.probe.inputlog.STOP_GRACE` seconds to end it.
+
     Raises:
         InputRequiredError: a request went unanswered.
-        UsageError: the server asked for more than ``max_rounds`` rounds of input.
+        UsageError: an answer could not be given (see :class:`~mcpctl.probe.inputs.Answers`),
+            or the server asked for more than ``max_rounds`` rounds of input.
         and those of :func:`await_task`, for a task.
     """
+    log.max_rounds = max_rounds
+    found: list[Any] = []
+    failed: list[Exception] = []
+    async with anyio.create_task_group() as tg:
+
+        async def run() -> None:
+            try:
+                found.append(await _call(session, tool, arguments, answer, log, tasks))
+            except Exception as exc:  # raised below, not wrapped in an exception group
+                failed.append(exc)
+            finally:
+                tg.cancel_scope.cancel()
+
+        tg.start_soon(run)
+        await log.halted()  # the call is given up on while the server keeps it going
+        tg.cancel_scope.cancel()
+    if failed:
+        raise failed[0]
+    log.check(tool)
+    if not found:  # pragma: no cover -- halted only once given up on, which check raised
+        raise UsageError(f"{tool} was given up on")
+    return found[0]
+
+
+async def _call(
+    session: ClientSession,
+    tool: str,
+    arguments: dict[str, Any],
+    answer: Answerer | None,
+    log: InputLog,
+    tasks: TaskOptions | None,
+) -> Any:
     claimed = tasks is not None  # a task handle is a claimed (extension) result
     result = await session.call_tool(
         tool, arguments, allow_input_required=True, allow_claimed=claimed
     )
-    for _ in range(max_rounds):
-        if not isinstance(result, types.InputRequiredResult):
-            break
+    while isinstance(result, types.InputRequiredResult):
         responses = await answer_requests(result.input_requests or {}, answer, log)
-        log.check(tool)
+        if log.stopping:  # the server is told cancel: one more call carrying it
+            with contextlib.suppress(Exception):
+                last = await session.call_tool(
+                    tool, arguments, input_responses=responses,
+                    request_state=result.request_state, allow_input_required=True,
+                    allow_claimed=claimed,
+                )  # fmt: skip
+                if isinstance(last, TaskHandle):
+                    await cancel_task(session, last.task_id)
+            log.check(tool)
         result = await session.call_tool(
             tool, arguments, input_responses=responses, request_state=result.request_state,
             allow_input_required=True, allow_claimed=claimed,
         )  # fmt: skip
-    if isinstance(result, types.InputRequiredResult):
-        raise UsageError(
-            f"{tool} kept asking for input: {max_rounds} rounds answered, and it asks again",
-            hint="the server may not accept the answers given; check them, or call it elsewhere",
-        )
     if tasks is not None and tasks.wait and isinstance(result, TaskHandle):
         return await await_task(session, result, tool, answer, log, tasks)
     return result

@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
 
-__all__ = ["MAX_TOOL_PAGES", "ToolInfo", "list_all_tools", "type_of"]
-
-MAX_TOOL_PAGES = 100
+__all__ = ["ToolInfo", "list_all_tools", "type_of"]
 
 
 @dataclass(frozen=True)
@@ -58,25 +56,24 @@ def type_of(spec: object) -> str:
 
 
 async def list_all_tools(conn: Connection) -> list[ToolInfo]:
-    """Every tool of a connected server, through every page."""
+    """Every tool of a connected server, through every page (:func:`mcpctl.probe.pages.
+    every_page`: a server's broken paging ends in a warning of ``conn.listing``)."""
     import mcp_types as types
 
-    tools: list[ToolInfo] = []
-    cursor: str | None = None
-    for _ in range(MAX_TOOL_PAGES):
+    from mcpctl.probe.pages import every_page
+
+    async def page(cursor: str | None) -> Any:
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await conn.session.list_tools(params=params)
-        for tool in page.tools:
-            tools.append(
-                ToolInfo(
-                    tool.name,
-                    tool.description or "",
-                    dict(tool.input_schema or {}),
-                    tool.title,
-                    conn.listing.raw_tools.get(tool.name, {}),
-                )
-            )
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools
+        return await conn.request(lambda: conn.session.list_tools(params=params))
+
+    listing = conn.listing
+    return [
+        ToolInfo(
+            tool.name,
+            tool.description or "",
+            listing.kept_schemas.get(tool.name) or dict(tool.input_schema or {}),
+            tool.title,
+            listing.raw_tools.get(tool.name, {}),
+        )
+        for tool in await every_page(page, "tools", "tools", listing.warnings)
+    ]

@@ -169,9 +169,10 @@ def check_arguments(tool: ToolInfo, arguments: dict[str, Any]) -> None:
     if not messages:
         return
     more = f" (and {len(messages) - 3} more)" if len(messages) > 3 else ""
+    # Property names are the server's text: both lines stay one short line whatever it sent.
     raise ToolArgumentsError(
-        f"{tool.name}: " + "; ".join(messages[:3]) + more,
-        hint=f"its parameters: {tool.params_summary(20) or 'none'}",
+        one_line(f"{tool.name}: " + "; ".join(messages[:3]) + more),
+        hint=one_line(f"its parameters: {tool.params_summary(20) or 'none'}"),
     )
 
 
@@ -232,9 +233,12 @@ async def call_tool(
     ``protocol`` and ``eras`` are those of :func:`mcpctl.probe.connect.connect`.
 
     A server that asks for input while the call runs (a stateless server's
-    ``input_required`` result, a handshake-era ``elicitation/create``) is answered by
-    ``answer`` (:func:`mcpctl.probe.inputs.answers_from` fills forms from given values);
-    without one, or when it cannot answer, the call fails with what was asked.
+    ``input_required`` result, a handshake-era ``elicitation/create``, a task's questions) is
+    answered by ``answer`` (:func:`mcpctl.probe.inputs.answers_from` fills forms from values
+    the user gave); without one, or when it cannot answer, the server is told ``cancel`` and
+    the call fails with what was asked. A page to visit reaches ``answer`` only at an https
+    address (or http on this machine); any other is declined, with a warning. At most
+    :data:`~mcpctl.probe.inputs.MAX_INPUT_ROUNDS` rounds of questions are answered.
 
     A server of the stateless era may run the call as a task (:mod:`mcpctl.probe.tasks`): it
     is polled to its end within ``timeout``, ``on_status`` told its status as it changes
@@ -246,6 +250,8 @@ async def call_tool(
         ToolNotFoundError: the server has no such tool.
         ToolArgumentsError: the arguments do not match the tool's input schema.
         InputRequiredError: the server asked for input nobody gave (every request listed).
+        UsageError: an answer could not be given (a value that does not fit its field, a
+            mistyped field), or the server kept asking past the rounds allowed.
         CommandNotFoundError: a stdio server's command is not installed.
         PlaceholderError: a placeholder has no value (``policy="error"``).
         ProbeFailed: the server could not be reached, the tool did not answer in time
@@ -258,7 +264,7 @@ async def call_tool(
     import anyio
 
     from mcpctl.probe.connect import connect
-    from mcpctl.probe.inputs import InputLog, elicitation_callback
+    from mcpctl.probe.inputlog import InputLog, elicitation_callback
     from mcpctl.probe.spawn import StdioDiagnostics
     from mcpctl.probe.tasks import TaskOptions, call_with_inputs, guarded
 
@@ -283,7 +289,6 @@ async def call_tool(
                     calling = True
                     tasks = TaskOptions(wait, on_status, name, guard)
                     res = await call_with_inputs(conn.session, tool, args, answer, log, tasks=tasks)
-                    log.check(tool)  # a handshake-era request nobody answered
                     return _result(res, conn, log.warnings)
     except TimeoutError:
         error = timeout_error(seconds, diag, calling=tool if calling else None)

@@ -102,16 +102,18 @@ class MetadataCache:
         """Write the file (the most recent :data:`MAX_DOCUMENTS`); never raises."""
         if self.path is None:
             return
-        from mcpctl.probe.cachefiles import read_records, write_records
-
-        merged = {**read_records(self.path, "documents", MAX_BYTES), **self.records}
+        from mcpctl.probe.cachefiles import update_records
 
         def when(item: tuple[str, dict[str, Any]]) -> float:
             at = item[1].get("fetched_at")
             return float(at) if isinstance(at, int | float) else 0.0
 
-        kept = sorted(merged.items(), key=when, reverse=True)[:MAX_DOCUMENTS]
-        write_records(self.path, "documents", dict(sorted(kept)))
+        def merge(known: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+            merged = {**known, **self.records}
+            kept = sorted(merged.items(), key=when, reverse=True)[:MAX_DOCUMENTS]
+            return dict(sorted(kept))
+
+        update_records(self.path, "documents", MAX_BYTES, merge)
 
 
 Reducer = Callable[[Any], Any]

@@ -4,6 +4,8 @@
 
 One module per target family, each a pure pair per target: ``render`` (entries in, text out)
 and ``parse`` (text in, entries out). :mod:`~mcpctl.render.targets` is the table of targets.
+Every parse reads its text with :mod:`~mcpctl.render.readers` (JSON with comments, TOML,
+YAML: one reader per format, one set of limits for every file another tool wrote).
 
 Also here, because each is built on the targets' parse half:
 
@@ -11,7 +13,9 @@ Also here, because each is built on the targets' parse half:
   and applied to this config;
 * :mod:`~mcpctl.render.asclient` -- a client's file as that client runs it (the check of
   ``render --install``), and :mod:`~mcpctl.render.asclient_health` -- ``health --as CLIENT``,
-  which probes those entries through :mod:`mcpctl.probe`.
+  which probes those entries through :mod:`mcpctl.probe`;
+* :mod:`~mcpctl.render.install` -- ``render --install``'s merge into a client's file, which
+  edits a JSON file in place (:mod:`~mcpctl.render.jsonedit`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource
-from mcpctl.errors import UsageError
+from mcpctl.errors import InvalidEntryError, UsageError
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -54,7 +54,7 @@ _ESCAPED_RE = re.compile(
     "\\$" + _ESCAPE + r"\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^{}]*))?\}"
 )
 _VSCODE_OWN = re.compile(r"\$\{(?:env|input):")
-_VSCODE_INPUT = re.compile(r"\$\{input:(?P<id>[^}]+)\}")
+_VSCODE_INPUT = re.compile(r"\$\{input:(?P<id>[^}$]++)\}")  # "$": linear (see _VSCODE_BACK)
 _JSON_KEY = re.compile(r'"(?P<name>[A-Z_][A-Z0-9_]*)"\s*:')
 
 
@@ -161,6 +161,11 @@ def _is_target(name: str) -> bool:
 def read_client(target: str, file: Path | None = None, places: Places | None = None) -> ClientView:
     """``target``'s file (default: the one ``mcpctl import`` reads) as the client runs it.
 
+    The literal secrets the file holds (what ``mcpctl import`` would move to the keyring: a
+    value under ``DB_PASSWORD``, after ``--password``, that looks like a token) are
+    registered with the redaction (:func:`mcpctl.config.redaction.register`) before this
+    returns: whatever a server started from it says is shown without them.
+
     Raises:
         UsageError: not a client, no file found, or the file is not the client's format.
         StorageError: the file cannot be read.
@@ -181,8 +186,11 @@ def read_client(target: str, file: Path | None = None, places: Places | None = N
     view = ClientView(target, file, warnings=[
         w.replace(_ESCAPE, "") for w in parsed.warnings
         if not (helper_key and f": {helper_key} is not imported" in w)])  # fmt: skip
+    from mcpctl.config.redaction import literal_secret_values, register
+
     for name, entry in parsed.entries.items():
         clean = _map_strings(entry, lambda s: _unescape(s, view.literals))
+        register(literal_secret_values(clean.to_data()))
         used = {ph for s in _strings(clean) for ph in _names(s)}
         own = {k: v for k, v in view.literals.items() if k in used}
         view.entries[name] = ClientEntry(
@@ -215,7 +223,6 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     Raises:
         UsageError: the helper failed, ran over 10 s, or printed no JSON object of strings.
     """
-    import json
     import subprocess
 
     assert item.headers_helper is not None
@@ -233,9 +240,11 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
         raise UsageError(f"{why} cannot be run: {exc.strerror or exc}") from None
     if done.returncode != 0:
         raise UsageError(f"{why} failed (exit {done.returncode})")
+    from mcpctl.render.readers import DocumentError, load_json
+
     try:
-        headers = json.loads(done.stdout)
-    except ValueError:
+        headers = load_json(done.stdout.decode("utf-8"), comments=False)
+    except (DocumentError, UnicodeDecodeError):
         headers = None
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise UsageError(f"{why} did not print a JSON object of strings")
@@ -249,14 +258,14 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     return replace(item, entry=entry, literals=own)
 
 
-def is_launcher(entry: ServerEntry) -> bool:
-    """Whether ``entry`` starts ``mcpctl run NAME`` (what renders with a launcher write)."""
-    from mcpctl.launch import fast_args
+def is_launcher(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``entry`` starts this mcpctl's ``mcpctl run NAME`` (what renders with a
+    launcher write): its command resolves (on ``environ``'s PATH, default the process's) to
+    the program this process runs. Any other program named ``mcpctl`` is an ordinary server
+    (:mod:`mcpctl.render.launchers`)."""
+    from mcpctl.render.launchers import is_own_launcher
 
-    command = entry.command or ""
-    if entry.is_remote or Path(command).name not in ("mcpctl", "mcpctl.exe"):
-        return False
-    return fast_args(list(entry.args)) is not None
+    return is_own_launcher(entry, environ)
 
 
 def check_entry(
@@ -296,7 +305,11 @@ def check_entry(
                 ))  # fmt: skip
             elif m["default"] is None and var not in env:
                 problems.append(_unresolved(name, var, target, var in item.inputs, secrets))
-    resolved = resolve_entry(name, item.entry, policy="empty", environ=env, secrets=item.source())
+    try:
+        resolved = resolve_entry(name, item.entry, policy="empty", environ=env,
+                                 secrets=item.source())  # fmt: skip
+    except InvalidEntryError:
+        resolved = None  # no process can be started with it: its probe says why
     if resolved is not None:
         early = precheck(resolved.entry)
         if early is not None and early.code in ("command_not_found", "spawn_failed"):

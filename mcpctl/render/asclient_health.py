@@ -179,7 +179,7 @@ def _same(
 ) -> bool:
     """Whether the client starts the server exactly as plain ``health`` would (one probe)."""
     from mcpctl.config.placeholders import resolve_entry
-    from mcpctl.errors import PlaceholderError
+    from mcpctl.errors import InvalidEntryError, PlaceholderError
 
     if item.launcher:
         return False
@@ -187,7 +187,7 @@ def _same(
         theirs = resolve_entry(item.name, item.entry, policy="error", environ=env,
                                secrets=item.source())  # fmt: skip
         mine = resolve_entry(item.name, ours, policy="error", environ=env, secrets=secrets)
-    except PlaceholderError:
+    except (PlaceholderError, InvalidEntryError):
         return False
     return theirs is not None and mine is not None and theirs.entry == mine.entry
 

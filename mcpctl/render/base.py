@@ -121,8 +121,8 @@ class ClientTarget(Target, Protocol):
     """A target that is a client with a config file of its own (``--install``, import scan).
 
     Attributes:
-        file_format: ``json`` (JSON with comments is read, never written back), ``toml`` or
-            ``yaml`` (YAML with comments is read, never written back).
+        file_format: ``json`` (with comments or not: ``--install`` replaces only the servers'
+            text), ``toml`` or ``yaml`` (YAML with comments is read, never written back).
         section: the key path of the object that holds the servers in the client's file,
             e.g. ``("mcpServers",)``; ``--install`` changes only that object.
         keyed_lists: lists beside the section that rendering also fills, with the key that

@@ -19,7 +19,6 @@ all. ``parse(render(x))`` gives back exactly that: the round-trip tests rely on 
 from __future__ import annotations
 
 import base64
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ from typing import Any, Protocol
 
 from mcpctl.config.model import NAME_RE, AuthConfig, ServerEntry, format_path
 from mcpctl.config.placeholders import PLACEHOLDER_RE
-from mcpctl.errors import UsageError
 from mcpctl.render.base import Parsed, Places, RenderRequest, convert_placeholders, warn
 
 __all__ = [
@@ -145,21 +143,18 @@ _BEARER = re.compile(r"Bearer (\S+)")
 
 
 def load_jsonc(text: str, what: str) -> Any:
-    """JSON with comments and trailing commas (as VS Code and Zed write it).
+    """JSON with comments and trailing commas (as VS Code and Zed write it), read with the
+    limits of every client file (:mod:`mcpctl.render.readers`).
 
     Raises:
-        UsageError: ``text`` is not such a document (``what`` names it).
+        UsageError: ``text`` is not such a document (``what`` names it), or is over a limit.
     """
-    from mcpctl.render.jsonc import loads_jsonc
+    from mcpctl.render.readers import DocumentError, load_json
 
     try:
-        return loads_jsonc(text.lstrip("\ufeff"))
-    except ValueError as exc:
-        where = ""
-        message = str(exc)
-        if isinstance(exc, json.JSONDecodeError):
-            where, message = f" (line {exc.lineno}, column {exc.colno})", exc.msg
-        raise UsageError(f"this is not a {what} file: {message}{where}") from None
+        return load_json(text)
+    except DocumentError as exc:
+        raise exc.usage(f"a {what} file") from None
 
 
 class Client(Protocol):

@@ -181,7 +181,9 @@ def _is_secret(name: str) -> bool:
     return ENV_SECRET_NAME_RE.search(name) is not None
 
 
-_VSCODE_BACK = re.compile(r"\$\{(?P<kind>env|input):(?P<id>[^}]+)\}")
+# An id stops at a "$" too: each try then ends where the next one starts (with "[^}]+" alone,
+# a value of many "${input:" and no "}" took quadratic time).
+_VSCODE_BACK = re.compile(r"\$\{(?P<kind>env|input):(?P<id>[^}$]++)\}")
 
 
 def _vscode_back(match: re.Match[str]) -> str:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcpctl.config.model import AuthConfig, ServerEntry, ToolFilter
-from mcpctl.errors import UsageError
 from mcpctl.render.base import Places, Target
 from mcpctl.render.clients import (
     NO_SYNTAX,
@@ -121,12 +120,12 @@ class Codex(ClientBase):
         Raises:
             UsageError: not TOML.
         """
-        import tomllib
+        from mcpctl.render.readers import DocumentError, load_toml
 
         try:
-            return tomllib.loads(text.lstrip("\ufeff"))
-        except tomllib.TOMLDecodeError as exc:
-            raise UsageError(f"this is not a Codex config.toml: {exc}") from None
+            return load_toml(text)
+        except DocumentError as exc:
+            raise exc.usage("a Codex config.toml") from None
 
     def entry_in(
         self, name: str, raw: dict[str, Any], warnings: list[str]

@@ -49,14 +49,12 @@ class _Yaml(ClientBase):
         Raises:
             UsageError: not YAML.
         """
-        import yaml
-
-        from mcpctl.render.yamltext import load_yaml
+        from mcpctl.render.readers import DocumentError, load_yaml
 
         try:
-            doc = load_yaml(text.lstrip("\ufeff"))
-        except yaml.YAMLError as exc:
-            raise UsageError(f"this is not a {self.label} YAML file: {exc}") from None
+            doc = load_yaml(text)
+        except DocumentError as exc:
+            raise exc.usage(f"a {self.label} YAML file") from None
         return {} if doc is None else doc
 
 

@@ -162,27 +162,15 @@ def _read(path: Path) -> str:
 
 
 def _parse(target: Target, path: Path) -> Parsed:
-    """``target``'s reading of the file at ``path``.
+    """``target``'s reading of the file at ``path`` (with the limits of
+    :mod:`mcpctl.render.readers`).
 
     Raises:
         UsageError: it cannot be read (see :func:`_read`), or is not the target's format, or
-            is nested too deeply (a JSON file says where).
+            is over a limit (nested too deeply, an alias bomb).
         StorageError: it cannot be read.
     """
-    text = _read(path)
-    try:
-        return target.parse(text)
-    except RecursionError:
-        from mcpctl.config.jsontext import JsonPosError, parse_with_positions
-        from mcpctl.render.jsonc import strip_jsonc
-
-        try:
-            parse_with_positions(strip_jsonc(text))
-        except JsonPosError as exc:
-            raise UsageError(f"{path}:{exc.line}:{exc.column}: {exc.msg}") from None
-        except RecursionError:
-            pass
-        raise UsageError(f"{path} is nested too deeply to read") from None
+    return target.parse(_read(path))
 
 
 def plan_import(

@@ -2,13 +2,18 @@
 
 Only the client's MCP section changes, and in it only the servers mcpctl manages (the names
 in ``external-mcps.json``): every other key keeps its value and order, and servers the user
-added to the client by hand stay unless ``replace`` asks to drop them. The merge is pure
-(text in, text out); :class:`~mcpctl.config.store.FileStore` writes the result, with a
-backup for ``undo``.
+added to the client by hand stay unless ``replace`` asks to drop them. In a JSON file (with
+comments or not) only the text of the section is replaced (:mod:`mcpctl.render.jsonedit`):
+the rest of the file, its comments included, stays byte for byte. A TOML file is edited
+with tomlkit, which keeps comments; a YAML file is rewritten, so one with comments is
+refused. The merge is pure (text in, text out); :class:`~mcpctl.config.store.FileStore`
+writes the result, with a backup for ``undo``. Every file is read with the limits of
+:mod:`mcpctl.render.readers`.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import operator
 import re
@@ -39,6 +44,7 @@ class Merged:
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # the client's own servers, left alone
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -63,8 +69,8 @@ def merge_install(
     servers are kept, unless ``replace``.
 
     Raises:
-        UsageError: ``current`` is not a document of this client, or has comments that a
-            rewrite would lose.
+        UsageError: ``current`` is not a document of this client (or is over a limit of
+            :mod:`mcpctl.render.readers`), or is YAML with comments that a rewrite would lose.
     """
     if target.file_format == "toml":
         return _merge_toml(target, current, rendered, managed, replace, where)
@@ -74,17 +80,59 @@ def merge_install(
         {} if blank else (_load_yaml if yaml else _load_json)(current or "", where)
     )
     new = _load_yaml(rendered, "the rendering") if yaml else json.loads(rendered)
+    lists = [(key, id_key) for key, id_key in target.keyed_lists.items()
+             if (key,) != target.section]  # fmt: skip
+    had_section = _has(doc, target.section)
+    before = {key: copy.deepcopy(doc.get(key)) for key, _ in lists}
     result = Merged("")
     _merge_section(doc, new, target, managed, replace, result, where)
-    for key, id_key in target.keyed_lists.items():
-        if (key,) != target.section:
-            _merge_list(doc, new.get(key), key, id_key, where)
+    for key, id_key in lists:
+        _merge_list(doc, new.get(key), key, id_key, where)
     if yaml:
         result.text = _dump_yaml(doc)
+    elif blank or current is None:
+        result.text = dump_json(doc, 2)
     else:
-        indent = _indent_of(current) if current else "  "
-        result.text = dump_json(doc, indent)
+        edits = [target.section] if result.changed or not had_section else []
+        edits += [(key,) for key, _ in lists if doc.get(key) != before[key]]
+        result.text, dropped = _edited(current, doc, edits)
+        result.warnings += [
+            f"{where}: the comments inside {'.'.join(path)} were not kept (mcpctl rewrites "
+            "that part; the rest of the file is kept as it was)"
+            for path in dropped
+        ]
     return result
+
+
+def _has(doc: dict[str, Any], path: tuple[str, ...]) -> bool:
+    node: Any = doc
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+def _edited(
+    current: str, doc: dict[str, Any], paths: list[tuple[str, ...]]
+) -> tuple[str, list[tuple[str, ...]]]:
+    """``current`` with the value of each of ``paths`` in it set to ``doc``'s, and nothing
+    else changed (comments included); and the paths whose old value had comments."""
+    from mcpctl.render.jsonedit import set_value
+
+    indent = _indent_of(current)
+    unit = " " * indent if isinstance(indent, int) else indent
+    text = current
+    dropped: list[tuple[str, ...]] = []
+    for path in paths:
+        value: Any = doc
+        for key in path:
+            value = value[key]
+        text, lost = set_value(text, path, value, lambda v: dump_json(v, indent).rstrip("\n"),
+                               unit)  # fmt: skip
+        if lost:
+            dropped.append(path)
+    return text, dropped
 
 
 class WrittenNumber(float):
@@ -101,19 +149,16 @@ class WrittenNumber(float):
 
 
 def _load_json(text: str, where: str) -> dict[str, Any]:
-    from mcpctl.config.safefile import loads_json
+    from mcpctl.render.readers import DocumentError, load_json
 
     try:
-        json.loads(text)
-    except ValueError:
-        if _has_comments(text):
-            raise _comments_error(where) from None
-    except RecursionError:
-        pass  # said below, with where
-    # Duplicate keys: json.loads keeps the last, so a rewrite would silently drop the first.
-    data = loads_json(
-        text, where, unique_keys=True, parse_float=WrittenNumber, parse_constant=WrittenNumber
-    )
+        # Duplicate keys: json.loads keeps the last, so a rewrite would drop the first.
+        data = load_json(text, unique_keys=True, surrogates=False, parse_float=WrittenNumber,
+                         parse_constant=WrittenNumber)  # fmt: skip
+    except DocumentError as exc:
+        what = f"not valid JSON: {exc.problem}" if exc.syntax else exc.problem
+        raise UsageError(f"{where}:{exc.line}:{exc.column}: {what}" if exc.line
+                         else f"{where}: {what}") from None  # fmt: skip
     if not isinstance(data, dict):
         raise UsageError(f"{where} is not a JSON object")
     return data
@@ -164,24 +209,19 @@ def _mapped(doc: Any, fn: Callable[[Any], Any]) -> Any:
     return top
 
 
-def _comments_error(where: str) -> UsageError:
-    return UsageError(
-        f"{where} has comments or trailing commas, which a rewrite would lose",
-        hint="render to a file with -o and copy the servers over by hand",
-    )
-
-
 def _load_yaml(text: str, where: str) -> dict[str, Any]:
-    import yaml
-
-    from mcpctl.render.yamltext import load_yaml
+    from mcpctl.render.readers import DocumentError, load_yaml
 
     if _YAML_COMMENT_RE.search(text):
-        raise _comments_error(where)
+        raise UsageError(
+            f"{where} has comments, which a rewrite of YAML would lose",
+            hint="render to a file with -o and copy the servers over by hand",
+        )
     try:
         data = load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{where} is not valid YAML: {exc}") from None
+    except DocumentError as exc:
+        raise UsageError(f"{where} is not valid YAML: {exc}" if exc.syntax
+                         else f"{where}: {exc}") from None  # fmt: skip
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -193,16 +233,6 @@ def _dump_yaml(doc: dict[str, Any]) -> str:
     from mcpctl.render.yamltext import dump_yaml
 
     return dump_yaml(doc)
-
-
-def _has_comments(text: str) -> bool:
-    from mcpctl.render.jsonc import strip_jsonc
-
-    try:
-        json.loads(strip_jsonc(text))
-    except (ValueError, RecursionError):
-        return False
-    return True
 
 
 def _indent_of(text: str) -> str | int:
@@ -308,8 +338,14 @@ def _merge_toml(
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
+    from mcpctl.render.readers import DocumentError, load_toml
+
     try:
+        load_toml(current or "")  # the limits every client file is read with, first
         doc = tomlkit.parse(current or "")
+    except DocumentError as exc:
+        raise UsageError(f"{where} is not valid TOML: {exc}" if exc.syntax
+                         else f"{where}: {exc}") from None  # fmt: skip
     except TOMLKitError as exc:
         raise UsageError(f"{where} is not valid TOML: {exc}") from None
     new = tomlkit.parse(rendered)

@@ -196,10 +196,12 @@ def load_servers(text: str, target: str) -> tuple[dict[str, Any], dict[str, Any]
     Raises:
         UsageError: ``text`` is not JSON, not an object, or has no ``mcpServers`` object.
     """
+    from mcpctl.render.readers import DocumentError, load_json
+
     try:
-        doc = json.loads(text.removeprefix("\ufeff"))
-    except ValueError as exc:
-        raise UsageError(f"not a {target} config: invalid JSON ({exc})") from None
+        doc = load_json(text, comments=False)
+    except DocumentError as exc:
+        raise exc.usage(f"a {target} config") from None
     if not isinstance(doc, dict):
         raise UsageError(f"not a {target} config: a JSON object was expected, "
                          f"not {type(doc).__name__}")  # fmt: skip

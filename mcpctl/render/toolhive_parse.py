@@ -70,17 +70,12 @@ def _load(text: str) -> list[dict[str, Any]]:
     Raises:
         UsageError: not YAML, or a document that is not a Kubernetes object.
     """
-    import yaml
-
-    from mcpctl.render.yamltext import load_yaml_stream
+    from mcpctl.render.readers import DocumentError, load_yaml_stream
 
     try:
         docs = load_yaml_stream(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        why = getattr(exc, "problem", None) or "invalid YAML"
-        raise UsageError(f"not a toolhive manifest: {why}{where}") from None
+    except DocumentError as exc:
+        raise exc.usage("a toolhive manifest") from None
     objects: list[Any] = []
     for doc in docs:  # what kubectl get -o yaml writes: a List of objects
         listed = isinstance(doc, dict) and doc.get("kind") == "List"

@@ -124,6 +124,9 @@ class ToolRow(BaseModel):
     tool: str = Field(description="its name on the server")
     exposed: bool = Field(description="false: hidden by the entry's tools.allow/deny")
     tokens: int = Field(description="tokens of its definition (name, description, schema)")
+    tokens_estimated: bool = Field(
+        default=False, description="the count is an estimate (a long definition, or late)"
+    )
     params: str = Field(description="its parameters, name: type (* required)")
     description: Untrusted | None = None
     input_schema: Untrusted | None = None

@@ -9,6 +9,7 @@ stale); ``snapshot_diff`` compares with a snapshot or lock file. Each returns a 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,6 +262,8 @@ async def tools(
         ServerNotFoundError: a name is not configured.
         and the errors of :meth:`Workspace.read`.
     """
+    import anyio.to_thread
+
     from mcpctl.probe.costs import catalog_costs
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.tokens import TokenCountCache
@@ -271,7 +274,13 @@ async def tools(
             chosen, timeout=timeout, secrets=workspace.secrets(), eras=workspace.eras()
         )
     counts = TokenCountCache.in_dir(workspace.paths.cache_dir)
-    costs = catalog_costs(results, {n: e.tools for n, e, _ in chosen}, prefix, counts=counts)
+    # Counting takes as long as the probes were allowed to (as `mcpctl tools`); the rest is
+    # estimated from its length.
+    limit = timeout or max((e.timeout_ms / 1000 for _, e, _ in chosen), default=0.0)
+    costs = await anyio.to_thread.run_sync(lambda: catalog_costs(
+        results, {n: e.tools for n, e, _ in chosen}, prefix, counts=counts,
+        deadline=time.monotonic() + limit,
+    ))  # fmt: skip
     counts.save()
     rows = [
         ToolRow(
@@ -280,6 +289,7 @@ async def tools(
             tool=t.tool,
             exposed=t.exposed,
             tokens=t.tokens,
+            tokens_estimated=t.estimated,
             params=t.params,
             description=untrusted(t.description, f"server {t.server}"),
             input_schema=untrusted(t.input_schema, f"server {t.server}"),

@@ -124,6 +124,7 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
             (["doctor", "remote"], None),
             (["doctor", "signed"], None),
         ],
+        "prefetch": [(["prefetch"], None), (["prefetch", "leaky", "remote"], None)],
         "completion install": [(["completion", "install", "bash", "--print-only"], None)],
         "completion show": [(["completion", "show", "bash"], None)],
         "watch": [],  # runs until a signal: test_watch_prints_no_secret

@@ -36,20 +36,29 @@ def asking(config_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     })  # fmt: skip
 
 
-@pytest.mark.parametrize("tool", ["ask", "ask_url"])
 @pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
-def test_a_request_nobody_answers_is_listed_escaped(
-    cli: Cli, asking: Path, tool: str, json_out: bool
-) -> None:
-    r = cli("call", "asks", tool, *(["--json"] if json_out else []))
+def test_a_request_nobody_answers_is_listed_escaped(cli: Cli, asking: Path, json_out: bool) -> None:
+    r = cli("call", "asks", "ask", *(["--json"] if json_out else []))
     assert r.exit_code == 2, r.stdout + r.stderr
     out = r.stdout + r.stderr
     assert raw_controls(out) == [] and CANARY not in out
     if json_out:
         [error] = r.json["errors"]
-        asked = error["requests"][0]
-        shown = asked["url"] if tool == "ask_url" else asked["message"]
+        shown = error["requests"][0]["message"]
         assert "\x1b[2J" in shown and "****" in shown  # the text kept (JSON-escaped), redacted
+    else:
+        assert 'note: asked: "Which colour?\\x1b[2J' in r.stderr  # each request, escaped
+
+
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_a_page_with_escapes_in_its_address_is_declined_escaped(
+    cli: Cli, asking: Path, json_out: bool
+) -> None:
+    r = cli("call", "asks", "ask_url", *(["--json"] if json_out else []))
+    assert r.exit_code == 1, r.stdout + r.stderr  # declined: the server's error result
+    out = r.stdout + r.stderr
+    assert raw_controls(out) == [] and CANARY not in out
+    assert "which mcpctl declined" in out and "the user chose decline" in out
 
 
 @pytest.mark.slow
@@ -57,7 +66,7 @@ def test_a_request_nobody_answers_is_listed_escaped(
     ("args", "answers", "expected"),
     [
         (["call", "asks", "ask"], "red\n2\ny\n", "colour=red count=2 confirm=True"),
-        (["call", "asks", "ask_url"], "\n", "done"),
+        (["call", "asks", "ask_url"], "\n", "which mcpctl declined"),
         (["call", "tasks", "slow_job", "--arg", "seconds=2"], "", "done after"),
     ],
     ids=["form", "url", "task"],
@@ -66,6 +75,6 @@ def test_a_terminal_is_never_driven_by_what_a_server_asks(
     asking: Path, args: list[str], answers: str, expected: str
 ) -> None:
     out = on_a_terminal(["--config", str(asking), *args], asking.parent, answers)
-    assert expected in out, out[-2000:]
+    assert expected in " ".join(out.split()), out[-2000:]  # a warning may wrap
     assert [s for s in SEQUENCES if s in out] == [], repr(out[-2000:])
     assert CANARY not in out and "Traceback" not in out

@@ -88,9 +88,12 @@ def test_tools_tokens_and_the_budget(cli: Cli, config_path: Path) -> None:
     }
     totals = {s: independent_tokens(tools) for s, tools in exposed.items()}
     servers = {s["name"]: s["tokens"] for s in r.json["data"]["servers"]}
-    assert servers == {s: {"encoding": "o200k_base", "total": n} for s, n in totals.items()}
+    assert servers == {
+        s: {"encoding": "o200k_base", "total": n, "estimated": False} for s, n in totals.items()
+    }
     total = sum(totals.values())
-    assert r.json["data"]["tokens"] == {"encoding": "o200k_base", "total": total}
+    assert r.json["data"]["tokens"] == {"encoding": "o200k_base", "total": total, "estimated": 0}
+    assert not any(t["tokens_estimated"] for t in listed)
     # Hidden tools cost nothing: the filters are applied before the budget.
     assert total < independent_tokens(listed)
 

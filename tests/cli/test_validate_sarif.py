@@ -111,3 +111,29 @@ def test_a_literal_under_a_secret_name_is_its_own_rule(cli: Cli, config_path: Pa
     assert result["message"]["text"].startswith(
         "hf_hub.env.BRAVE_API_KEY: hf_hub.env.BRAVE_API_KEY"
     )
+
+
+def test_a_secret_in_args_is_a_warning_in_every_format(
+    cli: Cli, config_path: Path, memory_keyring: object
+) -> None:
+    from mcpctl.auth.secrets import SecretStore
+
+    SecretStore().set("BRAVE", "kept-in-the-keyring")
+    write_config(config_path, {
+        "gh": {"command": "sh", "args": ["--token", "${GITHUB_TOKEN}"]},
+        "brave": {"command": "sh", "args": ["--key-from", "${BRAVE}"]},
+    })  # fmt: skip
+    r = cli("validate", "--format", "sarif")
+    assert r.exit_code == 0 and "kept-in-the-keyring" not in r.stdout
+    results = check_sarif(json.loads(r.stdout))["results"]
+    assert [(res["ruleId"], res["level"], res["properties"]["path"]) for res in results] == [
+        ("secret_args", "warning", "gh.args[1]"),
+        ("secret_args", "warning", "brave.args[1]"),  # the keyring holds BRAVE
+    ]
+    gh = cli("validate", "--format", "github")
+    assert gh.exit_code == 0
+    assert gh.stdout.count("::warning file=external-mcps.json,line=") == 2
+    assert "title=mcpctl secret_args::gh.args[1]: ${GITHUB_TOKEN} is a secret" in gh.stdout
+    text = cli("validate")
+    assert "${BRAVE} is a secret on the server's command line" in text.stdout
+    assert 'hint: pass it in "env" instead ("BRAVE": "${BRAVE}")' in text.stdout

@@ -279,3 +279,49 @@ def test_allow_literal_must_be_a_list_of_names() -> None:
         json.dumps({"x": {"command": "sh", "allow_literal": ["A=B"]}}), path=Path("f")
     )
     assert [p.path for p in report.errors] == ["x.allow_literal[0]"]
+
+
+@pytest.mark.parametrize(
+    "arg",
+    ["${GITHUB_TOKEN}", "--token=${GITHUB_TOKEN}", "${BRAVE_API_KEY}", "${DB_PASSWORD}",
+     "postgres://u:${PG_PASS}@db/x", "${CLIENT_SECRET}", "${AWS_SECRET_ACCESS_KEY:-none}"],
+)  # fmt: skip
+def test_a_secret_placeholder_in_args_warns(arg: str) -> None:
+    text = json.dumps({"s": {"command": "sh", "args": ["-c", arg]}})
+    report = validate_text(text, path=Path("f.json"))
+    [problem] = report.problems
+    assert (problem.severity, problem.code, problem.path) == (
+        "warning",
+        "secret_args",
+        "s.args[1]",
+    )
+    assert problem.line == 1 and report.ok  # a warning: validate still passes
+    assert "every user of this machine can read it (ps, /proc)" in problem.message
+    assert (problem.hint or "").startswith('pass it in "env" instead')
+
+
+def test_what_is_not_a_secret_in_args() -> None:
+    text = json.dumps({
+        "ordinary": {"command": "sh", "args": ["${HOME}/x", "--port=${PORT}", "${KEYBOARD_LAYOUT}"]},
+        "in_env": {"command": "sh", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+    })  # fmt: skip
+    assert validate_text(text, path=Path("f.json")).problems == []
+
+
+def test_a_variable_the_keyring_holds_is_a_secret_in_args() -> None:
+    text = json.dumps({"s": {"command": "sh", "args": ["--brave", "${BRAVE}", "${HOME}"]}})
+    assert validate_text(text, path=Path("f.json")).problems == []
+    found = problems(text, secret_names=["BRAVE"])
+    assert found == [("warning", "secret_args", "s.args[1]", 1, 45)]
+    # Given as a function, the names are asked for once, and only when a placeholder needs it.
+    calls: list[int] = []
+
+    def names() -> list[str]:
+        calls.append(1)
+        return ["BRAVE"]
+
+    assert problems(text, secret_names=names) == found and calls == [1]
+    calls.clear()
+    plain = json.dumps({"s": {"command": "sh", "args": ["${GH_TOKEN}", "x"], "env": {"A": "${B}"}}})
+    assert [c for _, c, *_ in problems(plain, secret_names=names)] == ["secret_args"]
+    assert calls == []

@@ -85,7 +85,8 @@ def test_rounds_are_bounded(tmp_path: Path) -> None:
     never = ServerEntry(command=NEVER.command, args=NEVER.args, env={"MODERN_SERVER_LOG": str(log)})
     with pytest.raises(UsageError, match="kept asking for input: 10 rounds"):
         call(never, answer=answers_from(GIVEN))
-    assert log.read_text().split().count("tools/call") == 11  # the call, and ten answers
+    # The call, ten answers, and one more call telling the server cancel.
+    assert log.read_text().split().count("tools/call") == 12
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,8 @@ def test_a_task_whose_question_nobody_answers_is_cancelled(server: Server) -> No
     assert asked["fields"] == [{"name": "environment", "type": "string", "required": True,
                                 "choices": ["staging", "production"]}]  # fmt: skip
     assert "--input environment=VALUE" in (caught.value.hint or "")
-    assert server.after_call() == ["tasks/get", "tasks/cancel"]
+    # Told cancel (nobody was asked), then the task is cancelled.
+    assert server.after_call() == ["tasks/get", "tasks/update", "tasks/cancel"]
 
 
 def test_a_task_that_outlasts_the_timeout_is_cancelled(server: Server) -> None:

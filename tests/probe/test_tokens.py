@@ -195,3 +195,49 @@ def test_an_unreadable_count_file_counts_afresh(tmp_path, content: str) -> None:
         data["counts"] = {k: {"tokens": -5} for k in data["counts"]}
         path.write_text(json.dumps(data))
     assert count_tool_tokens(tool, TokenCountCache.in_dir(tmp_path)) == count_tool_tokens(tool)
+
+
+# --- bounded counting -----------------------------------------------------------------------
+
+
+def random_words(seed: int, size: int) -> str:
+    """Random 99-letter words: no piece repeats, each slow to encode."""
+    import random
+
+    letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    table = bytes(letters[i % len(letters)] for i in range(256))
+    text = random.Random(seed).randbytes(size).translate(table).decode()
+    return " ".join(text[i : i + 99] for i in range(0, size, 100))
+
+
+def test_counting_stops_at_the_deadline_and_estimates_the_rest(tmp_path) -> None:
+    import time
+
+    from mcpctl.probe.tokens import MIN_COUNTING_SECONDS, TokenCountCache, count_definitions
+
+    tools = {f"t{i}": {"name": f"t{i}", "description": random_words(i, 20_000)} for i in range(300)}
+    known = {"name": "known", "description": "counted in an earlier run"}
+    cache = TokenCountCache.in_dir(tmp_path)
+    expected = count_tool_tokens(known, cache)
+    started = time.monotonic()
+    counts = count_definitions({**tools, "known": known}, cache, deadline=started)
+    # Late as it starts, counting gets its second, then stops within a definition's time.
+    assert time.monotonic() - started < MIN_COUNTING_SECONDS + 1
+    assert set(counts.tokens) == {*tools, "known"} and counts.tokens["known"] == expected
+    assert counts.late and "known" not in counts.late and not counts.long
+    exact = [k for k in tools if k not in counts.late]
+    assert exact, "nothing was counted in a second"
+    rate = sum(counts.tokens[k] for k in exact) / len(exact)
+    assert all(0.8 * rate < counts.tokens[k] < 1.25 * rate for k in counts.late)
+
+
+def test_a_definition_past_the_counted_length_is_estimated() -> None:
+    from mcpctl.probe.tokens import MAX_COUNTED_CHARS, count_definitions
+
+    words = " ".join(["alpha beta gamma delta"] * (MAX_COUNTED_CHARS // 10))
+    long_tool = {"name": "long", "description": words}
+    counts = count_definitions({"long": long_tool, "short": WEATHER})
+    assert counts.long == {"long"} and counts.estimated == {"long"}
+    exact = count_text_tokens(tool_definition_json(long_tool))
+    assert abs(counts.tokens["long"] - exact) < exact * 0.01
+    assert counts.tokens["short"] == count_tool_tokens(WEATHER)

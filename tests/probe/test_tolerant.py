@@ -173,3 +173,86 @@ def test_repair_fixes_every_field_of_one_tool_at_once() -> None:
         "outputSchema.type does not conform and was ignored",
     ])  # fmt: skip
     assert tool["inputSchema"] == {"properties": {}}  # the server's object is not changed
+
+
+# --- nesting ---------------------------------------------------------------------------------
+
+
+def nested_answer(depth: int, *, id_first: bool = True) -> bytes:
+    schema = '{"type": "object", "properties": {"a": ' * depth + "{}" + "}}" * depth
+    result = f'"result": {{"tools": [{{"name": "deep", "inputSchema": {schema}}}]}}'
+    if id_first:
+        return f'{{"jsonrpc": "2.0", "id": 7, {result}}}'.encode()
+    return f'{{"jsonrpc": "2.0", {result}, "id": "seven"}}'.encode()
+
+
+def test_a_message_deeper_than_the_sdk_parses_is_read() -> None:
+    from mcp_types.jsonrpc import JSONRPCResponse
+
+    from mcpctl.probe.tolerant import parse_message
+
+    message = parse_message(nested_answer(150))
+    assert isinstance(message, JSONRPCResponse) and message.id == 7
+    schema = message.result["tools"][0]["inputSchema"]
+    for _ in range(150):
+        schema = schema["properties"]["a"]
+    assert schema == {}
+
+
+@pytest.mark.parametrize(
+    ("raw", "found"),
+    [
+        (nested_answer(5000), 7),
+        (nested_answer(5000, id_first=False), "seven"),
+        (b'{"jsonrpc": "2.0", "id": 3, "method": "x", "params": ' + b"[" * 5000, None),
+        (b"[" * 5000 + b"]" * 5000, None),
+    ],
+)
+def test_a_message_no_parser_follows_names_its_request(raw: bytes, found: object) -> None:
+    from mcpctl.probe.tolerant import TooDeep, parse_message, too_deep_answer
+
+    with pytest.raises(TooDeep) as caught:
+        parse_message(raw)
+    assert caught.value.id == found
+    answer = too_deep_answer(caught.value)
+    assert (answer is None) == (found is None)
+    if answer is not None:
+        assert answer.message.id == found and "nested too deeply" in answer.message.error.message
+
+
+def test_a_message_the_transport_could_not_read_fails_what_waits_at_once() -> None:
+    from mcp_types.jsonrpc import JSONRPCError, JSONRPCRequest
+    from pydantic import ValidationError
+
+    from mcpctl.probe.tolerant import Listing, tolerant_streams
+    from mcpctl.sdk import SessionMessage
+
+    try:  # what an HTTP transport puts on the stream for a message it could not parse
+        import mcp_types
+
+        mcp_types.jsonrpc_message_adapter.validate_json(nested_answer(150))
+    except ValidationError as exc:
+        unreadable = exc
+
+    async def main() -> Any:
+        to_relay, transport_reads = anyio.create_memory_object_stream[Any](4)
+        transport_writes, sent = anyio.create_memory_object_stream[Any](4)
+        async with tolerant_streams(transport_reads, transport_writes, Listing()) as (
+            reads, writes,
+        ):  # fmt: skip
+            for n, method in ((1, "tools/list"), (2, "subscriptions/listen")):
+                request = JSONRPCRequest(jsonrpc="2.0", id=n, method=method)
+                await writes.send(SessionMessage(request))
+                await sent.receive()
+            await to_relay.send(unreadable)
+            with anyio.fail_after(5):
+                first = await reads.receive()
+                second = await reads.receive()
+            return first, second
+
+    first, second = run(main)
+    assert isinstance(first.message, JSONRPCError) and first.message.id == 1
+    assert first.message.error.message == (
+        "the server's answer to tools/list could not be read: it is nested too deeply to be read"
+    )
+    assert second is not None and not isinstance(second, SessionMessage)  # the error itself

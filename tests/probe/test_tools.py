@@ -102,6 +102,16 @@ def test_check_arguments_accepts(tool: ToolInfo, arguments: dict[str, Any]) -> N
     check_arguments(tool, arguments)
 
 
+def test_an_arguments_error_stays_short_whatever_the_schema_names() -> None:
+    names = ["p" * 10_000 + str(i) for i in range(5)]
+    tool = ToolInfo("long", "", {"type": "object", "required": names,
+                                 "properties": {n: {"type": "string"} for n in names}})  # fmt: skip
+    with pytest.raises(ToolArgumentsError) as info:
+        check_arguments(tool, {})
+    assert len(info.value.message) <= 300
+    assert info.value.hint is not None and len(info.value.hint) <= 300
+
+
 def test_check_arguments_reports_three_problems_and_counts_the_rest() -> None:
     schema = {
         "type": "object",

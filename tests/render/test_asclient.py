@@ -10,7 +10,7 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import UsageError
-from mcpctl.render.asclient import check_as_client, is_launcher, read_client
+from mcpctl.render.asclient import check_as_client, read_client
 
 PY = sys.executable
 KEYRING = {"IN_KEYRING": "kept"}
@@ -104,13 +104,6 @@ def test_only_the_servers_of_the_config(tmp_path: Path) -> None:
     }})  # fmt: skip
     config = {"ours": ServerEntry(command="x")}
     assert [p.server for p in check_as_client("cursor", file, config)] == ["ours"]
-
-
-def test_launchers() -> None:
-    assert is_launcher(ServerEntry(command="mcpctl", args=("run", "brave")))
-    assert is_launcher(ServerEntry(command="/opt/bin/mcpctl", args=("run", "b", "--config", "f")))
-    assert not is_launcher(ServerEntry(command="mcpctl", args=("health",)))
-    assert not is_launcher(ServerEntry(command="npx", args=("run", "brave")))
 
 
 def test_not_a_client(tmp_path: Path) -> None:

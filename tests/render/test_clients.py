@@ -835,7 +835,9 @@ def test_a_number_too_long_to_read_is_a_usage_error_not_a_traceback() -> None:
         json.loads(text)
     with pytest.raises(UsageError) as caught:
         load_jsonc(text, "VS Code")
-    assert caught.value.message == f"this is not a VS Code file: {python.value}"
+    # The positional parser says where.
+    said = f"this is not a VS Code file: {python.value} (line 1, column 7)"
+    assert caught.value.message == said
 
 
 @pytest.mark.parametrize("client", sorted(set(CLIENTS) - EXPANDS_NOTHING - KEEPS_DEFAULTS))

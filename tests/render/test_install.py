@@ -100,8 +100,8 @@ def test_keyed_lists_are_merged_by_id() -> None:
 @pytest.mark.parametrize(
     ("current", "message"),
     [
-        ('{"mcpServers": {}, // mine\n}', "comments"),
         ("{not json", "not valid JSON"),
+        ('{"a": [' + "[" * 250 + "]" * 250 + "]}", "f.json:1:207: nested deeper than 200 levels"),
         ("[1, 2]", "not a JSON object"),
         ('{"mcpServers": []}', "mcpServers is not an object"),
     ],
@@ -151,8 +151,9 @@ def test_jsonc_comments_and_trailing_commas() -> None:
 
 def test_yaml_clients_list_and_map_sections() -> None:
     from mcpctl.config.model import ServerEntry
+    from mcpctl.render.readers import load_yaml
     from mcpctl.render.targets import get_target
-    from mcpctl.render.yamltext import dump_yaml, load_yaml
+    from mcpctl.render.yamltext import dump_yaml
 
     entries = {"time": ServerEntry(command="uvx", args=("mcp-server-time",))}
     for name, servers in (("continue", "mcpServers"), ("goose", "extensions")):

@@ -1,0 +1,286 @@
+"""Only the user answers a server's questions, in every era and for tasks: what the SERVER
+received (tests/servers/questions.py writes it down) is ``accept`` only with the user's
+answer, ``cancel`` when nobody answered, ``decline`` for a page mcpctl will not show; rounds
+are capped; a probe never accepts anything."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.config.model import ServerEntry
+from mcpctl.errors import InputRequiredError, UsageError
+from mcpctl.probe import call_tool, probe
+from mcpctl.probe.inputs import InputAnswer, InputRequest, answers_from, visitable
+from tests.conftest import SERVERS
+
+DEADLINE = 60
+ERAS = ("legacy", "modern", "tasks")
+FORMS = ("confirm", "optional", "required")
+
+
+class Server:
+    """questions.py in one era, and what it saw."""
+
+    def __init__(self, tmp_path: Path, era: str, **env: str) -> None:
+        self.log = tmp_path / f"{era}.log"
+        script = str(SERVERS / "questions.py")
+        self.entry = ServerEntry(
+            command=sys.executable, args=(script, era), env={"QUESTIONS_LOG": str(self.log), **env}
+        )
+
+    def events(self) -> list[dict[str, Any]]:
+        lines = self.log.read_text().splitlines() if self.log.exists() else []
+        return [json.loads(line) for line in lines]
+
+    def answers(self) -> list[tuple[str, Any]]:
+        """(action or error, content) of every answer the server received, in order."""
+        return [
+            (e.get("action") or f"error: {e.get('error')}", e.get("content"))
+            for e in self.events()
+            if "answer" in e
+        ]
+
+    def asked(self) -> int:
+        return sum("asked" in e for e in self.events())
+
+    def methods(self) -> list[str]:
+        return [e["method"] for e in self.events() if "method" in e]
+
+
+def call(server: Server, tool: str, args: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    async def bounded() -> Any:
+        with anyio.fail_after(DEADLINE):
+            return await call_tool("q", server.entry, tool, args or {}, timeout=50, **kwargs)
+
+    return anyio.run(bounded)
+
+
+# --- nobody answers: cancel, never accept ----------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("tool", FORMS)
+def test_a_form_nobody_answers_is_cancelled(tmp_path: Path, era: str, tool: str) -> None:
+    server = Server(tmp_path, era)
+    with pytest.raises(InputRequiredError) as caught:
+        call(server, tool, answer=answers_from({}))
+    assert server.answers() == [("cancel", None)]  # told cancel: nobody was asked
+    [asked] = caught.value.requests
+    assert asked["mode"] == "form"
+    assert "the server was told cancel" in caught.value.message
+    assert any(asked["message"] in line for line in caught.value.details)
+    if era == "tasks":
+        assert server.methods()[-1] == "tasks/cancel"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_no_answerer_at_all_is_nobody(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    with pytest.raises(InputRequiredError):
+        call(server, "confirm")
+    assert server.answers() == [("cancel", None)]
+
+
+# --- the user's answers --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_confirmation_is_accepted_only_when_told_to(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    answers = answers_from({}, confirm=True)
+    assert call(server, "confirm", answer=answers).text == "accept {}"
+    assert server.answers() == [("accept", {})]
+    assert answers.confirmed == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_form_of_optional_fields(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    # One field given is an answer; the rest stays unanswered.
+    res = call(server, "optional", answer=answers_from({"verbose": "yes"}))
+    assert res.text == 'accept {"verbose": true}'
+    # Nothing given is not; told to confirm, it goes back empty.
+    with pytest.raises(InputRequiredError) as caught:
+        call(server, "optional", answer=answers_from({}))
+    assert "--input-accept" in (caught.value.hint or "")
+    assert call(server, "optional", answer=answers_from({}, confirm=True)).text == "accept {}"
+    assert server.answers() == [("accept", {"verbose": True}), ("cancel", None), ("accept", {})]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_required_field(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    # confirm does not stand in for a required field.
+    with pytest.raises(InputRequiredError):
+        call(server, "required", answer=answers_from({"count": "2"}, confirm=True))
+    res = call(server, "required", answer=answers_from({"colour": "red", "count": "2"}))
+    assert res.text == 'accept {"colour": "red", "count": 2}'
+    assert server.answers() == [("cancel", None), ("accept", {"colour": "red", "count": 2})]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_mistyped_field_is_refused_before_anything_is_accepted(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    with pytest.raises(UsageError, match=r"--input colr: .* \(did you mean 'colour'\?\)") as e:
+        call(server, "required", answer=answers_from({"colr": "red", "count": "2"}))
+    assert not isinstance(e.value, InputRequiredError)
+    # Optional fields: "nte" would have been dropped, and the form accepted without it.
+    with pytest.raises(UsageError, match="did you mean 'note'"):
+        call(server, "optional", answer=answers_from({"nte": "hi", "verbose": "no"}))
+    assert server.answers() == [("cancel", None), ("cancel", None)]
+
+
+def test_a_value_no_form_asked_for_is_reported_after_the_call(tmp_path: Path) -> None:
+    server = Server(tmp_path, "modern")
+    answers = answers_from({"colour": "red", "zzz": "1", "colr": "2"})
+    assert call(server, "required", answer=answers).text == 'accept {"colour": "red"}'
+    assert answers.unused() == ["zzz", "colr"]
+    with pytest.raises(UsageError) as caught:
+        answers.check_unused()
+    assert caught.value.message == (
+        "--input 'zzz', 'colr' (did you mean 'colour'?): no form asked for them, so they were "
+        "not sent"
+    )
+    assert caught.value.hint == "the fields asked for: colour, count"
+    nothing = answers_from({"x": "1"})
+    with pytest.raises(UsageError, match="'x': no form asked for it") as caught:
+        nothing.check_unused()
+    assert caught.value.hint == "the server asked for no input: drop --input"
+
+
+# --- pages to visit ----------------------------------------------------------------------------
+
+
+URLS = [
+    ("https://example.com/verify", True),
+    ("http://127.0.0.1:9/verify", True),
+    ("http://localhost:9/verify", True),
+    ("http://[::1]:9/verify", True),
+    ("http://example.com/verify", False),
+    ("javascript:alert(1)", False),
+    ("file:///etc/passwd", False),
+    ("data:text/html,<script>alert(1)</script>", False),
+    ("vscode://extension/evil", False),
+    ("https://example.com/\x1b[2Jverify", False),
+    ("https:///no-host", False),
+]
+
+
+@pytest.mark.parametrize(("url", "shown"), URLS)
+def test_visitable(url: str, shown: bool) -> None:
+    assert visitable(url) is shown
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(("url", "shown"), [URLS[0], URLS[1], URLS[4], URLS[5], URLS[6], URLS[7]])
+def test_a_page_reaches_the_answerer_only_at_a_safe_address(
+    tmp_path: Path, era: str, url: str, shown: bool
+) -> None:
+    server = Server(tmp_path, era)
+    seen: list[InputRequest] = []
+
+    async def visited(request: InputRequest) -> InputAnswer:
+        seen.append(request)
+        return InputAnswer("accept")
+
+    res = call(server, "visit", {"url": url}, answer=visited)
+    if shown:
+        assert [r.url for r in seen] == [url] and res.text == "accept {}"
+        assert server.answers() == [("accept", None)]
+    else:
+        assert seen == [] and res.is_error and res.text == "decline {}"
+        assert server.answers() == [("decline", None)]
+        assert [w for w in res.warnings if "which mcpctl declined" in w]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_page_nobody_visits_is_cancelled(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    with pytest.raises(InputRequiredError) as caught:
+        call(server, "visit", {"url": "https://example.com/v"}, answer=answers_from({}))
+    assert caught.value.requests[0]["url"] == "https://example.com/v"
+    assert "run it on a terminal" in (caught.value.hint or "")
+    assert server.answers() == [("cancel", None)]
+
+
+# --- the round cap -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_server_that_keeps_asking_is_stopped_after_ten_rounds(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    with pytest.raises(UsageError, match="kept asking for input: 10 rounds answered") as caught:
+        call(server, "nag", answer=answers_from({"colour": "red"}))
+    assert not isinstance(caught.value, InputRequiredError)
+    answers = [action for action, _ in server.answers()]
+    assert answers[:10] == ["accept"] * 10
+    assert answers[10:] and set(answers[10:]) == {"cancel"}  # told cancel, never accept again
+    assert server.asked() <= 13  # asked at most twice more while being stopped
+    if era == "tasks":
+        assert server.methods()[-1] == "tasks/cancel"
+
+
+def test_a_task_that_stays_waiting_is_stopped_after_ten_rounds(tmp_path: Path) -> None:
+    server = Server(tmp_path, "tasks")
+    with pytest.raises(UsageError, match="kept asking for input: 10 rounds"):
+        call(server, "stuck", answer=answers_from({"colour": "red"}))
+    assert server.answers() == [("accept", {"colour": "red"}), ("cancel", None)]
+    methods = server.methods()
+    assert methods.count("tasks/get") == 11 and methods[-1] == "tasks/cancel"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_server_that_asks_again_after_cancel_is_stopped_at_once(tmp_path: Path, era: str) -> None:
+    server = Server(tmp_path, era)
+    before = time.monotonic()
+    with pytest.raises(InputRequiredError):
+        call(server, "nag", answer=answers_from({}))
+    assert time.monotonic() - before < 30  # not the call's timeout (50 s)
+    assert {action for action, _ in server.answers()} == {"cancel"}
+    assert server.asked() <= 3
+
+
+# --- probes ask nobody ---------------------------------------------------------------------
+
+
+def test_a_probe_never_accepts_a_question(tmp_path: Path) -> None:
+    server = Server(tmp_path, "legacy", QUESTIONS_ASK_ON_LIST="1")
+
+    async def probed() -> Any:
+        with anyio.fail_after(DEADLINE):
+            return await probe("q", server.entry, timeout=30)
+
+    result = anyio.run(probed)
+    assert result.healthy, result.error
+    [(answer, _)] = server.answers()
+    assert answer.startswith("error:")  # the probe does not take questions: not even cancel
+
+
+def test_a_followed_server_never_gets_an_answer(tmp_path: Path) -> None:
+    """What ``watch --servers`` keeps open asks nobody either."""
+    from mcpctl.probe.follow import follow_catalog
+
+    server = Server(tmp_path, "legacy", QUESTIONS_ASK_ON_LIST="1")
+    seen: list[int] = []
+
+    async def followed() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with anyio.create_task_group() as tg:
+
+                async def on_catalog(catalog: Any) -> None:
+                    seen.append(len(catalog.tools))
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(lambda: follow_catalog("q", server.entry, on_catalog, timeout=30))
+
+    anyio.run(followed)
+    assert seen == [6]  # listed, after the question was refused
+    [(answer, _)] = server.answers()
+    assert answer.startswith("error:")
