@@ -38,6 +38,7 @@ change meaning once released.
         ├── RegistryError              exit 3  registry_unavailable
         ├── ReadOnlyError              exit 3  read_only
         ├── LockTimeoutError           exit 3  lock_timeout
+        ├── PortInUseError             exit 3  port_in_use
         └── StorageError               exit 3  io_error
 
 Exit codes: 1 the thing checked is not OK, 2 bad usage or bad input, 3 an outside failure.
@@ -75,6 +76,7 @@ __all__ = [
     "OutsideError",
     "PlaceholderError",
     "PlaintextSecretError",
+    "PortInUseError",
     "ProbeFailed",
     "ReadOnlyError",
     "RegistryError",
@@ -469,6 +471,12 @@ class LockTimeoutError(OutsideError):
     """Another process held the config's lock for too long."""
 
     code = "lock_timeout"
+
+
+class PortInUseError(OutsideError):
+    """The address to listen on is taken (another program listens there)."""
+
+    code = "port_in_use"
 
 
 class StorageError(OutsideError):

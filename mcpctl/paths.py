@@ -114,6 +114,12 @@ class Paths(Record):
         found = find_config(self.cwd)
         if found is not None:
             return found
+        return self.user_config
+
+    @property
+    def user_config(self) -> Path:
+        """The user's own config file (in the user config dir): the one used when neither
+        ``--config``, ``MCPCTL_CONFIG`` nor a project's file says otherwise."""
         return self.config_dir / CONFIG_FILENAME
 
     @property

@@ -4,8 +4,10 @@ The rest of the package takes them from here (``from mcpctl.sdk import ClientSes
 this is the only module that imports ``mcp``. It sits below :mod:`mcpctl.probe` (which
 talks to servers) and :mod:`mcpctl.auth` (whose OAuth providers and sign-in are built on the
 SDK's), the two packages allowed to use the SDK: both reach it without one importing the
-other back. The SDK's message types come from their own package, ``mcp_types``, imported
-directly where they are used (in those two packages): it has no server half.
+other back; and below :mod:`mcpctl.serve` (``mcpctl serve``: mcpctl as an MCP server), the
+one user of the SDK's server half (:data:`SERVER_MODULES`). The SDK's message types come
+from their own package, ``mcp_types``, imported directly where they are used (in those
+packages): it has no server half.
 
 Why a module of its own: ``mcp/__init__`` and ``mcp/client/__init__`` re-export the SDK's
 server side (the server session, starlette, uvicorn, click...): about 200 modules more, for
@@ -22,8 +24,12 @@ It also relies on the SDK's layout (``mcp`` and ``mcp.client`` are packages whos
 modules import each other by their full names); ``tests/test_sdk.py`` fails when that
 changes, and at run time an unexpected layout gets the plain import.
 
-Names are loaded on first use, each from its module (:data:`MODULES`): importing this module
-does not import the SDK.
+The server half's names are always loaded with the plain import, even after
+:func:`use_client_half` (a test process, or a program that probed before it serves): the
+client modules loaded before are found as they are, and the rest of the package loads.
+
+Names are loaded on first use, each from its module (:data:`MODULES`,
+:data:`SERVER_MODULES`): importing this module does not import the SDK.
 """
 
 from __future__ import annotations
@@ -46,6 +52,19 @@ if TYPE_CHECKING:
     from mcp.client.sse import sse_client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.client.subscriptions import ListenNotSupportedError, listen
+    from mcp.server.elicitation import (
+        AcceptedElicitation,
+        AcceptedUrlElicitation,
+        CancelledElicitation,
+        DeclinedElicitation,
+        ElicitationResult,
+    )
+    from mcp.server.mcpserver.context import Context
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+    from mcp.server.mcpserver.resolve import Elicit, Resolve
+    from mcp.server.mcpserver.server import MCPServer
+    from mcp.server.stdio import stdio_server
+    from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.auth import (
         AuthorizationCodeResult,
         OAuthClientInformationFull,
@@ -59,12 +78,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODULES",
+    "SERVER_MODULES",
+    "AcceptedElicitation",
+    "AcceptedUrlElicitation",
     "AuthorizationCodeResult",
+    "CancelledElicitation",
     "ClaimContext",
     "ClientCredentialsOAuthProvider",
     "ClientSession",
+    "Context",
+    "DeclinedElicitation",
+    "Elicit",
+    "ElicitationResult",
     "ListenNotSupportedError",
     "MCPError",
+    "MCPServer",
     "OAuthClientInformationFull",
     "OAuthClientMetadata",
     "OAuthClientProvider",
@@ -72,10 +100,15 @@ __all__ = [
     "OAuthMetadata",
     "OAuthToken",
     "ProtectedResourceMetadata",
+    "Resolve",
+    "ResourceError",
     "ResultClaim",
     "SessionMessage",
+    "ToolError",
+    "TransportSecuritySettings",
     "listen",
     "sse_client",
+    "stdio_server",
     "streamable_http_client",
     "use_client_half",
 ]
@@ -103,6 +136,24 @@ MODULES = {
     "SessionMessage": "mcp.shared.message",
 }
 
+#: The server half's names, for ``mcpctl serve`` (:mod:`mcpctl.serve`): always the plain
+#: import, whatever :func:`use_client_half` says (a server needs the whole package).
+SERVER_MODULES = {
+    "AcceptedElicitation": "mcp.server.elicitation",
+    "AcceptedUrlElicitation": "mcp.server.elicitation",
+    "CancelledElicitation": "mcp.server.elicitation",
+    "DeclinedElicitation": "mcp.server.elicitation",
+    "ElicitationResult": "mcp.server.elicitation",
+    "Context": "mcp.server.mcpserver.context",
+    "ResourceError": "mcp.server.mcpserver.exceptions",
+    "ToolError": "mcp.server.mcpserver.exceptions",
+    "Elicit": "mcp.server.mcpserver.resolve",
+    "Resolve": "mcp.server.mcpserver.resolve",
+    "MCPServer": "mcp.server.mcpserver.server",
+    "stdio_server": "mcp.server.stdio",
+    "TransportSecuritySettings": "mcp.server.transport_security",
+}
+
 #: The packages whose ``__init__`` loads the server half: stand-ins take their place.
 STAND_INS = ("mcp", "mcp.client")
 
@@ -117,9 +168,12 @@ def use_client_half() -> None:
 
 def __getattr__(name: str) -> Any:
     module = MODULES.get(name)
-    if module is None:
+    if module is not None:
+        value = getattr(_import(module), name)
+    elif name in SERVER_MODULES:
+        value = getattr(importlib.import_module(SERVER_MODULES[name]), name)
+    else:
         raise AttributeError(f"module 'mcpctl.sdk' has no attribute {name!r}")
-    value = getattr(_import(module), name)
     globals()[name] = value
     return value
 

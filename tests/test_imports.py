@@ -55,7 +55,7 @@ LIST_JSON_MODULES = {
     "mcpctl.cli.commandgroup", "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.cli.quick", "mcpctl.config", "mcpctl.config.checks",
     "mcpctl.config.lexicon", "mcpctl.config.loader", "mcpctl.config.model",
     "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
-    "mcpctl.config.secretvalues", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",
+    "mcpctl.config.secretvalues", "mcpctl.config.shown", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",
     "mcpctl.results", "mcpctl.text",
     # Whether the file is trusted (its own or by the environment: nothing more is loaded).
     "mcpctl.config.trustguard", "mcpctl.config.trustrecord", "mcpctl.quickpaths",

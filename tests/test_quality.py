@@ -65,12 +65,20 @@ def test_mypy_strict() -> None:
         ("tools/x.py", "from mcpctl.cli.app import build_command", False),
         ("mcpctl/cli/x.py", "from tools.docgen import walk", True),
         ("mcpctl/config/x.py", "import tools", True),
+        ("mcpctl/serve/x.py", "import mcp_types", False),
+        ("mcpctl/serve/x.py", "from mcp.server.mcpserver import MCPServer", True),
+        ("mcpctl/serve/x.py", "from mcpctl.sdk import MCPServer", False),
+        ("mcpctl/serve/x.py", "import keyring", True),
+        ("mcpctl/serve/x.py", "import typer", True),
+        ("mcpctl/serve/x.py", "from mcpctl.cli import output", True),
+        ("mcpctl/render/x.py", "import mcp_types", True),
     ],
 )
 def test_import_boundaries_are_enforced(path: str, source: str, banned: bool) -> None:
-    """Only probe/ talks to servers (the SDK's ``mcp`` package through mcpctl/sdk.py alone), only
-    the CLI renders, the keyring is auth's alone; the package never needs the development
-    tools, nor typer's private copy of click."""
+    """Only probe/ talks to servers (the SDK's ``mcp`` package through mcpctl/sdk.py alone), and
+    serve/ is the server (the SDK's server half, through mcpctl/sdk.py too); only the CLI
+    renders, the keyring is auth's alone; the package never needs the development tools, nor
+    typer's private copy of click."""
     r = subprocess.run(
         [tool("ruff"), "check", "--select", "TID251", "--stdin-filename", path, "-"],
         input=f"{source}\n", cwd=ROOT, capture_output=True, text=True, timeout=60,

@@ -36,13 +36,20 @@ def _type_checking_imports() -> dict[str, str]:
 
 def test_the_type_checker_sees_the_names_that_load() -> None:
     # A name missing from the TYPE_CHECKING imports would silently be Any to mypy.
-    assert _type_checking_imports() == sdk.MODULES
-    assert set(sdk.__all__) == {*sdk.MODULES, "MODULES", "use_client_half"}
+    assert _type_checking_imports() == {**sdk.MODULES, **sdk.SERVER_MODULES}
+    assert not set(sdk.MODULES) & set(sdk.SERVER_MODULES)
+    assert set(sdk.__all__) == {
+        *sdk.MODULES,
+        *sdk.SERVER_MODULES,
+        "MODULES",
+        "SERVER_MODULES",
+        "use_client_half",
+    }
     assert sorted(dir(sdk)) == sorted(sdk.__all__)
 
 
 def test_every_name_is_the_sdks_own() -> None:
-    for name, module in sdk.MODULES.items():
+    for name, module in {**sdk.MODULES, **sdk.SERVER_MODULES}.items():
         assert getattr(sdk, name) is getattr(importlib.import_module(module), name), name
 
 
@@ -88,3 +95,41 @@ def test_every_name_loads_without_the_server_half() -> None:
     assert extra == [], f"{LAYOUT_CHANGED}: {len(extra)} server-side modules loaded: {extra[:8]}"
     assert found["same"] == sorted(sdk.MODULES), LAYOUT_CHANGED
     assert found["real"], "a later `import mcp` must get the real package"
+
+
+SERVER_AFTER_CLIENT_HALF = """
+import anyio, json, sys
+from mcpctl import sdk
+sdk.use_client_half()
+client_names = {name: getattr(sdk, name) for name in sdk.MODULES}  # the client half, first
+app = sdk.MCPServer("after-the-client-half")
+real = "mcp" in sys.modules and hasattr(sys.modules["mcp"], "ClientSession")
+
+@app.tool()
+def hello(who: str) -> str:
+    return f"hello {who}"
+
+async def main():
+    from mcp import Client
+    async with Client(app, mode="legacy") as client:
+        result = await client.call_tool("hello", {"who": "serve"})
+    print(json.dumps({"text": result.content[0].text, "real": real,
+                      "same": client_names["ClientSession"] is sdk.ClientSession}))
+
+anyio.run(main)
+"""
+
+
+def test_the_server_half_loads_after_the_client_half() -> None:
+    # The program may have probed (client half, stand-ins) before it serves: the server's
+    # names load with the real package (never through stand-ins), and a server answers.
+    r = subprocess.run(
+        [sys.executable, "-c", SERVER_AFTER_CLIENT_HALF], capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == {
+        "text": "hello serve",
+        "real": True,
+        "same": True,
+    }

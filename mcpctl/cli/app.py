@@ -61,12 +61,12 @@ COMMAND_MODULES = {
     "render": "render", "import": "importing",
     "snapshot": "snapshot", "report": "report", "watch": "watch",
     "doctor": "doctor", "completion": "completion", "run": "run", "group": "groups",
-    "prefetch": "prefetch", "trust": "trust", "untrust": "trust",
+    "prefetch": "prefetch", "trust": "trust", "untrust": "trust", "serve": "serve",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
     "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
-    "completion", "run", "groups", "prefetch", "trust",
+    "completion", "run", "groups", "prefetch", "trust", "serve",
 )  # fmt: skip
 
 

@@ -414,26 +414,17 @@ def cache() -> DiscoveryCache:
 
 
 def entry_summary(name: str, entry: ServerEntry) -> dict[str, Any]:
-    """An entry as commands print it: literal secrets redacted, placeholders as written."""
-    from mcpctl.config.redaction import redact_entry_data
+    """An entry as commands print it (:func:`mcpctl.config.shown.entry_summary`)."""
+    from mcpctl.config.shown import entry_summary as summary
 
-    data = redact_entry_data(entry.to_data())
-    return {
-        "name": name,
-        "transport": entry.effective_transport,
-        "enabled": entry.enabled,
-        **{k: v for k, v in data.items() if k != "enabled"},
-    }
+    return summary(name, entry)
 
 
 def entry_target(summary: dict[str, Any]) -> str:
     """The URL of a remote entry, or the command line of a stdio one."""
-    import shlex
+    from mcpctl.config.shown import entry_target as target
 
-    if "url" in summary:
-        return str(summary["url"])
-    parts = [str(summary.get("command", "")), *(str(a) for a in summary.get("args", []))]
-    return shlex.join(parts)
+    return target(summary)
 
 
 def stop_signals() -> list[signal.Signals]:

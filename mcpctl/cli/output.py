@@ -293,12 +293,13 @@ class _CleanFormatter:
         return clean(self.base.format(record))
 
 
-def configure_logging() -> None:
+def configure_logging(*, warnings: bool = False) -> None:
     """Route the logs of the libraries mcpctl uses: shown with ``-v`` (cleaned), else silenced.
 
     The MCP SDK logs connection failures with tracebacks (its client session under the bare
     name ``client``), and httpx2/httpcore2 log resolved URLs and headers at debug level:
-    mcpctl reports failures itself.
+    mcpctl reports failures itself. ``warnings``: without ``-v``, the other libraries'
+    warnings and errors still reach stderr, cleaned (a long-running server's only report).
     """
     import logging
 
@@ -307,6 +308,13 @@ def configure_logging() -> None:
             lib = logging.getLogger(name)
             lib.addHandler(logging.NullHandler())
             lib.propagate = False
+        if warnings:
+            handler = logging.StreamHandler(sys.stderr)
+            formatter = _CleanFormatter(logging.Formatter("warning: %(name)s: %(message)s"))
+            handler.setFormatter(formatter)  # type: ignore[arg-type]
+            root = logging.getLogger()
+            root.handlers = [handler]
+            root.setLevel(logging.WARNING)
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_CleanFormatter(logging.Formatter("debug: %(name)s: %(message)s")))  # type: ignore[arg-type]

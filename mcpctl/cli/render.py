@@ -97,6 +97,18 @@ def render(
         help="Where the proxy listens, for mcp-proxy (default 127.0.0.1:9090); "
         "[::1]:PORT for IPv6, :PORT for every interface.",
     ),
+    with_self: bool = typer.Option(
+        False,
+        "--self",
+        help="Also add mcpctl itself, as the server 'mcpctl' (mcpctl serve): the client's "
+        "agent can then list, check and search its servers (docs/serve.md).",
+    ),
+    allow_changes: bool = typer.Option(
+        False,
+        "--allow-changes",
+        help="With --self: let the agent ask for changes (add, enable, disable, remove, "
+        "secret set), each approved by you in the client.",
+    ),
 ) -> int:
     """Render the enabled servers for a proxy, a client or a cluster.
 
@@ -118,6 +130,10 @@ def render(
     mcp-proxy listens on 127.0.0.1:9090 unless --listen (or a template) says otherwise; it
     warns when the proxy would listen beyond this machine without an auth token.
 
+    --self adds the server 'mcpctl' to a client's file: 'mcpctl serve' (with --config FILE
+    when the config is not your user one), read-only unless --allow-changes, and even then
+    every change is shown to you in the client and waits for your approval.
+
     Examples:
 
       mcpctl render mcp-proxy -o config.json
@@ -137,6 +153,10 @@ def render(
       mcpctl render claude-code --pinned mcp-lock.json --install
 
       mcpctl render mcp-proxy --listen 127.0.0.1:8080 -o config.json
+
+      mcpctl render claude-code --install --self
+
+      mcpctl render cursor --install --self --allow-changes
     """
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.config.safefile import read_text_file
@@ -146,6 +166,8 @@ def render(
 
     how = secrets_choice(secrets_mode, inline_secrets)
     inline_secrets = how == "inline"
+    if allow_changes and not with_self:
+        raise UsageError("--allow-changes goes with --self (what mcpctl serve lets the agent do)")
     pins, packages, pin_warnings = load_pins(pinned) if pinned is not None else (None, None, [])
     if install:
         if out is not None or template is not None:
@@ -154,7 +176,7 @@ def render(
             raise UsageError(f"--scope must be user or project, not {scope!r}")
         return install_into_client(
             target, only, scope, replace, how, check, diff, pins, pin_warnings, listen, group,
-            packages, pinned,
+            packages, pinned, serve=_self_entry(with_self, allow_changes),
         )  # fmt: skip
     if replace:
         raise UsageError("--replace goes with --install")
@@ -171,7 +193,7 @@ def render(
     rendered = render_target(
         target, entries, only=only, template=base, secrets_mode=how,
         secrets=keyring_source(), pinned=pins, launcher=Launcher.for_config(loaded.path),
-        listen=listen,
+        listen=listen, serve=_self_entry(with_self, allow_changes),
     )  # fmt: skip
     warnings = loaded.warnings + pin_warnings + package_warnings + _for_people(rendered.warnings)
     warnings += launched_unpinned(rendered.launched, packages)
@@ -210,6 +232,17 @@ def _rendered(entries: dict[str, ServerEntry], only: list[str]) -> list[str]:
     return [n for n, e in entries.items() if e.enabled and (not only or n in only)]
 
 
+def _self_entry(wanted: bool, allow_changes: bool) -> ServerEntry | None:
+    """The entry that starts ``mcpctl serve`` on the config in use (``--self``), or ``None``."""
+    if not wanted:
+        return None
+    from mcpctl.cli.common import paths
+    from mcpctl.render.delivery import serve_entry
+
+    where = paths()
+    return serve_entry(where.config, where.user_config, allow_changes=allow_changes)
+
+
 def secrets_choice(mode: str, inline_secrets: bool) -> SecretsMode:
     """The ``--secrets`` mode (``--inline-secrets`` is ``inline``).
 
@@ -240,6 +273,7 @@ def install_into_client(
     groups: Sequence[str] = (),
     packages: Mapping[str, PackagePin] | None = None,
     lock: Path | None = None,
+    serve: ServerEntry | None = None,
 ) -> int:
     """``render NAME --install``: merge the servers into the client's own config file (with
     ``only`` or ``groups``, only those servers are managed: the others are left as they are).
@@ -283,8 +317,13 @@ def install_into_client(
         pinned=pins,
         launcher=Launcher.for_config(loaded.path),
         listen=listen,
+        serve=serve,
     )
     managed = set(only) or set(entries)
+    if serve is not None:
+        from mcpctl.render.delivery import SELF_NAME
+
+        managed.add(SELF_NAME)
     merged: list[Merged] = []
 
     def change(current: bytes | None) -> bytes:

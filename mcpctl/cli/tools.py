@@ -142,11 +142,12 @@ def tools(
 
       mcpctl tools --collisions error
     """
+    from mcpctl.probe.costs import by_cost, catalog_costs
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
-    from mcpctl.probe.naming import build_catalog, collisions_fail
+    from mcpctl.probe.naming import collisions_fail
     from mcpctl.probe.procs import process_age
-    from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_definitions
+    from mcpctl.probe.tokens import ENCODING, TokenCountCache
 
     started = time.monotonic() - process_age()  # the deadline runs from the command's start
     warnings: list[str] = []
@@ -180,43 +181,19 @@ def tools(
         remember_probed(ok, chosen)  # for `mcpctl call NAME <TAB>` and `tools --cached`
     for r in results:
         warnings += [f"{r.name}: {w}" for w in r.warnings]
-    catalog, collisions = build_catalog(
-        ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix.value
-    )
-    info = {(r.name, t.name): t for r in ok for t in r.tools}
     # What each definition costs, under the name the host exposes it by; counted within the
     # run's deadline (the timeout), the rest estimated.
     counts = TokenCountCache.in_dir(paths().cache_dir)
     limit = seconds if seconds is not None else max(
         (entry.timeout_ms / 1000 for _, entry, _ in chosen), default=0.0
     )  # fmt: skip
-    counted = count_definitions(
-        {c.name: {"name": c.name, "description": info[(c.server, c.tool)].description,
-                  "input_schema": info[(c.server, c.tool)].input_schema}
-         for c in catalog if c.exposed or show_all},
-        counts, deadline=started + limit,
-    )  # fmt: skip
+    costs = catalog_costs(results, filters, prefix.value, show_all=show_all, counts=counts,
+                          deadline=started + limit)  # fmt: skip
     counts.save()
-    tokens, guessed = counted.tokens, counted.estimated
-    warnings += _estimate_warnings(counted.long, counted.late, limit)
-    totals = {r.name: 0 for r in ok}
-    for c in catalog:
-        if c.exposed:
-            totals[c.server] += tokens[c.name]
-    guessed_servers = {c.server for c in catalog if c.exposed and c.name in guessed}
-    rows_data = [
-        {
-            "name": c.name, "server": c.server, "tool": c.tool, "exposed": c.exposed,
-            "description": info[(c.server, c.tool)].description,
-            "params": info[(c.server, c.tool)].params_summary(),
-            "input_schema": info[(c.server, c.tool)].input_schema,
-            "tokens": tokens[c.name],
-            "tokens_estimated": c.name in guessed,
-            "task_support": info[(c.server, c.tool)].task_support,
-        }
-        for c in catalog
-        if c.exposed or show_all
-    ]  # fmt: skip
+    warnings += _estimate_warnings(costs.long, costs.late, limit)
+    totals, collisions = costs.totals, costs.collisions
+    guessed_servers = costs.estimated_servers
+    rows_data = [t.to_dict() for t in costs.tools]
     # A server that could not be listed, or a collision the host would see, fails the run.
     errors = [
         ProbeFailed(r.name, r.error.code, r.error.message, hint=r.error.hint).to_dict()
@@ -253,7 +230,7 @@ def tools(
             for r in results
         ],
         "tokens": {"encoding": ENCODING, "total": sum(totals.values()),
-                   "estimated": len(guessed & {c.name for c in catalog if c.exposed})},
+                   "estimated": costs.estimated_exposed},
     }  # fmt: skip
     exit_code = ExitCode.FAILED if errors else ExitCode.OK
     if budget is not None:
@@ -280,7 +257,7 @@ def tools(
         about = "~" if guessed_servers else ""
         shares = ", ".join(
             f"{name} {'~' if name in guessed_servers else ''}{count:,}"
-            for name, count in _by_cost(totals)
+            for name, count in by_cost(totals)
         )
         title = f"{about}{sum(totals.values()):,} tokens ({ENCODING})" + (
             f": {shares}" if shares else ""
@@ -290,38 +267,35 @@ def tools(
     return output.emit(Result("tools", data, warnings, errors, exit_code=exit_code), human)
 
 
-def _estimate_warnings(long: set[str], late: set[str], seconds: float) -> list[str]:
-    """Why some token counts are estimates (``~`` in the table)."""
+def _estimate_warnings(long: int, late: int, seconds: float) -> list[str]:
+    """Why some token counts are estimates (``~`` in the table): how many were ``long``,
+    how many ``late``."""
     from mcpctl.probe.tokens import MAX_COUNTED_CHARS
 
     out = []
     if long:
         out.append(
-            f"{plural(len(long), 'definition')} over {MAX_COUNTED_CHARS:,} characters: their "
+            f"{plural(long, 'definition')} over {MAX_COUNTED_CHARS:,} characters: their "
             "tokens are counted that far and estimated beyond (~)"
         )
     if late:
         out.append(
             f"counting tokens ran out of time (the timeout is {seconds:g} s): "
-            f"{plural(len(late), 'definition')} estimated from their length (~)"
+            f"{plural(late, 'definition')} estimated from their length (~)"
         )
     return out
-
-
-def _by_cost(totals: dict[str, int]) -> list[tuple[str, int]]:
-    """Servers, the costliest first."""
-    return sorted(totals.items(), key=lambda item: (-item[1], item[0]))
 
 
 def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | None:
     """The error of a catalog that costs more than ``budget`` tokens, naming each server's
     share (the costliest first), or ``None`` when it fits."""
+    from mcpctl.probe.costs import by_cost
     from mcpctl.probe.tokens import ENCODING
 
     total = sum(totals.values())
     if total <= budget:
         return None
-    shares = ", ".join(f"{name} {count:,}" for name, count in _by_cost(totals) if count)
+    shares = ", ".join(f"{name} {count:,}" for name, count in by_cost(totals) if count)
     return BudgetExceededError(
         f"the exposed tools cost {total:,} tokens ({ENCODING}), {total - budget:,} over the "
         f"budget of {budget:,}: {shares}",

@@ -22,7 +22,7 @@ from mcpctl.errors import (
     ServerNotFoundError,
 )
 
-__all__ = ["AddOutcome", "ServerEdits", "with_allowed_literals"]
+__all__ = ["AddOutcome", "ServerEdits", "checked_entry", "with_allowed_literals"]
 
 T = TypeVar("T")
 
@@ -61,6 +61,40 @@ def with_allowed_literals(entry: ServerEntry, keys: Iterable[str]) -> ServerEntr
             )
     merged = tuple(dict.fromkeys([*entry.allow_literal, *wanted]))
     return replace(entry, allow_literal=merged)
+
+
+def checked_entry(name: str, entry: ServerEntry, *, allow_secrets: bool = False) -> dict[str, Any]:
+    """The JSON object :meth:`ServerEdits.add` would write for ``entry``, refused as the
+    write would refuse it: before anyone is asked to approve a change that cannot land.
+
+    Raises:
+        InvalidEntryError: the name or the entry breaks the model, or holds a control
+            character.
+        PlaintextSecretError: the entry holds a literal secret (unless ``allow_secrets``).
+    """
+    from mcpctl.config.guards import refuse_control_characters, refuse_literal_secrets
+
+    data = _modelled(name, entry)
+    refuse_control_characters({}, {name: data})
+    if not allow_secrets:
+        refuse_literal_secrets({}, {name: data})
+    return data
+
+
+def _modelled(name: str, entry: ServerEntry) -> dict[str, Any]:
+    """``entry``'s JSON object, once its name and fields are checked against the model.
+
+    Raises:
+        InvalidEntryError: the name or the entry breaks the model.
+    """
+    if (why := check_name(name)) is not None:
+        raise InvalidEntryError(why)
+    data = entry.to_data()
+    _, issues = entry_from_data(name, data)
+    if issues:
+        first = issues[0]
+        raise InvalidEntryError(f"{format_path(first.path)}: {first.message}", hint=first.hint)
+    return data
 
 
 class ServerEdits:
@@ -105,11 +139,7 @@ class ServerEdits:
         if (why := check_name(name)) is not None:
             raise InvalidEntryError(why)
         entry = with_allowed_literals(entry, allow_literal)
-        data = entry.to_data()
-        _, issues = entry_from_data(name, data)
-        if issues:
-            first = issues[0]
-            raise InvalidEntryError(f"{format_path(first.path)}: {first.message}", hint=first.hint)
+        data = _modelled(name, entry)
         existed_before = self.path.exists()
 
         def change(doc: dict[str, Any]) -> bool:

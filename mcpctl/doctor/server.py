@@ -46,6 +46,7 @@ __all__ = [
     "StepStatus",
     "diagnose_server",
     "diagnose_server_async",
+    "stderr_note",
 ]
 
 StepStatus = Literal["passed", "failed", "skipped"]
@@ -76,23 +77,42 @@ REMOTE_STEPS: dict[str, str] = {
 class DoctorStep:
     """One layer checked: ``status`` passed, failed or skipped (not checked: an earlier step
     failed); ``ms`` the time it took; ``detail`` what was seen; ``fix`` what to do when it
-    failed."""
+    failed; ``stderr`` the server's own last lines when they tell why (``detail`` ends with
+    them: ``; stderr: ...``; :attr:`own_detail` is ``detail`` without them: mcpctl's
+    words only)."""
 
     id: str
     status: StepStatus
     ms: float = 0.0
     detail: str = ""
     fix: str | None = None
+    stderr: tuple[str, ...] = ()
+
+    @property
+    def own_detail(self) -> str:
+        """``detail`` without the server's lines of stderr it quotes."""
+        quoted = stderr_note(self.stderr)
+        if quoted and self.detail.endswith(quoted):
+            return self.detail[: -len(quoted)]
+        return self.detail
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (an item of ``data.steps``)."""
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "status": self.status,
             "ms": round(self.ms, 1),
             "detail": self.detail,
             "fix": self.fix,
         }
+        if self.stderr:
+            data["stderr"] = list(self.stderr)
+        return data
+
+
+def stderr_note(lines: tuple[str, ...]) -> str:
+    """How a step's detail quotes a server's last lines of stderr (``""`` for none)."""
+    return "; stderr: " + " | ".join(lines) if lines else ""
 
 
 @dataclass
@@ -138,11 +158,18 @@ class ServerDiagnosis:
 class StepFailed(Exception):
     """What a step saw that does not work, and how to fix it."""
 
-    def __init__(self, detail: str, fix: str | None = None, ms: float | None = None) -> None:
+    def __init__(
+        self,
+        detail: str,
+        fix: str | None = None,
+        ms: float | None = None,
+        stderr: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(detail)
         self.detail = detail
         self.fix = fix
         self.ms = ms
+        self.stderr = stderr
 
 
 @dataclass
@@ -266,9 +293,9 @@ class _Diagnosis:
                 if step_id == "config":
                     ms += self.load_ms
                 fix = self._safe(exc.fix) if exc.fix else None
-                diagnosis.steps.append(
-                    DoctorStep(step_id, "failed", ms, self._safe(exc.detail), fix)
-                )
+                tail = tuple(self._safe(line) for line in exc.stderr)
+                detail = self._safe(exc.detail) + stderr_note(tail)
+                diagnosis.steps.append(DoctorStep(step_id, "failed", ms, detail, fix, tail))
                 failed = True
                 continue
             ms = done.ms if done.ms is not None else (time.perf_counter() - started) * 1000
@@ -475,11 +502,9 @@ class _Diagnosis:
                 code = diag.returncode
                 how = f"exit status {code}" if code is None or code >= 0 else f"signal {-code}"
                 detail = f"the process exited at once ({how}), before answering"
-            said = stderr_cause(diag.tail())  # the lines health shows too
-            if said:
-                detail += "; stderr: " + " | ".join(said)
+            said = tuple(stderr_cause(diag.tail()))  # the lines health shows too
             detail, fix = self._env_note(detail, error.hint, diag.tail())
-            raise StepFailed(detail, fix, result.latency_ms.get("total"))
+            raise StepFailed(detail, fix, result.latency_ms.get("total"), said)
         return _Done(f"started (pid {self.run.pid}) and stayed up", self.run.spawn_ms)
 
     async def _protocol(self) -> _Done:

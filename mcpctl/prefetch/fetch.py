@@ -155,6 +155,7 @@ async def prefetch_async(
         environ=os.environ,
     )  # fmt: skip
     report = PrefetchReport(loaded.path, warnings=warnings + more)
+
     def tell(job: Job, text: str, status: FetchStatus | None = None) -> None:
         if on_progress is not None:
             on_progress(FetchProgress(job.spec, job.servers, text, status))

@@ -45,6 +45,7 @@ def render(
     secrets_mode: SecretsMode | None = None,
     launcher: Launcher | None = None,
     listen: str | None = None,
+    serve: ServerEntry | None = None,
 ) -> Rendered:
     """``entries`` (enabled ones; only those named in ``only`` when given) as ``target``'s
     document.
@@ -59,14 +60,18 @@ def render(
     ``launcher`` runs every stdio server so, ``env`` leaves placeholders to the client and
     ``inline`` writes the values. A cluster target keeps its own secret objects.
 
+    ``serve`` (:func:`mcpctl.render.delivery.serve_entry`) is added to a client's servers
+    as :data:`~mcpctl.render.delivery.SELF_NAME`: the entry that starts ``mcpctl serve``.
+
     ``pinned`` (server -> tool names, as a lock file recorded them) makes each listed
     server's tool filter an allow list of exactly those tools that its own filter lets
     through, so a tool the server adds later is not exposed; a server not in ``pinned`` is
     rendered as it is, with a warning.
 
     Raises:
-        UsageError: an unknown target, a name in ``only`` that is not configured, or a
-            ``listen`` that is not ``HOST:PORT`` or that the target has no place for.
+        UsageError: an unknown target, a name in ``only`` that is not configured, a
+            ``listen`` that is not ``HOST:PORT`` or that the target has no place for, or
+            ``serve`` for a target that is not a client or beside a server of its name.
         PlaceholderError: ``inline_secrets`` and a variable has no value.
     """
     import os
@@ -74,12 +79,14 @@ def render(
     from mcpctl.config.controlchars import refuse_lone_surrogates
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
-    from mcpctl.render.delivery import Launcher, deliver
+    from mcpctl.render.delivery import SELF_NAME, Launcher, deliver
     from mcpctl.render.listen import listen_for
     from mcpctl.render.targets import get_target
 
     chosen_target = get_target(target)
     address = listen_for(chosen_target, listen) if listen is not None else None
+    if serve is not None:
+        _check_self(target, chosen_target.family, entries)
 
     wanted = list(dict.fromkeys(only))
     missing = [n for n in wanted if n not in entries]
@@ -107,10 +114,31 @@ def render(
         notes += delivery.notes
         if mode != "env":
             request.headers_command = how.headers_command
+    if serve is not None:  # after the delivery: mcpctl serve is mcpctl, never launched by it
+        request.entries = {**request.entries, SELF_NAME: serve}
     rendered = chosen_target.render(request)
     rendered.warnings[:0] = notes
     rendered.launched = launched
     return rendered
+
+
+def _check_self(target: str, family: str, entries: Mapping[str, ServerEntry]) -> None:
+    """Raises UsageError when ``mcpctl serve`` cannot be added to ``target``'s servers."""
+    from mcpctl.errors import UsageError
+    from mcpctl.render.delivery import SELF_NAME
+
+    if family != "client":
+        raise UsageError(
+            f"--self adds mcpctl to a client's servers; {target} is a {family}",
+            hint="render it for a client: mcpctl render claude-code --self",
+        )
+    if SELF_NAME in entries:
+        raise UsageError(
+            f"a server named {SELF_NAME!r} is configured: --self would stand in its place",
+            hint=f"rename that server ('mcpctl remove {SELF_NAME}' and add it again under "
+            "another name)",
+            subjects=(SELF_NAME,),
+        )
 
 
 def _pin(

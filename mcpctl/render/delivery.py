@@ -32,6 +32,7 @@ from mcpctl.render.base import names_used
 
 __all__ = [
     "SECRETS_MODES",
+    "SELF_NAME",
     "Delivery",
     "Launcher",
     "SecretsMode",
@@ -39,6 +40,7 @@ __all__ = [
     "entry_texts",
     "in_git_work_tree",
     "resolved_headers",
+    "serve_entry",
 ]
 
 SecretsMode = Literal["auto", "launcher", "env", "inline"]
@@ -82,6 +84,39 @@ class Launcher:
         words = [self.program, "secret", "headers", name, *config]
         return " ".join(w if w.startswith("~/") and shlex.quote(w[2:]) == w[2:] else
                         shlex.quote(w) for w in words)  # fmt: skip
+
+
+#: The name of the entry that runs ``mcpctl serve`` in a client's file (``render --self``).
+SELF_NAME = "mcpctl"
+
+
+def serve_entry(
+    config: Path,
+    user_config: Path,
+    *,
+    allow_changes: bool = False,
+    program: str = "mcpctl",
+    home: Path | None = None,
+) -> ServerEntry:
+    """The stdio entry that starts ``mcpctl serve``: mcpctl itself as an MCP server of the
+    client, on config file ``config``.
+
+    ``--config`` names the file unless it is ``user_config`` (the user's own, which ``serve``
+    reads by default), as ``~/...`` under the home directory; ``--allow-changes`` is there
+    only when ``allow_changes`` (each change still asks the user).
+    """
+    args = ["serve"]
+    if config.expanduser().absolute() != user_config.expanduser().absolute():
+        named = Launcher.for_config(config, home).config
+        assert named is not None  # for_config always names the file
+        args += ["--config", named]
+    if allow_changes:
+        args.append("--allow-changes")
+    return ServerEntry(
+        command=program,
+        args=tuple(args),
+        description="mcpctl: this agent's MCP servers (list, health, doctor, tools, search)",
+    )
 
 
 @dataclass

@@ -135,6 +135,9 @@ def steps(tmp: Path) -> dict[str, list[Step]]:
         "completion install": [(["completion", "install", "bash", "--print-only"], None)],
         "completion show": [(["completion", "show", "bash"], None)],
         "watch": [],  # runs until a signal: test_watch_prints_no_secret
+        # An MCP server until its client goes: every tool's result and resource, in real
+        # processes, in tests/serve/test_reading.py (test_no_secret_value_leaves_...).
+        "serve": [],
         # In this process only runs that stop before the exec (which would replace pytest);
         # tests/probe/test_launch.py runs servers through it in real processes.
         "run": [

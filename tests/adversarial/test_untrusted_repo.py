@@ -78,6 +78,7 @@ OTHER = {
     "upgrade", "registry add", "registry list", "registry remove", "registry sync",
     "secret set", "secret list", "secret rm", "import", "completion install",
     "completion show", "group add", "group list", "group remove", "trust", "untrust",
+    "serve",  # refuses at each tool call that would start a server: tests/serve
 }  # fmt: skip
 
 
