@@ -10,11 +10,13 @@ import io
 import json
 import os
 import pty
+import re
 import select
 import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -122,9 +124,12 @@ def pids_alive(pids: list[int]) -> list[int]:
 class Terminal:
     """mcpctl run in a pseudo-terminal (stdout and stderr both on it)."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], *, hup: Any = signal.SIG_DFL) -> None:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: becomes mcpctl
+            # As a terminal's shell starts it: the suite itself may run under nohup, whose
+            # ignored SIGHUP the child would inherit (and rightly keep).
+            signal.signal(signal.SIGHUP, hup)
             os.execve(sys.executable, [sys.executable, "-m", "mcpctl", *args], env)  # noqa: S606
         self.seen = b""
         self.status: int | None = None
@@ -212,6 +217,31 @@ def test_the_live_view_redraws_one_table_and_ends_on_a_signal(
         term.close()
     started = [int(p) for p in pids.read_text().split()]
     assert len(started) >= 2  # one server per round
+    deadline = time.monotonic() + 10
+    while pids_alive(started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pids_alive(started) == []
+
+
+@pytest.mark.timeout(90)
+def test_under_nohup_a_hangup_is_ignored_and_a_stop_still_ends_it(
+    setup: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """``nohup mcpctl health --watch``: SIGHUP was ignored when mcpctl started, so it keeps
+    watching (as the user asked); SIGTERM still ends it and its servers."""
+    _, pids, env = setup
+    term = Terminal(["health", "--watch", "--interval", "0.5"], env, hup=signal.SIG_IGN)
+    try:
+        assert "round 2" in term.read_until("round 2", 60)
+        os.kill(term.pid, signal.SIGHUP)
+        now = int(re.findall(rb"round (\d+)", term.seen)[-1])
+        seen = term.read_until(f"round {now + 2}", 60)  # still drawing, rounds later
+        assert f"round {now + 2}" in seen, seen
+        os.kill(term.pid, signal.SIGTERM)
+        assert term.wait(30) == 0
+    finally:
+        term.close()
+    started = [int(p) for p in pids.read_text().split()]
     deadline = time.monotonic() + 10
     while pids_alive(started) and time.monotonic() < deadline:
         time.sleep(0.1)
