@@ -14,6 +14,7 @@ import gc
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import Any, NoReturn
@@ -247,14 +248,19 @@ def _interrupted(exc: Interrupted) -> int:
     return exc.exit_code
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run mcpctl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> int:
+    """Run mcpctl with ``argv`` (default: ``sys.argv[1:]``); returns the exit code.
+
+    ``started``: when the command started (:func:`time.monotonic`), if before this call (the
+    program's process start); a ``--timeout`` runs from it."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["__complete"]:  # a TAB press; mcpctl.__main__.run answers it sooner
         from mcpctl.completion.protocol import answer
 
         return answer(args[1:])
     STATE.reset()
+    if started is not None:
+        STATE.started = started
     forget_secrets()  # what an earlier run in this process resolved is not this run's
     trustguard.forget()  # and what it refused is this run's to decide again
     STATE.json = _wants_json(args)
@@ -379,10 +385,12 @@ def run(*, collector_paused: bool = False) -> NoReturn:
     the standard streams need flushing; a failed flush of stdout (a full disk) exits 120, as
     the interpreter would.
     """
+    from mcpctl.probe.procs import process_age
+
     _COLLECTOR.paused = collector_paused
     if not os.environ.get("MCPCTL_DEBUG"):
         sys.unraisablehook = _unraisable_quietly
-    code = main()
+    code = main(started=time.monotonic() - process_age())
     for stream in (sys.stdout, sys.stderr):
         if stream is None:  # started without it, and not through mcpctl.__main__
             continue

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -69,6 +70,9 @@ class State:
         self.argv: list[str] = []
         #: Warnings about what the command read (an untrusted config): in every result.
         self.notices: list[str] = []
+        #: When the command started (:func:`time.monotonic`): a deadline the user gave runs
+        #: from it. The program's own process sets it to the process's start, imports included.
+        self.started = time.monotonic()
 
 
 STATE = State()

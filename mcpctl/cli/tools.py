@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
@@ -31,7 +30,7 @@ from mcpctl.cli.common import (
     targets,
 )
 from mcpctl.cli.completion import remember_probed
-from mcpctl.cli.output import Lines, Table
+from mcpctl.cli.output import STATE, Lines, Table
 from mcpctl.cli.progress import Ticker, progress
 from mcpctl.errors import (
     BudgetExceededError,
@@ -146,10 +145,9 @@ def tools(
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import collisions_fail
-    from mcpctl.probe.procs import process_age
     from mcpctl.probe.tokens import ENCODING, TokenCountCache
 
-    started = time.monotonic() - process_age()  # the deadline runs from the command's start
+    started = STATE.started  # the deadline runs from the command's start
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
     chosen, more = targets(names or [], "all", internal_root, manifest_key, group, gate=False)

@@ -266,7 +266,10 @@ def test_counting_tokens_ends_by_the_timeout(tmp_path: Path) -> None:
     assert data["ok"] and len(data["data"]["tools"]) == 1000
     assert data["data"]["tokens"]["estimated"] > 0
     assert any("ran out of time" in w for w in data["warnings"])
-    assert elapsed < timeout + 1
+    # By the timeout, give or take what this machine needs now to start mcpctl and hand over
+    # a 3 MB result (a loaded machine is slower at everything, counting or not).
+    _, overhead = home.run("tools", "big", "--cached", "--json", "-v", limit=timeout)
+    assert elapsed < timeout + 1 + overhead, (elapsed, overhead)
 
 
 RSS = """
