@@ -138,8 +138,7 @@ def test_health_with_group_probes_only_the_members(cli: Cli, config_path: Path) 
     assert sorted(m["name"] for m in r.json["data"]["mcps"]) == ["also", "basic"]
     r = cli("health", "--group", "nope")
     assert r.exit_code == 2 and "no group 'nope'" in r.stderr
-    r = cli("health", "--as", "cursor", "--group", "ok")
-    assert r.exit_code == 2 and "--group" in r.stderr
+    # health --as CLIENT --group: the client's servers of the group (tests/cli/test_health_as.py)
 
 
 def test_tools_with_group_lists_only_the_members(cli: Cli, config_path: Path) -> None:
