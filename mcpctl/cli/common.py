@@ -273,11 +273,11 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
 
     import anyio
 
-    from mcpctl import sdk
+    from mcpctl import procs, reaper
     from mcpctl.errors import Interrupted
-    from mcpctl.probe import procs, spawn
+    from mcpctl.probe.spawn import use_client_half
 
-    sdk.use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
+    use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
     output.configure_logging()
     main_thread = threading.current_thread() is threading.main_thread()
     wanted = stop_signals() if main_thread else []
@@ -309,7 +309,7 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
 
     handlers = {sig: signal.getsignal(sig) for sig in wanted}
     was_subreaper = procs.is_subreaper()
-    spawn.become_subreaper()
+    reaper.become_subreaper()
     try:
         if spinner:
             from mcpctl.cli.progress import progress
@@ -323,9 +323,9 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
         for sig in wanted:
             signal.signal(sig, lambda signum, _: received.append(signum))
         try:
-            spawn.reap_orphans()
+            reaper.reap_orphans()
             if not was_subreaper:
-                spawn.become_subreaper(False)
+                reaper.become_subreaper(False)
         finally:
             for sig, handler in handlers.items():  # the event loop reset them to the defaults
                 signal.signal(sig, handler if handler is not None else signal.SIG_DFL)

@@ -146,8 +146,8 @@ def tools(
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import collisions_fail
-    from mcpctl.probe.procs import process_age
-    from mcpctl.probe.tokens import ENCODING, TokenCountCache
+    from mcpctl.procs import process_age
+    from mcpctl.tokencount import ENCODING, TokenCountCache
 
     started = time.monotonic() - process_age()  # the deadline runs from the command's start
     warnings: list[str] = []
@@ -270,7 +270,7 @@ def tools(
 def _estimate_warnings(long: int, late: int, seconds: float) -> list[str]:
     """Why some token counts are estimates (``~`` in the table): how many were ``long``,
     how many ``late``."""
-    from mcpctl.probe.tokens import MAX_COUNTED_CHARS
+    from mcpctl.tokencount import MAX_COUNTED_CHARS
 
     out = []
     if long:
@@ -290,7 +290,7 @@ def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | N
     """The error of a catalog that costs more than ``budget`` tokens, naming each server's
     share (the costliest first), or ``None`` when it fits."""
     from mcpctl.probe.costs import by_cost
-    from mcpctl.probe.tokens import ENCODING
+    from mcpctl.tokencount import ENCODING
 
     total = sum(totals.values())
     if total <= budget:
