@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 # (__getattr__), so that a command answered before the CLI framework loads can use this module.
 __all__ = [
     "MANIFEST_HELP",
-    "ORCHESTRATOR_KEY",
     "Protocol",
     "cache",
     "config_store",
@@ -49,9 +48,6 @@ __all__ = [
     "targets",
 ]
 
-#: The package.json key of an internal server's manifest, as the orchestrator convention has
-#: it (docs/config.md#the-orchestrator-convention); mcpctl.config.siblings.DEFAULT_MANIFEST_KEY.
-ORCHESTRATOR_KEY = "annabelle"
 MANIFEST_HELP = "package.json key of the manifest (the orchestrator convention: docs/config.md)."
 # The options several commands share, as typer.Option(*args, **kwargs).
 _OPTIONS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
@@ -67,9 +63,8 @@ _OPTIONS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
          "help": "Only the servers of this group (mcpctl group list); repeat it for the servers "
          "of any of them."},
     ),
-    "MANIFEST_KEY": (
-        (ORCHESTRATOR_KEY, "--manifest-key"), {"metavar": "KEY", "help": MANIFEST_HELP}
-    ),
+    # Its default (mcpctl.config.siblings.DEFAULT_MANIFEST_KEY) is set when it is built.
+    "MANIFEST_KEY": ((None, "--manifest-key"), {"metavar": "KEY", "help": MANIFEST_HELP}),
     "PROTOCOL": (
         (None, "--protocol"),
         {"help": "Protocol era: auto (detect it, remembered per server), modern (2026-07-28 and "
@@ -87,6 +82,10 @@ def __getattr__(name: str) -> Any:
     import typer
 
     args, kwargs = _OPTIONS[name]
+    if name == "MANIFEST_KEY":
+        from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
+
+        args = (DEFAULT_MANIFEST_KEY, *args[1:])
     option = globals()[name] = typer.Option(*args, **kwargs)
     return option
 

@@ -18,7 +18,6 @@ from mcpctl.cli.common import (
     GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
-    ORCHESTRATOR_KEY,
     PROTOCOL,
     Protocol,
     duration_option,
@@ -445,12 +444,13 @@ def call(
       mcpctl call builder build_site --no-wait --json
     """
     from mcpctl.cli.inputs import answerer, interactive
+    from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
     from mcpctl.probe.inputs import answers_from
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
-    chosen, _ = targets([name], "all", None, ORCHESTRATOR_KEY)
+    chosen, _ = targets([name], "all", None, DEFAULT_MANIFEST_KEY)
     _, entry, _ = chosen[0]
 
     # Read (and check) --args-json now, before connecting: a typo should not cost a server
