@@ -180,7 +180,7 @@ def wait_for_port(port: int, proc: Any, timeout: float = 30.0) -> None:
 
 def alive(pid: int) -> bool:
     """Whether ``pid`` runs: it exists and has not exited (a zombie waits to be reaped)."""
-    from mcpctl.probe import procs
+    from mcpctl import procs
 
     stat = procs.read_stat(pid)
     return stat is not None and not stat.dead

@@ -129,8 +129,7 @@ SECTION = "the-orchestrator-convention"
 
 
 def test_the_orchestrator_convention_is_described_once_and_linked_wherever_it_is_named() -> None:
-    from mcpctl.cli.common import MANIFEST_HELP, ORCHESTRATOR_KEY
-    from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
+    from mcpctl.cli.common import MANIFEST_HELP
 
     config = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
     assert config.count("\n## The orchestrator convention\n") == 1
@@ -144,5 +143,26 @@ def test_the_orchestrator_convention_is_described_once_and_linked_wherever_it_is
         named = re.search(r"annabelle|orchestrator's", text, re.IGNORECASE)
         if named:
             assert f"#{SECTION})" in text, f"{page.name} names the orchestrator without a link"
-    assert ORCHESTRATOR_KEY == DEFAULT_MANIFEST_KEY
     assert "docs/config.md" in MANIFEST_HELP
+
+
+def test_the_library_page_places_every_package_and_module() -> None:
+    """docs/library.md's table of packages names each one, and its Layers section each layer
+    of the contract in pyproject.toml."""
+    import tomllib
+
+    page = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    where = page.split("## Where things are")[1].split("\n## ")[0]
+    package = ROOT / "mcpctl"
+    for path in sorted(package.iterdir()):
+        if (path / "__init__.py").exists():
+            assert f"| `mcpctl/{path.name}/` |" in where, f"{path.name}/ is not in the table"
+        elif path.suffix == ".py" and path.stem not in {"__init__", "__main__", "_version"}:
+            assert f"{path.name}`" in where, f"{path.name} is not in the table"
+    layers = page.split("\n## Layers\n")[1].split("\n## ")[0]
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
+    for layer in contract["layers"]:
+        if ":" not in layer:  # the ground is one layer of many modules, named in the table
+            for name in layer.split("|"):
+                assert f"`{name.strip()}`" in layers, f"{name} is not in the Layers section"

@@ -31,6 +31,13 @@ What does not:
   mcpctl.config.model`` runs ``mcpctl/__init__.py``): they only re-export, as above. Taking
   a name from a package's ``__init__`` (``from mcpctl.probe import probe``) is an edge to it.
 
+The layers (``[tool.importlinter]`` in pyproject.toml, docs/library.md#layers) are checked
+twice: import-linter runs the contracts over the import statements, and
+:func:`dynamic_edges` adds what it cannot see -- a module loaded by name
+(``importlib.import_module("mcpctl.x")``, ``__import__``, an f-string starting
+``"mcpctl.x."``, a table of module names) -- checked against the same contracts, read from
+the same file.
+
 Packages: each subpackage of ``mcpctl`` (``mcpctl.config``, ``mcpctl.probe``, ``mcpctl.auth``,
 ``mcpctl.render``, ``mcpctl.registry``, ``mcpctl.snapshot``, ``mcpctl.doctor``,
 ``mcpctl.cli``, ``mcpctl.completion``) is one node of the package graph, each top-level
@@ -41,6 +48,10 @@ its own node. A package-level cycle is a cycle in the module graph collapsed to 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -385,3 +396,183 @@ def test_a_cycle_is_reported_with_where_each_import_is(tree: Path) -> None:
     ]
     (tree / "mcpctl/b/mid.py").write_text("")
     assert cycle_report(tree) == ([], [])
+
+
+# The layers: import-linter's contracts, and the imports by name it does not see.
+
+
+def test_the_layer_contracts_are_kept() -> None:
+    """import-linter over the import statements (pyproject.toml says which contracts)."""
+    code = "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True, no_logo=True))"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300
+    )
+    assert r.returncode == 0, f"a contract is broken:\n{r.stdout}\n{r.stderr}"
+
+
+def _named_module(node: ast.expr) -> str | None:
+    """The mcpctl module a literal names: ``"mcpctl.x.y"``, or the package an f-string's
+    fixed start names (``f"mcpctl.cli.{name}"``: ``mcpctl.cli``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        name = node.value
+    elif (
+        isinstance(node, ast.JoinedStr)
+        and node.values
+        and isinstance(node.values[0], ast.Constant)
+        and isinstance(node.values[0].value, str)
+    ):
+        name = node.values[0].value.rpartition(".")[0]
+    else:
+        return None
+    return name if name == PACKAGE or name.startswith(PACKAGE + ".") else None
+
+
+def dynamic_edges(root: Path = ROOT) -> list[Edge]:
+    """Every mcpctl module loaded by name: ``import_module``/``__import__`` of a literal (or an
+    f-string's fixed start), and the module-level tables of module names
+    (:func:`_module_tables`: lazy exports, ``render/targets.py``)."""
+    modules = module_files(root)
+    edges: list[Edge] = []
+    for module, file in modules.items():
+        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+        where = str(file.relative_to(root))
+        found: list[tuple[str, int]] = []
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if called in {"import_module", "__import__"}:
+                target = _named_module(node.args[0])
+                if target is not None:
+                    found.append((target, node.lineno))
+        for line, table in _module_tables(tree, modules).values():
+            found += [(t, line) for t in table.values() if _named_module(ast.Constant(t))]
+        edges += [Edge(module, target, where, line) for target, line in found if target != module]
+    return edges
+
+
+def _contracts(pyproject: Path = ROOT / "pyproject.toml") -> list[dict[str, object]]:
+    config = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    contracts: list[dict[str, object]] = config["tool"]["importlinter"]["contracts"]
+    return contracts
+
+
+def _names(contract: dict[str, object], key: str) -> list[str]:
+    value = contract.get(key, [])
+    assert isinstance(value, list), (contract["name"], key)
+    return [str(v) for v in value]
+
+
+def _within(module: str, names: list[str]) -> str | None:
+    """The one of ``names`` that is ``module`` or contains it."""
+    return next((n for n in names if module == n or module.startswith(n + ".")), None)
+
+
+def contract_violations(edges: list[Edge], contracts: list[dict[str, object]]) -> list[str]:
+    """The edges that break a ``layers``, ``forbidden`` or ``independence`` contract, each
+    with the contract's name and where the import is. (Direct imports only: the chains through
+    other modules are import-linter's.)"""
+    broken: list[str] = []
+    for contract in contracts:
+        kind, name = contract["type"], contract["name"]
+        for edge in edges:
+            why = None
+            if kind == "layers":
+                why = _layer_break(edge, contract)
+            elif kind == "forbidden":
+                if _within(edge.source, _names(contract, "source_modules")) and _within(
+                    edge.target, _names(contract, "forbidden_modules")
+                ):
+                    why = "forbidden"
+            elif kind == "independence":
+                a = _within(edge.source, _names(contract, "modules"))
+                b = _within(edge.target, _names(contract, "modules"))
+                if a and b and a != b:
+                    why = "independent"
+            if why:
+                broken.append(
+                    f"{name} ({why}): {edge.file}:{edge.line} loads {edge.target} by name"
+                )
+    return broken
+
+
+def _layer_break(edge: Edge, contract: dict[str, object]) -> str | None:
+    """Why ``edge`` goes against the layers of ``contract`` (``None``: it does not)."""
+    for container in _names(contract, "containers") or [""]:
+        prefix = f"{container}." if container else ""
+        levels: list[tuple[list[str], bool]] = []
+        for layer in _names(contract, "layers"):
+            independent = ":" not in layer
+            parts = layer.replace("|", ":").split(":")
+            levels.append(([prefix + p.strip().strip("()") for p in parts], independent))
+
+        def level_of(module: str, levels: list[tuple[list[str], bool]] = levels) -> tuple[int, str]:
+            for index, (names, _) in enumerate(levels):
+                found = _within(module, names)
+                if found:
+                    return index, found
+            return -1, ""
+
+        (src, src_name), (dst, dst_name) = level_of(edge.source), level_of(edge.target)
+        if src < 0 or dst < 0:
+            continue
+        if dst < src:
+            return f"{src_name} is below {dst_name}"
+        if dst == src and src_name != dst_name and levels[src][1]:
+            return f"{src_name} and {dst_name} are independent"
+    return None
+
+
+def test_modules_loaded_by_name_keep_the_layers_too() -> None:
+    edges = dynamic_edges()
+    assert any(e.source == "mcpctl.cli.app" for e in edges)  # f"mcpctl.cli.{module}" is seen
+    broken = contract_violations(edges, _contracts())
+    assert not broken, "modules loaded by name against the contracts:\n" + "\n".join(broken)
+
+
+PLANTED = {
+    "mcpctl/__init__.py": "",
+    "mcpctl/config/__init__.py": '_LAZY = {"App": "mcpctl.cli.app"}\n',
+    "mcpctl/config/up.py": (
+        "import importlib\n"
+        "def f():\n"
+        '    importlib.import_module("mcpctl.render.clients")\n'
+        '    __import__("mcpctl.errors")\n'
+    ),
+    "mcpctl/registry/__init__.py": "",
+    "mcpctl/registry/calls.py": (
+        "from importlib import import_module\n"
+        "def f(n):\n"
+        '    return import_module(f"mcpctl.probe.{n}"), import_module(n), import_module("json")\n'
+    ),
+    "mcpctl/doctor/__init__.py": "",
+    "mcpctl/doctor/x.py": 'TABLE = {"a": "mcpctl.completion"}\nimport importlib\nimportlib.import_module("mcpctl.completion.engine")\n',
+    "mcpctl/completion/__init__.py": "",
+}
+
+
+def test_each_kind_of_load_by_name_is_checked_against_the_contracts(tmp_path: Path) -> None:
+    for name, text in PLANTED.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    edges = dynamic_edges(tmp_path)
+    assert {(e.source, e.target) for e in edges} == {
+        ("mcpctl.config", "mcpctl.cli.app"),  # a lazy-export table
+        ("mcpctl.config.up", "mcpctl.render.clients"),  # importlib.import_module
+        ("mcpctl.config.up", "mcpctl.errors"),  # __import__
+        ("mcpctl.registry.calls", "mcpctl.probe"),  # an f-string's fixed start
+        ("mcpctl.doctor.x", "mcpctl.completion.engine"),  # at module level
+        ("mcpctl.doctor.x", "mcpctl.completion"),  # a table of module names
+    }  # neither a variable nor a module outside mcpctl
+    broken = contract_violations(edges, _contracts())
+    assert len(broken) == 5, broken
+    text = "\n".join(broken)
+    assert "mcpctl/config/__init__.py:1 loads mcpctl.cli.app" in text
+    assert "mcpctl.config is below mcpctl.render" in text
+    assert "mcpctl.doctor and mcpctl.completion are independent" in text
+    assert (
+        "the registry reads registries and caches, it never talks to a server (forbidden)" in text
+    )
+    assert "mcpctl.errors" not in text  # the ground is below everything

@@ -67,9 +67,9 @@ TARGETS = [
     ),
     Target(
         "tokens",
-        "mcpctl/auth/tokens.py",
+        "mcpctl/auth/oauthtokens.py",
         (
-            "tests/auth/test_tokens.py",
+            "tests/auth/test_oauthtokens.py",
             "tests/auth/test_connecting.py",
             "tests/auth/test_secret_store.py",
         ),

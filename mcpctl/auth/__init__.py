@@ -4,7 +4,7 @@
     from mcpctl.auth import SignIn, sign_in, sign_out, load_record, token_status  # OAuth
 
 * :mod:`~mcpctl.auth.secrets` -- values of ``${VAR}`` placeholders, and raw keyring items;
-* :mod:`~mcpctl.auth.records` and :mod:`~mcpctl.auth.tokens` -- OAuth sign-ins in the keyring
+* :mod:`~mcpctl.auth.records` and :mod:`~mcpctl.auth.oauthtokens` -- OAuth sign-ins in the keyring
   (item ``oauth:SERVER``), and the SDK's ``TokenStorage`` over them;
 * :mod:`~mcpctl.auth.oauth` -- the SDK's OAuth providers, restoring what they forget between
   processes; :mod:`~mcpctl.auth.connecting` -- what connecting commands use (never a browser);
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 from mcpctl._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from mcpctl.auth.oauthtokens import OAuthRecord, TokenStore, load_record, token_status
     from mcpctl.auth.revoke import SignOut, sign_out
     from mcpctl.auth.secrets import SecretStore, keyring_source
     from mcpctl.auth.signin import SignIn, sign_in
-    from mcpctl.auth.tokens import OAuthRecord, TokenStore, load_record, token_status
 
 __all__ = [
     "OAuthRecord",
@@ -41,16 +41,16 @@ __all__ = [
 ]
 
 _LAZY = {
-    "OAuthRecord": "mcpctl.auth.tokens",
+    "OAuthRecord": "mcpctl.auth.oauthtokens",
     "SecretStore": "mcpctl.auth.secrets",
     "SignIn": "mcpctl.auth.signin",
     "SignOut": "mcpctl.auth.revoke",
-    "TokenStore": "mcpctl.auth.tokens",
+    "TokenStore": "mcpctl.auth.oauthtokens",
     "keyring_source": "mcpctl.auth.secrets",
-    "load_record": "mcpctl.auth.tokens",
+    "load_record": "mcpctl.auth.oauthtokens",
     "sign_in": "mcpctl.auth.signin",
     "sign_out": "mcpctl.auth.revoke",
-    "token_status": "mcpctl.auth.tokens",
+    "token_status": "mcpctl.auth.oauthtokens",
 }
 
 

@@ -18,7 +18,7 @@ from mcpctl.auth.oauth import (
     client_metadata,
     configured_client,
 )
-from mcpctl.auth.tokens import TokenStore
+from mcpctl.auth.oauthtokens import TokenStore
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import KeyringUnavailableError, ProbeFailed
 

@@ -4,14 +4,14 @@ The SDK's ``OAuthClientProvider`` (an ``httpx2.Auth``) does discovery, registrat
 the token exchange. What it does not do for a program that runs once and exits, the subclasses
 here add:
 
-* it does not restore the expiry of stored tokens: :class:`~mcpctl.auth.tokens.TokenStore`
+* it does not restore the expiry of stored tokens: :class:`~mcpctl.auth.oauthtokens.TokenStore`
   keeps an absolute expiry, hands out an expired access token as empty, and the provider's
   context is given that expiry;
 * in a fresh process it would refresh against ``{server origin}/token`` without the
   ``resource`` parameter: the stored authorization-server and protected-resource metadata are
   put back into its context first, so a refresh goes where the tokens came from;
 * with refresh-token rotation, two processes refreshing at once invalidate each other: a
-  refresh happens under a file lock (:func:`~mcpctl.auth.tokens.refresh_lock`), after reading
+  refresh happens under a file lock (:func:`~mcpctl.auth.oauthtokens.refresh_lock`), after reading
   the tokens again -- the process that waited uses the ones the other just stored;
 * on a 401 it would start a browser sign-in: a connecting command (``health``, ``tools``,
   ``call``, :func:`mcpctl.probe.open_session`) instead tries the refresh token once, then fails
@@ -35,8 +35,8 @@ from pydantic import PrivateAttr
 
 from mcpctl._version import __version__
 from mcpctl.auth.answer import failed
+from mcpctl.auth.oauthtokens import TokenStore, refresh_lock
 from mcpctl.auth.records import sane_lifetime, token_problem
-from mcpctl.auth.tokens import TokenStore, refresh_lock
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import KeyringUnavailableError, ProbeFailed
 from mcpctl.sdk import (

@@ -22,7 +22,7 @@ expiry of 1e20 seconds, a token no header can carry) reads as unknown or as need
 never as a crash.
 
 Plain JSON and no import of the MCP SDK: ``mcpctl auth status`` reads records fast.
-:mod:`mcpctl.auth.tokens` writes them.
+:mod:`mcpctl.auth.oauthtokens` writes them.
 """
 
 from __future__ import annotations

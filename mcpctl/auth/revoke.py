@@ -11,8 +11,8 @@ import base64
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from mcpctl.auth.oauthtokens import OAuthRecord, delete_record, load_record
 from mcpctl.auth.secrets import SecretStore
-from mcpctl.auth.tokens import OAuthRecord, delete_record, load_record
 
 __all__ = ["SignOut", "revoke", "sign_out"]
 

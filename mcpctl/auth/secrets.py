@@ -5,7 +5,7 @@ name:
 
 * ``secret:NAME`` -- the value of a ``${NAME}`` placeholder (``mcpctl secret set NAME``);
 * ``oauth:SERVER`` -- a server's OAuth tokens and client registration, as JSON
-  (:mod:`mcpctl.auth.tokens`);
+  (:mod:`mcpctl.auth.oauthtokens`);
 * ``index`` -- the names of the secrets, since keyrings cannot list their items.
 
 ``keyring`` is imported on first use (choosing a backend costs a tenth of a second or more).

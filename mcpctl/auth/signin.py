@@ -45,8 +45,8 @@ from mcpctl.auth.oauth import (
     client_metadata,
     configured_client,
 )
+from mcpctl.auth.oauthtokens import OAuthRecord, TokenStore
 from mcpctl.auth.secrets import SecretStore
-from mcpctl.auth.tokens import OAuthRecord, TokenStore
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import OutsideError, SignInError, UsageError
 from mcpctl.httpclient import BoundedClient, ResponseTooLarge, StepTimeout

@@ -385,7 +385,7 @@ def run(*, collector_paused: bool = False) -> NoReturn:
     the standard streams need flushing; a failed flush of stdout (a full disk) exits 120, as
     the interpreter would.
     """
-    from mcpctl.probe.procs import process_age
+    from mcpctl.procs import process_age
 
     _COLLECTOR.paused = collector_paused
     if not os.environ.get("MCPCTL_DEBUG"):

@@ -166,8 +166,8 @@ def login(
 
       mcpctl auth build-bot --grant client_credentials --scope deploy
     """
+    from mcpctl.auth.oauthtokens import load_record, token_status
     from mcpctl.auth.signin import SignIn, has_display, sign_in
-    from mcpctl.auth.tokens import load_record, token_status
 
     STATE.command = "auth"
     seconds, note = parse_duration(timeout)
@@ -228,7 +228,7 @@ def auth_status(
 
       mcpctl auth status github --json
     """
-    from mcpctl.auth.tokens import load_record, token_status
+    from mcpctl.auth.oauthtokens import load_record, token_status
     from mcpctl.config import trustguard
     from mcpctl.config.placeholders import resolve_text
 

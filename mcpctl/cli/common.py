@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 # (__getattr__), so that a command answered before the CLI framework loads can use this module.
 __all__ = [
     "MANIFEST_HELP",
-    "ORCHESTRATOR_KEY",
     "Protocol",
     "cache",
     "config_store",
@@ -49,9 +48,6 @@ __all__ = [
     "targets",
 ]
 
-#: The package.json key of an internal server's manifest, as the orchestrator convention has
-#: it (docs/config.md#the-orchestrator-convention); mcpctl.config.siblings.DEFAULT_MANIFEST_KEY.
-ORCHESTRATOR_KEY = "annabelle"
 MANIFEST_HELP = "package.json key of the manifest (the orchestrator convention: docs/config.md)."
 # The options several commands share, as typer.Option(*args, **kwargs).
 _OPTIONS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
@@ -67,9 +63,8 @@ _OPTIONS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
          "help": "Only the servers of this group (mcpctl group list); repeat it for the servers "
          "of any of them."},
     ),
-    "MANIFEST_KEY": (
-        (ORCHESTRATOR_KEY, "--manifest-key"), {"metavar": "KEY", "help": MANIFEST_HELP}
-    ),
+    # Its default (mcpctl.config.siblings.DEFAULT_MANIFEST_KEY) is set when it is built.
+    "MANIFEST_KEY": ((None, "--manifest-key"), {"metavar": "KEY", "help": MANIFEST_HELP}),
     "PROTOCOL": (
         (None, "--protocol"),
         {"help": "Protocol era: auto (detect it, remembered per server), modern (2026-07-28 and "
@@ -87,6 +82,10 @@ def __getattr__(name: str) -> Any:
     import typer
 
     args, kwargs = _OPTIONS[name]
+    if name == "MANIFEST_KEY":
+        from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
+
+        args = (DEFAULT_MANIFEST_KEY, *args[1:])
     option = globals()[name] = typer.Option(*args, **kwargs)
     return option
 
@@ -273,11 +272,11 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
 
     import anyio
 
-    from mcpctl import sdk
+    from mcpctl import procs, reaper
     from mcpctl.errors import Interrupted
-    from mcpctl.probe import procs, spawn
+    from mcpctl.probe.spawn import use_client_half
 
-    sdk.use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
+    use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
     output.configure_logging()
     main_thread = threading.current_thread() is threading.main_thread()
     wanted = stop_signals() if main_thread else []
@@ -309,7 +308,7 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
 
     handlers = {sig: signal.getsignal(sig) for sig in wanted}
     was_subreaper = procs.is_subreaper()
-    spawn.become_subreaper()
+    reaper.become_subreaper()
     try:
         if spinner:
             from mcpctl.cli.progress import progress
@@ -323,9 +322,9 @@ def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
         for sig in wanted:
             signal.signal(sig, lambda signum, _: received.append(signum))
         try:
-            spawn.reap_orphans()
+            reaper.reap_orphans()
             if not was_subreaper:
-                spawn.become_subreaper(False)
+                reaper.become_subreaper(False)
         finally:
             for sig, handler in handlers.items():  # the event loop reset them to the defaults
                 signal.signal(sig, handler if handler is not None else signal.SIG_DFL)

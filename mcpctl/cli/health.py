@@ -314,7 +314,7 @@ def _watch(
     from mcpctl.cli.health_live import Board
     from mcpctl.errors import Interrupted
     from mcpctl.probe.health import probe_all
-    from mcpctl.probe.spawn import reap_orphans
+    from mcpctl.reaper import reap_orphans
 
     for w in warnings:
         output.warn(w)

@@ -17,7 +17,6 @@ from mcpctl.cli.common import (
     GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
-    ORCHESTRATOR_KEY,
     PROTOCOL,
     Protocol,
     duration_option,
@@ -145,7 +144,7 @@ def tools(
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
     from mcpctl.probe.naming import collisions_fail
-    from mcpctl.probe.tokens import ENCODING, TokenCountCache
+    from mcpctl.tokencount import ENCODING, TokenCountCache
 
     started = STATE.started  # the deadline runs from the command's start
     warnings: list[str] = []
@@ -268,7 +267,7 @@ def tools(
 def _estimate_warnings(long: int, late: int, seconds: float) -> list[str]:
     """Why some token counts are estimates (``~`` in the table): how many were ``long``,
     how many ``late``."""
-    from mcpctl.probe.tokens import MAX_COUNTED_CHARS
+    from mcpctl.tokencount import MAX_COUNTED_CHARS
 
     out = []
     if long:
@@ -288,7 +287,7 @@ def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | N
     """The error of a catalog that costs more than ``budget`` tokens, naming each server's
     share (the costliest first), or ``None`` when it fits."""
     from mcpctl.probe.costs import by_cost
-    from mcpctl.probe.tokens import ENCODING
+    from mcpctl.tokencount import ENCODING
 
     total = sum(totals.values())
     if total <= budget:
@@ -443,12 +442,13 @@ def call(
       mcpctl call builder build_site --no-wait --json
     """
     from mcpctl.cli.inputs import answerer, interactive
+    from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
     from mcpctl.probe.inputs import answers_from
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
-    chosen, _ = targets([name], "all", None, ORCHESTRATOR_KEY)
+    chosen, _ = targets([name], "all", None, DEFAULT_MANIFEST_KEY)
     _, entry, _ = chosen[0]
 
     # Read (and check) --args-json now, before connecting: a typo should not cost a server

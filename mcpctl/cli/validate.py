@@ -9,9 +9,10 @@ from pathlib import Path
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import MANIFEST_HELP, ORCHESTRATOR_KEY
+from mcpctl.cli.common import MANIFEST_HELP
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.config.model import Problem
+from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
 from mcpctl.errors import ExitCode, UsageError
 from mcpctl.paths import Paths
 from mcpctl.results import Result
@@ -77,7 +78,7 @@ def validate(
         help="Report entries named like an internal MCP found under DIR.",
     ),
     manifest_key: str = typer.Option(
-        ORCHESTRATOR_KEY, "--manifest-key", metavar="KEY", help=MANIFEST_HELP
+        DEFAULT_MANIFEST_KEY, "--manifest-key", metavar="KEY", help=MANIFEST_HELP
     ),
 ) -> int:
     """Check the config strictly: every problem with its path and line:column.

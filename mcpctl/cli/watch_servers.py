@@ -15,12 +15,13 @@ __all__ = ["follow_servers"]
 def follow_servers(names: list[str], poll: float, protocol: Protocol | None) -> int:
     """``watch --servers``: print each event of :func:`mcpctl.snapshot.live.watch_servers`."""
     from mcpctl.auth.secrets import keyring_source
-    from mcpctl.cli.common import ORCHESTRATOR_KEY, era_options, targets
+    from mcpctl.cli.common import era_options, targets
     from mcpctl.cli.difftext import diff_lines
+    from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
     from mcpctl.snapshot.diff import SnapshotDiff
     from mcpctl.snapshot.live import ServerEvent, watch_servers
 
-    chosen, warnings = targets(names, "all", None, ORCHESTRATOR_KEY)
+    chosen, warnings = targets(names, "all", None, DEFAULT_MANIFEST_KEY)
     for warning in warnings:
         output.warn(warning)
     mode, eras = era_options(protocol)

@@ -38,7 +38,7 @@ def remember_tools(
     Never raises: the command that probed has its own result to report, and a cache that
     cannot be written only means ``call NAME <TAB>`` offers nothing.
     """
-    from mcpctl.probe.cachefiles import update_records
+    from mcpctl.config.cachefiles import update_records
 
     key = os.path.realpath(config)
     now = round(time.time(), 1)

@@ -19,7 +19,9 @@
 * :mod:`~mcpctl.config.redaction` -- what a secret looks like; redaction of all output;
 * :mod:`~mcpctl.config.store` -- the only writer of user files, with
   :mod:`~mcpctl.config.backups` and :mod:`~mcpctl.config.edits`;
-* :mod:`~mcpctl.config.siblings` -- an orchestrator's own (internal) MCP servers.
+* :mod:`~mcpctl.config.siblings` -- an orchestrator's own (internal) MCP servers;
+* :mod:`~mcpctl.config.cachefiles` -- mcpctl's own small JSON caches (era memory, tool
+  listings, token counts, package metadata): size-capped, merged under a bounded lock.
 
 Nothing is imported here: each command loads only the modules it needs.
 """

@@ -7,9 +7,8 @@ streams), the CLI's choices and the registry conversion. Adding a transport is o
 :data:`TRANSPORTS` and its name in :data:`Transport`.
 
 It lives in the config package because the config model is built on it; the connection code
-(:mod:`mcpctl.probe`) reads it from here too (:mod:`mcpctl.probe.transports` still gives its
-names). This module imports nothing heavy and defines no dataclass (each costs ~1 ms to
-create): the config's hot paths read it.
+(:mod:`mcpctl.probe`) reads it from here too. This module imports nothing heavy and defines
+no dataclass (each costs ~1 ms to create): the config's hot paths read it.
 """
 
 from __future__ import annotations

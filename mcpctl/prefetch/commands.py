@@ -1,7 +1,7 @@
 """Running the package managers: several at once, each stopped whole, its output kept.
 
 Each command leads a session of its own and is watched by a
-:class:`mcpctl.probe.reaper.CommandFamily`, so that when it ends -- it exited, it timed out,
+:class:`mcpctl.reaper.CommandFamily`, so that when it ends -- it exited, it timed out,
 the run was cancelled by SIGINT, SIGTERM or SIGHUP -- every process it started (an install
 script, a ``node-gyp`` build) is stopped with it. Commands run side by side here: each one's
 pid is known to the others' families as "not theirs" (a family adopts this process's
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from mcpctl.probe import procs
-from mcpctl.probe.reaper import RESCAN_EVERY, CommandFamily
+from mcpctl import procs
+from mcpctl.reaper import RESCAN_EVERY, CommandFamily
 
 __all__ = ["CommandRun", "Commands", "meaningful_line", "runner_environment"]
 

@@ -3,10 +3,11 @@
     from mcpctl.probe import probe, probe_all, list_tools, call_tool, open_session  # async
 
 * the one table of transports is :mod:`mcpctl.config.transports` (the config model is built
-  on it; :mod:`~mcpctl.probe.transports` gives its names under their former module);
+  on it);
 * :mod:`~mcpctl.probe.spawn` -- stdio processes: a minimal environment, own process group,
-  stderr tail, fast stop; :mod:`~mcpctl.probe.procs` and :mod:`~mcpctl.probe.reaper` --
-  every descendant found and stopped, start-up slots freed once a server only waits;
+  stderr tail, fast stop; every descendant is found and stopped, and start-up slots are
+  freed once a server only waits, by :mod:`mcpctl.procs` and :mod:`mcpctl.reaper` (below
+  this package: ``watch --exec`` and ``prefetch`` stop their commands' families with them);
 * :mod:`~mcpctl.probe.connect` -- sessions over every transport;
 * the MCP SDK's names come from :mod:`mcpctl.sdk`, below this package and :mod:`mcpctl.auth`
   which both use it (loaded without the SDK's server half in the ``mcpctl`` program): the
@@ -23,9 +24,10 @@
 * :mod:`~mcpctl.probe.inputs` -- servers that ask for input mid-call, in either era;
 * :mod:`~mcpctl.probe.pages` -- every page of a paged list, whatever the server does with
   its cursors;
-* :mod:`~mcpctl.probe.listcache` -- tool listings kept while their ``ttlMs`` says they may be;
-  :mod:`~mcpctl.probe.cachefiles` -- the cache files, merged under a bounded lock;
-  :mod:`~mcpctl.probe.tokens` -- what a catalog costs the model, counted within a deadline;
+* :mod:`~mcpctl.probe.listcache` -- tool listings kept while their ``ttlMs`` says they may be
+  (in a cache file of :mod:`mcpctl.config.cachefiles`, merged under a bounded lock);
+  :mod:`~mcpctl.probe.costs` -- what a catalog costs the model, counted within a deadline by
+  :mod:`mcpctl.tokencount` (below this package: snapshots count with it too);
 * :mod:`~mcpctl.probe.follow` -- one server followed over an open connection.
 
 Elsewhere, because they use this package and another: ``mcpctl run NAME`` (exec a server with

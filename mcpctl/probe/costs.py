@@ -3,7 +3,7 @@
 ``mcpctl tools`` prints it; ``mcpctl serve`` gives it to an agent. From the probes of some
 servers: every tool under the name the host exposes it by (:mod:`mcpctl.probe.naming`),
 whether the entry's ``tools.allow``/``deny`` exposes it, and the ``o200k_base`` tokens of
-its definition (:mod:`mcpctl.probe.tokens`); each server's total counts its exposed tools.
+its definition (:mod:`mcpctl.tokencount`); each server's total counts its exposed tools.
 
     costs = catalog_costs(results, filters, "underscore", counts=TokenCountCache.in_dir(d))
     costs.total, costs.totals["github"], costs.tools[0].tokens
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpctl.probe.naming import Collision, PrefixStyle, build_catalog
-from mcpctl.probe.tokens import ENCODING, TokenCountCache, count_definitions
+from mcpctl.tokencount import ENCODING, TokenCountCache, count_definitions
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ToolFilter
@@ -57,7 +57,7 @@ class CatalogCosts:
     ones, and each listed server's total (:data:`ENCODING` tokens of its exposed tools).
 
     ``long`` and ``late`` count the definitions whose tokens are estimates: over
-    :data:`~mcpctl.probe.tokens.MAX_COUNTED_CHARS` characters (counted that far), or not
+    :data:`~mcpctl.tokencount.MAX_COUNTED_CHARS` characters (counted that far), or not
     counted before the deadline (estimated from their length)."""
 
     tools: list[ToolCost] = field(default_factory=list)
@@ -96,7 +96,7 @@ def catalog_costs(
     server's tools filtered by ``filters[server]``; ``show_all`` keeps the hidden tools too
     (their cost is not in the totals). ``counts`` keeps the counts already made (the
     caller saves it); counting stops at ``deadline`` (a :func:`time.monotonic` time), the
-    rest estimated (:func:`~mcpctl.probe.tokens.count_definitions`)."""
+    rest estimated (:func:`~mcpctl.tokencount.count_definitions`)."""
     ok = [r for r in results if r.error is None]
     catalog, collisions = build_catalog(
         ((r.name, [t.name for t in r.tools], filters.get(r.name)) for r in ok), prefix

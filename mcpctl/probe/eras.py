@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcpctl.config.cachefiles import read_records, update_records
 from mcpctl.config.model import PROTOCOL_MODES, ProtocolMode
-from mcpctl.probe.cachefiles import read_records, update_records
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -122,7 +122,7 @@ class EraMemory:
     it is secret: keys are digests of entries as written, values are era names and versions
     (at most :data:`MAX_VERSIONS` of :data:`MAX_VERSION_CHARS` characters: one server cannot
     swell the file past what it is read with). Processes share the file: each change is
-    merged into it under its lock (:func:`mcpctl.probe.cachefiles.update_records`), and
+    merged into it under its lock (:func:`mcpctl.config.cachefiles.update_records`), and
     threads may share one memory.
     """
 

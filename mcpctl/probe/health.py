@@ -469,7 +469,7 @@ async def probe_all(
     At most ``concurrency`` at a time (default: :func:`default_concurrency`, separately for
     spawned and remote servers). For spawned servers that bounds the ones *starting*: a
     server's start-up slot is freed as soon as its answer is in, or once it is only waiting
-    (:func:`mcpctl.probe.reaper.until_waiting`), so that servers that hang do not delay the
+    (:func:`mcpctl.reaper.until_waiting`), so that servers that hang do not delay the
     others; at most :func:`max_running` run at once.
 
     ``entries`` is a name -> entry mapping (all external) or (name, entry, kind) triples.
@@ -560,8 +560,8 @@ async def start_slot(
     is only waiting, whichever comes first."""
     import anyio
 
-    from mcpctl.probe.reaper import until_waiting
     from mcpctl.probe.spawn import StdioDiagnostics
+    from mcpctl.reaper import until_waiting
 
     token = object()
     await limiter.acquire_on_behalf_of(token)

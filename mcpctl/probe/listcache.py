@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpctl.config.cachefiles import read_records, update_records
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe.cachefiles import read_records, update_records
 from mcpctl.probe.eras import era_key
 from mcpctl.probe.health import ProbeResult, ServerKind
 from mcpctl.probe.tools import ToolInfo

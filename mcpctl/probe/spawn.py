@@ -10,7 +10,7 @@ neither anyio nor the SDK) and runs in its own session and process group. Stoppi
 closes its stdin and sends SIGTERM to its whole family at once (what a host does once it has
 its answer): its group, and every process that came from it (as psutil sees them, on Linux
 and macOS alike), a child that left the group with ``setsid`` included
-(:mod:`mcpctl.probe.reaper`); then SIGKILL after half a
+(:mod:`mcpctl.reaper`); then SIGKILL after half a
 second, and the zombies are reaped: no process mcpctl started outlives the probe.
 :func:`become_subreaper` and :func:`reap_orphans` also catch what a server's children leave
 behind after a double fork.
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import anyio
 from anyio.abc import Process
 
+from mcpctl import procs
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe import procs
 from mcpctl.probe.childenv import (
     DEFAULT_INHERITED_ENV,
     ProbeError,
@@ -38,7 +38,8 @@ from mcpctl.probe.childenv import (
     command_not_found,
     spawn_error,
 )
-from mcpctl.probe.reaper import (
+from mcpctl.probe.serverenv import find_program
+from mcpctl.reaper import (
     GONE_WAIT,
     KILL_GRACE,
     REGISTRY,
@@ -48,7 +49,7 @@ from mcpctl.probe.reaper import (
     reap_orphans,
     until_waiting,
 )
-from mcpctl.probe.serverenv import find_program
+from mcpctl.sdk import use_client_half  # the program's switch, for the CLI (no SDK importer)
 
 __all__ = [
     "DEFAULT_INHERITED_ENV",
@@ -62,6 +63,7 @@ __all__ = [
     "spawn_server",
     "stop_server",
     "until_waiting",
+    "use_client_half",
 ]
 
 STDERR_KEEP_LINES = 20

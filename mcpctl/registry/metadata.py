@@ -10,7 +10,7 @@ that a redirect had to fetch from another host says so (:attr:`Fetched.redirect`
 the copy); a redirect to another scheme is refused (:mod:`mcpctl.registry.client`).
 
 The cache is a cache: a file that cannot be read is empty, one that cannot be written is
-left as it was (:mod:`mcpctl.probe.cachefiles`).
+left as it was (:mod:`mcpctl.config.cachefiles`).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class MetadataCache:
         :attr:`mcpctl.paths.Paths.package_metadata`)."""
         if path is None:
             return cls(None, {})
-        from mcpctl.probe.cachefiles import read_records
+        from mcpctl.config.cachefiles import read_records
 
         return cls(path, read_records(path, "documents", MAX_BYTES))
 
@@ -123,7 +123,7 @@ class MetadataCache:
         """Write the file (the most recent :data:`MAX_DOCUMENTS`); never raises."""
         if self.path is None:
             return
-        from mcpctl.probe.cachefiles import update_records
+        from mcpctl.config.cachefiles import update_records
 
         def when(item: tuple[str, dict[str, Any]]) -> float:
             at = item[1].get("fetched_at")

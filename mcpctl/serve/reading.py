@@ -109,7 +109,7 @@ class _Probing:
         if _Probing.running == 0:
             import anyio.to_thread
 
-            from mcpctl.probe.spawn import reap_orphans
+            from mcpctl.reaper import reap_orphans
 
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(reap_orphans)
@@ -266,7 +266,7 @@ async def tools(
 
     from mcpctl.probe.costs import catalog_costs
     from mcpctl.probe.health import probe_all
-    from mcpctl.probe.tokens import TokenCountCache
+    from mcpctl.tokencount import TokenCountCache
 
     chosen, warnings = _chosen(workspace, names)
     async with _Probing():

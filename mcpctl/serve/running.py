@@ -56,7 +56,7 @@ def run(
     import anyio
     import anyio.abc
 
-    from mcpctl.probe import procs, spawn
+    from mcpctl import procs, reaper
     from mcpctl.serve.secrets import close_pages
 
     main_thread = threading.current_thread() is threading.main_thread()
@@ -90,7 +90,7 @@ def run(
             tg.cancel_scope.cancel()  # the input ended: the calls still running go too
 
     was_subreaper = procs.is_subreaper()
-    spawn.become_subreaper()
+    reaper.become_subreaper()
     try:
         anyio.run(main)
     finally:
@@ -98,9 +98,9 @@ def run(
             signal.signal(sig, lambda signum, _: received.append(signum))
         try:
             close_pages()
-            spawn.reap_orphans()
+            reaper.reap_orphans()
             if not was_subreaper:
-                spawn.become_subreaper(False)
+                reaper.become_subreaper(False)
         finally:
             for sig, handler in handlers.items():
                 signal.signal(sig, handler if handler is not None else signal.SIG_DFL)

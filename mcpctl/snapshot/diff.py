@@ -124,7 +124,7 @@ class ServerChange:
         if self.probe_failed is not None:
             out["probe_failed"] = self.probe_failed
         if self.tokens is not None:
-            from mcpctl.probe.tokens import ENCODING
+            from mcpctl.tokencount import ENCODING
 
             old, new = self.tokens
             out["tokens"] = {"encoding": ENCODING, "old": old, "new": new, "change": new - old}

@@ -97,12 +97,12 @@ class ServerState:
 
 
 def tools_tokens(state: ServerState) -> int | None:
-    """What the tools of ``state`` cost the model, in tokens (see :mod:`mcpctl.probe.tokens`),
+    """What the tools of ``state`` cost the model, in tokens (see :mod:`mcpctl.tokencount`),
     from their stored definitions; ``None`` when the probe failed or a definition was not
     stored (a snapshot that kept only fingerprints)."""
     if state.error is not None or any(not d.data for d in state.tools.values()):
         return None
-    from mcpctl.probe.tokens import catalog_tokens
+    from mcpctl.tokencount import catalog_tokens
 
     return catalog_tokens(d.data for d in state.tools.values())
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe.tokens import ENCODING
 from mcpctl.snapshot.diff import RedactedSecret, ServerChange, SnapshotDiff
 from mcpctl.snapshot.model import McpRecord, Snapshot, tools_tokens
 from mcpctl.text import escape_controls
+from mcpctl.tokencount import ENCODING
 
 __all__ = [
     "MAX_NAMES",

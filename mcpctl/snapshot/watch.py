@@ -365,9 +365,9 @@ class ChangeCommand:
     the caller's task was cancelled), every process it started is stopped with it: SIGTERM,
     then SIGKILL ``grace`` seconds later, the zombies reaped -- a child that called
     ``setsid``, one that ignores SIGTERM, and (where this process is a child subreaper, see
-    :func:`mcpctl.probe.reaper.become_subreaper`) what it put in the background with a
+    :func:`mcpctl.reaper.become_subreaper`) what it put in the background with a
     double fork or ``nohup`` before exiting at once
-    (:class:`mcpctl.probe.reaper.CommandFamily`). So nothing else should start children of
+    (:class:`mcpctl.reaper.CommandFamily`). So nothing else should start children of
     this process in a new session while a command runs.
 
     Its stdout and stderr go to ``output`` (a file descriptor or a file with one), by
@@ -408,7 +408,7 @@ class ChangeCommand:
 
         import anyio
 
-        from mcpctl.probe.reaper import CommandFamily
+        from mcpctl.reaper import CommandFamily
 
         name = self.argv[0]
         started = time.monotonic()

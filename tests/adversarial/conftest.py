@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from mcpctl.probe import procs
+from mcpctl import procs
 from tests.auth.conftest import mcpctl, oauth_server  # noqa: F401 -- fixtures used here too
 from tests.cli.test_watch import watch  # noqa: F401 -- fixtures used here too
 from tests.conftest import Cli, Run

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from mcpctl.probe.cachefiles import LOCK_TIMEOUT
+from mcpctl.config.cachefiles import LOCK_TIMEOUT
 from mcpctl.probe.eras import MAX_VERSION_CHARS, MAX_VERSIONS, MEMORY_FILENAME, MEMORY_MAX_BYTES
 from mcpctl.probe.failures import MESSAGE_MAX
 from tests.conftest import MCPCTL, SERVERS, reserved_port, wait_for_port, write_config

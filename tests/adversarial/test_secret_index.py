@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpctl.probe import procs
+from mcpctl import procs
 from tests.auth.filekeyring import BACKEND, DELAY_VAR, FILE_VAR, read_items
 from tests.conftest import MCPCTL
 

@@ -29,7 +29,7 @@ from typing import Any
 import psutil
 import pytest
 
-from mcpctl.probe import procs
+from mcpctl import procs
 from tests.cli.test_watch import SIGNALS, A, B, _default_signals, save, wait_for
 from tests.conftest import MCPCTL, SERVERS, write_config
 

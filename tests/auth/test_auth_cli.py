@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from mcpctl.auth.oauthtokens import OAuthRecord, save_record
 from mcpctl.auth.secrets import SecretStore
 from mcpctl.auth.signin import Answer, has_display, parse_answer
-from mcpctl.auth.tokens import OAuthRecord, save_record
 from tests.conftest import Cli, MemoryKeyring, write_config
 
 URL = "http://127.0.0.1:9/mcp"

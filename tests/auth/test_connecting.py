@@ -8,8 +8,8 @@ import anyio
 import pytest
 
 from mcpctl.auth.connecting import ConnectingAuth
+from mcpctl.auth.oauthtokens import OAuthRecord, save_record
 from mcpctl.auth.secrets import SecretStore
-from mcpctl.auth.tokens import OAuthRecord, save_record
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import ProbeFailed
 from tests.conftest import MemoryKeyring

@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli.test_health import make_internal
 from tests.conftest import SERVERS, Cli, write_config
-from tests.probe.test_tokens import independent_tokens
+from tests.test_tokencount import independent_tokens
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")], "description": "The basic server"}

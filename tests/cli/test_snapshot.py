@@ -14,8 +14,8 @@ import pytest
 from mcpctl.cli.snapshot import NO_EARLIER, diff_lines
 from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
 from tests.conftest import SERVERS, Cli, write_config
-from tests.probe.test_tokens import independent_tokens
 from tests.snapshot.test_sarif import check_sarif
+from tests.test_tokencount import independent_tokens
 
 PY = sys.executable
 SHIFTY = {"command": PY, "args": [str(SERVERS / "shifty.py")], "inherit_env": ["SHIFTY_MODE"]}

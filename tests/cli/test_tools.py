@@ -13,7 +13,7 @@ import pytest
 from mcpctl.config.model import ToolFilter
 from mcpctl.probe.naming import build_catalog, prefixed
 from tests.conftest import SERVERS, Cli, write_config
-from tests.probe.test_tokens import independent_tokens
+from tests.test_tokencount import independent_tokens
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}

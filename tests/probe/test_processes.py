@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 
+from mcpctl import procs
 from mcpctl.config.model import ServerEntry
-from mcpctl.probe import probe, probe_all, procs
-from mcpctl.probe.procs import ProcStat
+from mcpctl.probe import probe, probe_all
 from mcpctl.probe.spawn import (
     become_subreaper,
     reap_orphans,
@@ -22,6 +22,7 @@ from mcpctl.probe.spawn import (
     stop_server,
     until_waiting,
 )
+from mcpctl.procs import ProcStat
 from tests.conftest import SERVERS
 
 PY = sys.executable
@@ -159,7 +160,7 @@ def test_stopping_a_server_that_hangs_stops_its_children(tmp_path: Path) -> None
 def test_a_command_family_stops_what_the_command_left_behind_not_our_other_processes(
     tmp_path: Path, subreaper: None, unrelated: subprocess.Popen[bytes]
 ) -> None:
-    from mcpctl.probe.reaper import CommandFamily
+    from mcpctl.reaper import CommandFamily
 
     pids = tmp_path / "pids"
     # A setsid child ignoring SIGTERM, a plain one, and a double fork's grandchild: the

@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
+from mcpctl import procs
 from mcpctl.errors import UsageError
-from mcpctl.probe import procs
 from mcpctl.snapshot.watch import ChangeCommand, CommandRun
 from tests.conftest import alive
 

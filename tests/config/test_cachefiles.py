@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from mcpctl.config import cachefiles
+from mcpctl.config.cachefiles import LOCK_TIMEOUT, fit_records, read_records, update_records
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.store import acquire_lock
-from mcpctl.probe import cachefiles
-from mcpctl.probe.cachefiles import LOCK_TIMEOUT, fit_records, read_records, update_records
 from mcpctl.probe.eras import (
     MAX_VERSION_CHARS,
     MAX_VERSIONS,

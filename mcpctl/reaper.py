@@ -1,7 +1,7 @@
 """What came from the servers: their families, their start-up, and what they leave behind.
 
 :func:`mcpctl.probe.spawn.spawn_server` records each server in :data:`REGISTRY` with what is
-seen of its family on the way (:mod:`mcpctl.probe.procs`), so that
+seen of its family on the way (:mod:`mcpctl.procs`), so that
 :func:`mcpctl.probe.spawn.stop_server` can stop all of it, a child that called ``setsid``
 included. :func:`until_waiting` tells a server that boots from one that only waits.
 :func:`become_subreaper` and :func:`reap_orphans` catch the grandchild of a double fork,
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from mcpctl.probe import procs
+from mcpctl import procs
 
 if TYPE_CHECKING:
     from anyio.abc import Process
@@ -118,7 +118,7 @@ async def until_waiting(pid_of: Callable[[], int | None]) -> None:
     """Return once a starting server is only waiting: its start-up no longer needs a CPU.
 
     ``pid_of`` gives the server's pid once it is spawned. Where processes can be seen
-    (:func:`mcpctl.probe.procs.available`), that is when the CPU
+    (:func:`mcpctl.procs.available`), that is when the CPU
     time of its processes (read every :data:`SAMPLE_EVERY` s) has not grown for
     :data:`IDLE_SAMPLES` readings in a row, at least :data:`STARTUP_MIN` s after it was
     seen, or when it has exited; elsewhere, :data:`STARTUP_WINDOW` s after it was seen.
@@ -249,7 +249,7 @@ class CommandFamily:
     command's pid with :meth:`started`; :meth:`wait` waits for the command while it looks
     for its family, and :meth:`stop` ends the command and its whole family: SIGTERM, then
     SIGKILL after a grace period, the zombies reaped. The family is what
-    :func:`mcpctl.probe.procs.family` finds from the command (its descendants, a child that called
+    :func:`mcpctl.procs.family` finds from the command (its descendants, a child that called
     ``setsid`` included, and the members of the sessions and groups they lead), and, when
     this process is a child subreaper (:func:`become_subreaper`), the orphans it adopted
     meanwhile in a session other than its own: the child that a command put in the
@@ -257,7 +257,7 @@ class CommandFamily:
     else should start children of this process in a new session while a command runs.
 
     The command should lead a session of its own (``start_new_session=True``). Where
-    processes cannot be seen (:func:`mcpctl.probe.procs.available`) only its process group
+    processes cannot be seen (:func:`mcpctl.procs.available`) only its process group
     is known.
     """
 

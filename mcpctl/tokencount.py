@@ -45,8 +45,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from mcpctl.probe.tools import ToolInfo
-
 __all__ = [
     "COUNTS_FILENAME",
     "ENCODING",
@@ -89,6 +87,18 @@ _LONG_RUN = re.compile(
 )
 
 
+class ListedTool(Protocol):
+    """A tool as listed (:class:`mcpctl.probe.toolinfo.ToolInfo` is one): named by its
+    shape, so that counting, below the probe package, does not import it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+
+
 class _Encoder(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
@@ -101,8 +111,8 @@ def _encoder() -> _Encoder:
     return encoder
 
 
-def tool_definition(tool: ToolInfo | Mapping[str, Any]) -> dict[str, Any]:
-    """``{"name", "description", "input_schema"}`` of a tool (a :class:`ToolInfo`, or a tool
+def tool_definition(tool: ListedTool | Mapping[str, Any]) -> dict[str, Any]:
+    """``{"name", "description", "input_schema"}`` of a tool (a :class:`ListedTool`, or a tool
     object as a server sends it, with ``inputSchema``), as a host sends it to the model."""
     if isinstance(tool, Mapping):
         name, description = tool.get("name"), tool.get("description")
@@ -116,7 +126,7 @@ def tool_definition(tool: ToolInfo | Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def tool_definition_json(tool: ToolInfo | Mapping[str, Any]) -> str:
+def tool_definition_json(tool: ListedTool | Mapping[str, Any]) -> str:
     """The definition of :func:`tool_definition`, serialized as it is counted."""
     return json.dumps(tool_definition(tool), ensure_ascii=False, separators=(",", ":"), default=str)
 
@@ -155,7 +165,7 @@ def _measure(text: str) -> tuple[int, bool]:
 
 
 def count_tool_tokens(
-    tool_definition: ToolInfo | Mapping[str, Any], cache: TokenCountCache | None = None
+    tool_definition: ListedTool | Mapping[str, Any], cache: TokenCountCache | None = None
 ) -> int:
     """The tokens a tool's definition costs the model: those of
     :func:`tool_definition_json` in the :data:`ENCODING` encoding (looked up in ``cache``
@@ -165,7 +175,7 @@ def count_tool_tokens(
 
 
 def catalog_tokens(
-    tools: Iterable[ToolInfo | Mapping[str, Any]], cache: TokenCountCache | None = None
+    tools: Iterable[ListedTool | Mapping[str, Any]], cache: TokenCountCache | None = None
 ) -> int:
     """The tokens of a whole catalog: the sum of its tools' (what the host adds around them,
     which differs from one host to another, is not counted)."""
@@ -220,7 +230,7 @@ class TokenCountCache:
 
     def _counts_of(self) -> dict[str, dict[str, Any]]:
         if self._counts is None:
-            from mcpctl.probe.cachefiles import read_records
+            from mcpctl.config.cachefiles import read_records
 
             self._counts = read_records(self.path, "counts", _MAX_COUNTS_BYTES)
         return self._counts
@@ -230,7 +240,7 @@ class TokenCountCache:
         with what other processes wrote meanwhile (never raises)."""
         if not self._added:
             return
-        from mcpctl.probe.cachefiles import update_records
+        from mcpctl.config.cachefiles import update_records
 
         added, self._added = self._added, {}
 
@@ -262,7 +272,7 @@ class TokenCounts:
 
 
 def count_definitions(
-    tools: Mapping[str, ToolInfo | Mapping[str, Any]],
+    tools: Mapping[str, ListedTool | Mapping[str, Any]],
     cache: TokenCountCache | None = None,
     *,
     deadline: float | None = None,
