@@ -310,6 +310,8 @@ class StoredOAuthProvider(OAuthClientProvider):
                 context.auth_server_url = str(resource.authorization_servers[0])
         context.token_expiry_time = record.valid_until() if record.has_tokens else None
 
+    # A refresh is the SDK's own (``_refresh_token`` builds it, ``_handle_refresh_response``
+    # keeps its answer): called, not overridden, so a change to either fails loudly.
     async def _mcpctl_after_refresh(self, response: httpx2.Response) -> None:
         state = self.mcpctl
         response = await state.checked(self.context, response)
