@@ -188,7 +188,6 @@ class ProviderState:
     name: str
     store: TokenStore
     connecting: bool = False
-    scope: str | None = None
     reauthorizes: bool = False
     guard: anyio.Lock = field(default_factory=anyio.Lock)
 
@@ -288,7 +287,7 @@ class StoredOAuthProvider(OAuthClientProvider):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.mcpctl = ProviderState(name, store, connecting=connecting, scope=scope)
+        self.mcpctl = ProviderState(name, store, connecting=connecting)
         _pin_scope(self.context, scope)
 
     # Kept: the SDK's step that loads the storage into its context (run by its flow and by
@@ -410,8 +409,7 @@ def client_credentials_provider(
                     token_endpoint_auth_method="client_secret_post",  # noqa: S106 -- a method's name
                     scope=scope, issuer=issuer,
                 )  # fmt: skip
-            self.mcpctl = ProviderState(name, store, connecting=connecting, scope=scope,
-                                        reauthorizes=True)  # fmt: skip
+            self.mcpctl = ProviderState(name, store, connecting=connecting, reauthorizes=True)
             _pin_scope(self.context, scope)
 
     return ClientCredentials()
