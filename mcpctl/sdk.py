@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from mcp.client.auth.exceptions import OAuthFlowError
     from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
-    from mcp.client.auth.oauth2 import OAuthClientProvider
+    from mcp.client.auth.oauth2 import OAuthClientProvider, OAuthContext
     from mcp.client.extension import ClaimContext, ResultClaim
     from mcp.client.session import ClientSession
     from mcp.client.sse import sse_client
@@ -96,6 +96,7 @@ __all__ = [
     "OAuthClientInformationFull",
     "OAuthClientMetadata",
     "OAuthClientProvider",
+    "OAuthContext",
     "OAuthFlowError",
     "OAuthMetadata",
     "OAuthToken",
@@ -119,6 +120,7 @@ MODULES = {
     "OAuthFlowError": "mcp.client.auth.exceptions",
     "ClientCredentialsOAuthProvider": "mcp.client.auth.extensions.client_credentials",
     "OAuthClientProvider": "mcp.client.auth.oauth2",
+    "OAuthContext": "mcp.client.auth.oauth2",
     "ClaimContext": "mcp.client.extension",
     "ResultClaim": "mcp.client.extension",
     "ClientSession": "mcp.client.session",

@@ -27,7 +27,9 @@ import contextlib
 import json
 import warnings
 from collections.abc import AsyncGenerator
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
 
 import anyio
 import httpx2
@@ -48,9 +50,13 @@ from mcpctl.sdk import (
     ProtectedResourceMetadata,
 )
 
+if TYPE_CHECKING:
+    from mcpctl.sdk import OAuthContext
+
 __all__ = [
     "OAuthFlowError",
     "PinnedScopeMetadata",
+    "ProviderState",
     "StoredOAuthProvider",
     "client_credentials_provider",
     "client_metadata",
@@ -128,78 +134,98 @@ def _wants_sign_in(response: httpx2.Response) -> bool:
     return "insufficient_scope" in response.headers.get("www-authenticate", "")
 
 
-class StoredOAuthProvider(OAuthClientProvider):
-    """The SDK's provider over a :class:`TokenStore`, restoring what the SDK forgets between
-    processes (see the module's docstring).
+def _is_token_request(request: httpx2.Request) -> bool:
+    """Whether the flow sent this to the token endpoint: the only request of OAuth with a
+    ``grant_type`` form field (a code exchange, a refresh, a client-credentials grant)."""
+    if request.method != "POST":
+        return False
+    try:
+        form = parse_qs(request.content.decode("utf-8", "replace"))
+    except httpx2.RequestNotRead:  # a streamed body: none of the flow's
+        return False
+    return "grant_type" in form
 
-    Args:
-        name: the server's name (for the lock and the messages).
-        store: its token store.
-        connecting: a connecting command: no browser; a 401 that a refresh cannot cure
-            raises :class:`ProbeFailed` ``auth_required``.
-        scope: the scopes to ask for (default: what the server advertises).
-        **kwargs: those of ``OAuthClientProvider``.
+
+def _should_refresh(context: OAuthContext) -> bool:
+    return not context.is_token_valid() and context.can_refresh_token()
+
+
+def _access_token(context: OAuthContext) -> str | None:
+    tokens = context.current_tokens
+    return tokens.access_token if tokens is not None and tokens.access_token else None
+
+
+def _authorize(request: httpx2.Request, context: OAuthContext) -> None:
+    """Put the current access token on ``request`` (what the SDK does before it sends one)."""
+    token = _access_token(context)
+    if token is not None:
+        request.headers["Authorization"] = f"Bearer {token}"
+
+
+def _pin_scope(context: OAuthContext, scope: str | None) -> None:
+    """Keep ``scope``, when given, as what the provider asks for (see
+    :class:`PinnedScopeMetadata`)."""
+    metadata = context.client_metadata
+    if scope is None or (isinstance(metadata, PinnedScopeMetadata) and metadata._pinned == scope):
+        return
+    pinned = PinnedScopeMetadata.model_validate(
+        metadata.model_dump(exclude_unset=True) | {"scope": scope}
+    )
+    pinned._pinned = scope
+    context.client_metadata = pinned
+
+
+@dataclass
+class ProviderState:
+    """mcpctl's own part of a :class:`StoredOAuthProvider`, held in one attribute
+    (``provider.mcpctl``) so that none of its names can meet one the SDK's provider has or
+    adds.
+
+    ``reauthorizes``: whether a 401 may be answered without a person (a new
+    client-credentials grant).
     """
 
-    def __init__(
-        self,
-        name: str,
-        store: TokenStore,
-        *args: Any,
-        connecting: bool = False,
-        scope: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(*args, **kwargs)
-        self._setup(name, store, connecting=connecting, scope=scope)
+    name: str
+    store: TokenStore
+    connecting: bool = False
+    reauthorizes: bool = False
+    guard: anyio.Lock = field(default_factory=anyio.Lock)
 
-    def _setup(self, name: str, store: TokenStore, *, connecting: bool, scope: str | None) -> None:
-        self.name = name
-        self.store = store
-        self.connecting = connecting
-        self.scope = scope
-        self.reauthorizes = False  # whether a 401 may be answered without a person
-        self._guard = anyio.Lock()
+    def failure(self, message: str, hint: str | None = None) -> ProbeFailed:
+        """The error of a run that needs a new sign-in."""
+        hint = hint or sign_in_hint(self.name)
+        return ProbeFailed(self.name, "auth_required", message, hint=hint)
 
-    # --- what the SDK forgets between processes ------------------------------------------------
-
-    async def _initialize(self) -> None:
-        await super()._initialize()
-        record = self.store.current()
-        context = self.context
+    def why_no_tokens(self) -> str:
+        """Why the stored sign-in cannot be used or renewed (a failure's message)."""
+        record = self.store.record
         if record is None:
-            return
-        if context.oauth_metadata is None and record.auth_server:
-            with contextlib.suppress(ValueError):
-                context.oauth_metadata = OAuthMetadata.model_validate(record.auth_server)
-        if context.protected_resource_metadata is None and record.resource:
-            with contextlib.suppress(ValueError):
-                resource = ProtectedResourceMetadata.model_validate(record.resource)
-                context.protected_resource_metadata = resource
-                context.auth_server_url = str(resource.authorization_servers[0])
-        context.token_expiry_time = record.valid_until() if record.has_tokens else None
+            return "the server needs a sign-in, and there is none stored"
+        if not record.bound_to(self.store.url):
+            return "the stored sign-in is for another URL (the entry's url changed)"
+        if record.sign_in_needed:
+            return record.sign_in_needed
+        if record.expired() and not record.refresh_token:
+            return "the sign-in has expired, and there is no refresh token to renew it"
+        return "the server refused the stored sign-in"
 
-    def _note_metadata(self) -> None:
-        context = self.context
-        self.store.note_metadata(context.oauth_metadata, context.protected_resource_metadata)
+    def intercepts(self, response: httpx2.Response) -> bool:
+        """Whether a refusal of the request is mcpctl's to handle, not the SDK's (which
+        would start a sign-in in a browser)."""
+        return self.connecting and not self.reauthorizes and _wants_sign_in(response)
 
-    async def _handle_token_response(self, response: httpx2.Response) -> None:
-        self._note_metadata()
-        await super()._handle_token_response(await self._checked(response))
-
-    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
-        self._note_metadata()
-        return await super()._handle_refresh_response(await self._checked(response))
-
-    async def _checked(self, response: httpx2.Response) -> httpx2.Response:
-        """A successful token response, checked before anything of it is kept: its tokens
-        fit in a header (:func:`~mcpctl.auth.records.token_problem`), and an ``expires_in``
-        that is no sane lifetime is dropped (unknown: the token is used until refused).
+    async def checked(self, context: OAuthContext, response: httpx2.Response) -> httpx2.Response:
+        """A token response, checked before the SDK keeps anything of it: the metadata the
+        flow discovered is noted first (stored with the tokens); a successful response's
+        tokens fit in a header (:func:`~mcpctl.auth.records.token_problem`), and an
+        ``expires_in`` that is no sane lifetime is dropped (unknown: the token is used until
+        refused).
 
         Raises:
             SignInError: an unusable token (a sign-in); ProbeFailed ``auth_required`` for a
                 connecting command.
         """
+        self.store.note_metadata(context.oauth_metadata, context.protected_resource_metadata)
         if response.status_code not in (200, 201):
             return response
         try:
@@ -229,70 +255,105 @@ class StoredOAuthProvider(OAuthClientProvider):
             request=response.request,
         )
 
-    async def _perform_authorization(self) -> httpx2.Request:
-        if self.scope:
-            self.context.client_metadata.scope = self.scope
-        return await super()._perform_authorization()
 
-    # --- the flow ---------------------------------------------------------------------------
+class StoredOAuthProvider(OAuthClientProvider):
+    """The SDK's provider over a :class:`TokenStore`, restoring what the SDK forgets between
+    processes (see the module's docstring).
 
-    def _should_refresh(self) -> bool:
-        return not self.context.is_token_valid() and self.context.can_refresh_token()
+    Everything is given through the SDK's public constructor (the storage, the redirect and
+    callback handlers, the client metadata); two of its private methods are overridden, each
+    where no public hook exists, and ``tests/auth/test_sdk_contract.py`` fails when the SDK
+    changes one of them. mcpctl's own state is :attr:`mcpctl` (a :class:`ProviderState`), its
+    own helpers are module functions or ``_mcpctl_`` methods: no name of the SDK's is taken.
 
-    def _access_token(self) -> str | None:
-        tokens = self.context.current_tokens
-        return tokens.access_token if tokens is not None and tokens.access_token else None
+    Args:
+        name: the server's name (for the lock and the messages).
+        store: its token store.
+        connecting: a connecting command: no browser; a 401 that a refresh cannot cure
+            raises :class:`ProbeFailed` ``auth_required``.
+        scope: the scopes to ask for (default: what the server advertises).
+        **kwargs: those of ``OAuthClientProvider``.
+    """
 
-    def failure(self, message: str, hint: str | None = None) -> ProbeFailed:
-        """The error of a run that needs a new sign-in."""
-        hint = hint or sign_in_hint(self.name)
-        return ProbeFailed(self.name, "auth_required", message, hint=hint)
+    mcpctl: ProviderState
 
-    def _why_no_tokens(self) -> str:
-        record = self.store.record
+    def __init__(
+        self,
+        name: str,
+        store: TokenStore,
+        *args: Any,
+        connecting: bool = False,
+        scope: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.mcpctl = ProviderState(name, store, connecting=connecting)
+        _pin_scope(self.context, scope)
+
+    # Kept: the SDK's step that loads the storage into its context (run by its flow and by
+    # the one below). The storage protocol has no place for the expiry and the metadata,
+    # and no public hook runs after the load.
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        record = self.mcpctl.store.current()
+        context = self.context
         if record is None:
-            return "the server needs a sign-in, and there is none stored"
-        if not record.bound_to(self.store.url):
-            return "the stored sign-in is for another URL (the entry's url changed)"
-        if record.sign_in_needed:
-            return record.sign_in_needed
-        if record.expired() and not record.refresh_token:
-            return "the sign-in has expired, and there is no refresh token to renew it"
-        return "the server refused the stored sign-in"
+            return
+        if context.oauth_metadata is None and record.auth_server:
+            with contextlib.suppress(ValueError):
+                context.oauth_metadata = OAuthMetadata.model_validate(record.auth_server)
+        if context.protected_resource_metadata is None and record.resource:
+            with contextlib.suppress(ValueError):
+                resource = ProtectedResourceMetadata.model_validate(record.resource)
+                context.protected_resource_metadata = resource
+                context.auth_server_url = str(resource.authorization_servers[0])
+        context.token_expiry_time = record.valid_until() if record.has_tokens else None
 
-    async def _after_refresh(self, response: httpx2.Response) -> None:
+    # A refresh is the SDK's own (``_refresh_token`` builds it, ``_handle_refresh_response``
+    # keeps its answer): called, not overridden, so a change to either fails loudly.
+    async def _mcpctl_after_refresh(self, response: httpx2.Response) -> None:
+        state = self.mcpctl
+        response = await state.checked(self.context, response)
         if await self._handle_refresh_response(response):
             return
         if response.status_code in (400, 401):  # invalid_grant, invalid_client
-            await self.store.mark_sign_in_needed(REFUSED_REFRESH)
-            if self.connecting:
-                raise self.failure(REFUSED_REFRESH + " (its refresh token was revoked or expired)")
+            await state.store.mark_sign_in_needed(REFUSED_REFRESH)
+            if state.connecting:
+                raise state.failure(REFUSED_REFRESH + " (its refresh token was revoked or expired)")
             return
-        raise self.failure(
+        raise state.failure(
             f"renewing the sign-in failed: the authorization server answered HTTP "
             f"{response.status_code}",
-            hint=f"try again later; if it persists, {sign_in_hint(self.name)}",
+            hint=f"try again later; if it persists, {sign_in_hint(state.name)}",
         )
 
+    # Kept: the flow proper, which the SDK's public ``async_auth_flow`` drives (following the
+    # redirects of the flow's own requests). No public hook lets a refresh wait for another
+    # process's, check a token response before the SDK keeps it, or keep a 401 from becoming
+    # a browser sign-in; so this wraps the SDK's flow and passes its requests through.
     async def _auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        state = self.mcpctl
+        context = self.context
         try:
-            async with self._guard:
+            async with state.guard:
                 if not self._initialized:
                     await self._initialize()
-                if self._should_refresh():
-                    async with refresh_lock(self.name):
+                if _should_refresh(context):
+                    async with refresh_lock(state.name):
                         await self._initialize()  # another process may have just refreshed
-                        if self._should_refresh():
-                            await self._after_refresh((yield await self._refresh_token()))
+                        if _should_refresh(context):
+                            await self._mcpctl_after_refresh((yield await self._refresh_token()))
             inner = super()._auth_flow(request)
             try:
                 outgoing = await inner.__anext__()
                 while True:
                     response = yield outgoing
-                    if outgoing is request and self._intercepts(response):
+                    if outgoing is request and state.intercepts(response):
                         break
+                    if _is_token_request(outgoing):
+                        response = await state.checked(context, response)
                     try:
                         outgoing = await inner.asend(response)
                     except StopAsyncIteration:
@@ -302,31 +363,26 @@ class StoredOAuthProvider(OAuthClientProvider):
             # The server refused the stored tokens (revoked, or expired early): renew them once,
             # unless another process already did, and send the request again.
             if response.status_code == 403:
-                raise self.failure("the server asks for more scopes than the stored sign-in has")
-            rejected = self._access_token()
-            async with self._guard, refresh_lock(self.name):
+                raise state.failure("the server asks for more scopes than the stored sign-in has")
+            rejected = _access_token(context)
+            async with state.guard, refresh_lock(state.name):
                 await self._initialize()
-                current = self._access_token()
+                current = _access_token(context)
                 if current is None or current == rejected:
-                    if not self.context.can_refresh_token():
-                        raise self.failure(self._why_no_tokens())
-                    await self._after_refresh((yield await self._refresh_token()))
-            self._add_auth_header(request)
+                    if not context.can_refresh_token():
+                        raise state.failure(state.why_no_tokens())
+                    await self._mcpctl_after_refresh((yield await self._refresh_token()))
+            _authorize(request, context)
             if _wants_sign_in((yield request)):
-                raise self.failure("the server refused the renewed sign-in")
+                raise state.failure("the server refused the renewed sign-in")
         except KeyringUnavailableError as exc:
-            if not self.connecting:
+            if not state.connecting:
                 raise
-            raise self.failure(f"the sign-in cannot be read: {exc.message}", exc.hint) from None
+            raise state.failure(f"the sign-in cannot be read: {exc.message}", exc.hint) from None
         except OAuthFlowError as exc:
-            if not self.connecting:
+            if not state.connecting:
                 raise
-            raise self.failure(f"the OAuth flow failed: {exc}") from None
-
-    def _intercepts(self, response: httpx2.Response) -> bool:
-        """Whether a refusal of the request is this class's to handle, not the SDK's (which
-        would start a sign-in in a browser)."""
-        return self.connecting and not self.reauthorizes and _wants_sign_in(response)
+            raise state.failure(f"the OAuth flow failed: {exc}") from None
 
 
 def client_credentials_provider(
@@ -353,7 +409,7 @@ def client_credentials_provider(
                     token_endpoint_auth_method="client_secret_post",  # noqa: S106 -- a method's name
                     scope=scope, issuer=issuer,
                 )  # fmt: skip
-            self._setup(name, store, connecting=connecting, scope=scope)
-            self.reauthorizes = True
+            self.mcpctl = ProviderState(name, store, connecting=connecting, reauthorizes=True)
+            _pin_scope(self.context, scope)
 
     return ClientCredentials()

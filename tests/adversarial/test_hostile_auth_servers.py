@@ -265,6 +265,30 @@ def test_an_unusable_token_is_a_sign_in_error_naming_the_field(
     assert mcpctl.record("docs") is None
 
 
+def test_an_unusable_token_from_a_refresh_is_auth_required(
+    mcpctl: Mcpctl, oauth_server: Any
+) -> None:
+    server = oauth_server()
+    mcpctl.config({"docs": oauth_entry(server)})
+    assert sign_in(mcpctl, "docs")[0].code == 0
+    before = mcpctl.record("docs")
+    server.control_json("token-override", {"access_token": "two words"})
+    mcpctl.expire("docs", server)
+    health = mcpctl("health", "docs", "--json")
+    assert health.code == 1, health.stdout + health.stderr
+    error = health.json["data"]["mcps"][0]["error"]
+    assert error["code"] == "auth_required"
+    assert error["message"].endswith(
+        "renewing the sign-in failed: the authorization server sent an unusable access_token: "
+        "it holds a character other than visible ASCII (\\x20)"
+    )
+    assert "two words" not in health.stdout + health.stderr
+    after = mcpctl.record("docs")  # nothing of the refused answer kept
+    assert before is not None and after is not None
+    assert after["refresh_token"] == before["refresh_token"]
+    assert server.stats()["refreshes"] == 1
+
+
 def test_a_huge_token_response_is_not_read_whole(mcpctl: Mcpctl, oauth_server: Any) -> None:
     server = oauth_server()
     mcpctl.config({"docs": oauth_entry(server)})

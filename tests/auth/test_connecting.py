@@ -47,12 +47,13 @@ def test_client_credentials_need_the_entry_client(memory_keyring: MemoryKeyring)
     assert caught.value.reason == "auth_required" and "client_secret" in caught.value.message
     ok = ConnectingAuth("bot", URL, AuthConfig(type="oauth", client_id="bot", client_secret="s"))
     provider = anyio.run(ok.provider)
-    assert provider.reauthorizes and provider.connecting  # a new grant needs no person
+    state = provider.mcpctl
+    assert state.reauthorizes and state.connecting  # a new grant needs no person
 
 
 def test_the_code_grant_never_opens_a_browser(memory_keyring: MemoryKeyring) -> None:
     provider = anyio.run(ConnectingAuth("docs", URL, AuthConfig(type="oauth")).provider)
-    assert provider.connecting and not provider.reauthorizes
+    assert provider.mcpctl.connecting and not provider.mcpctl.reauthorizes
     handler = provider.context.redirect_handler
     assert handler is not None
     from mcpctl.auth.oauth import OAuthFlowError

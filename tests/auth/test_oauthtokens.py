@@ -229,6 +229,8 @@ def test_the_sdk_alone_would_refresh_at_the_wrong_place() -> None:
 
 
 def test_the_provider_gets_back_the_expiry_and_the_metadata(memory_keyring: MemoryKeyring) -> None:
+    from mcpctl.auth.oauth import _should_refresh
+
     secrets = SecretStore()
     save_record("docs", stored(expires_at=time.time() - 5), secrets)
     provider = provider_for(TokenStore("docs", URL, secrets))
@@ -239,7 +241,7 @@ def test_the_provider_gets_back_the_expiry_and_the_metadata(memory_keyring: Memo
         assert str(context.oauth_metadata.token_endpoint) == f"{AS}/oauth/token"
         assert context.protected_resource_metadata is not None
         assert context.auth_server_url == AS or context.auth_server_url == AS + "/"
-        assert provider._should_refresh()
+        assert _should_refresh(provider.context)
         request = await provider._refresh_token()
         assert str(request.url) == f"{AS}/oauth/token"
         form = request.content.decode()
@@ -254,7 +256,7 @@ def test_the_provider_gets_back_the_expiry_and_the_metadata(memory_keyring: Memo
 
     async def valid() -> None:
         await fresh._initialize()
-        assert fresh.context.is_token_valid() and not fresh._should_refresh()
+        assert fresh.context.is_token_valid() and not _should_refresh(fresh.context)
         assert fresh.context.token_expiry_time is not None
 
     anyio.run(valid)

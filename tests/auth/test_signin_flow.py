@@ -273,11 +273,14 @@ def test_client_credentials(mcpctl: Mcpctl, oauth_server: Any) -> None:
     mcpctl.env["BOT_SECRET"] = "s3cret-of-the-bot"
     entry = oauth_entry(server, client_id="build-bot", client_secret="${BOT_SECRET}")
     mcpctl.config({"bot": entry})
-    outcome = mcpctl("auth", "bot", "--grant", "client_credentials")
+    scopes = ("--scope", "mcp:read", "--scope", "mcp:write")
+    outcome = mcpctl("auth", "bot", "--grant", "client_credentials", *scopes)
     assert outcome.code == 0, outcome.stderr
     assert "Signed in to bot" in outcome.stderr and "http" not in outcome.stderr
     record = mcpctl.record("bot")
     assert record is not None and record["grant"] == "client_credentials"
+    # The scopes asked for, not those the server advertises (mcp:read).
+    assert record["scope"] == "mcp:read mcp:write"
     assert "s3cret-of-the-bot" not in json.dumps(record)  # the secret stays in its placeholder
     call = mcpctl("call", "bot", "whoami", "--json")
     assert call.code == 0 and "build-bot" in call.stdout
