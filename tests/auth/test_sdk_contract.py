@@ -26,7 +26,7 @@ from mcpctl.auth.oauth import (
     client_credentials_provider,
     client_metadata,
 )
-from mcpctl.auth.tokens import TokenStore
+from mcpctl.auth.oauthtokens import TokenStore
 
 URL = "http://127.0.0.1:8123/mcp"
 
