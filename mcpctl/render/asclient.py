@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource
+from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource, secret_held
 from mcpctl.errors import InvalidEntryError, UsageError
 
 if TYPE_CHECKING:
@@ -372,7 +372,7 @@ def check_as_client(
 def _unresolved(
     server: str, var: str, target: str, prompted: bool, secrets: SecretSource | None
 ) -> ClientProblem:
-    in_keyring = secrets is not None and secrets(var) is not None
+    in_keyring = secret_held(secrets, var) is True
     if prompted:
         tail = (
             "; render with --secrets launcher"
@@ -390,7 +390,7 @@ def _unresolved(
 def _known(var: str, env: Mapping[str, str], secrets: SecretSource | None) -> str | None:
     if var in env:
         return "environment"
-    if secrets is not None and secrets(var) is not None:
+    if secret_held(secrets, var):
         return "keyring"
     return None
 
