@@ -30,7 +30,7 @@ change meaning once released.
     │   └── ConfigInvalidError         exit 2  config_invalid
     ├── PlaceholderError               exit 2  missing_variable
     │   ├── SkipServer                 exit 2  server_skipped
-    │   └── SecretUnreachableError     exit 3  secret_unreachable
+    │   └── SecretUnreachableError     exit 3  variable_unreachable
     └── OutsideError                   exit 3  outside_error
         ├── ProbeFailed                exit 3  probe_failed
         ├── KeyringUnavailableError    exit 3  keyring_unavailable
@@ -378,7 +378,7 @@ class SecretUnreachableError(PlaceholderError):
         reason: why the keyring could not be asked, as its backend said.
     """
 
-    code = "secret_unreachable"
+    code = "variable_unreachable"
     exit_code = ExitCode.OUTSIDE
 
     def __init__(

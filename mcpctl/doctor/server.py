@@ -446,7 +446,7 @@ class _Diagnosis:
             "spawn_failed",
             "command_not_found",
             "missing_variable",
-            "secret_unreachable",
+            "variable_unreachable",
         ):
             diag = self.run.diagnostics
             detail = error.message
