@@ -239,7 +239,8 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     except OSError as exc:
         raise UsageError(f"{why} cannot be run: {exc.strerror or exc}") from None
     if done.returncode != 0:
-        raise UsageError(f"{why} failed (exit {done.returncode})")
+        said = _first_line(done.stderr)
+        raise UsageError(f"{why} failed (exit {done.returncode})" + (f": {said}" if said else ""))
     from mcpctl.render.readers import DocumentError, load_json
 
     try:
@@ -256,6 +257,16 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
         spelled[str(key)] = "${" + name + "}"
     entry = replace(item.entry, headers={**item.entry.headers, **spelled})
     return replace(item, entry=entry, literals=own)
+
+
+def _first_line(stderr: bytes) -> str:
+    """The first line a failed helper wrote on stderr, one line, controls escaped, cut."""
+    from mcpctl.text import escape_controls
+
+    text = stderr[:4096].decode("utf-8", "replace")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = escape_controls(line, keep_newlines=False)
+    return line if len(line) <= 300 else line[:299] + "…"
 
 
 def is_launcher(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> bool:

@@ -122,13 +122,23 @@ async def health_as_client(
                 )
             except UsageError as exc:
                 helper_failed[name] = exc.message
-    started = [item for item in view.entries.values() if item.entry.enabled]
+    # A client whose headers helper fails does not connect with the headers it was meant to
+    # send: its verdict is the helper's failure, not whatever the server says without them.
+    started = [i for i in view.entries.values() if i.entry.enabled and i.name not in helper_failed]
     twice = [
         item.name
-        for item in started
-        if item.name in mine and not _same(item, mine[item.name][0], secrets, env)
+        for item in view.entries.values()
+        if item.entry.enabled
+        and item.name in mine
+        and (item.name in helper_failed or not _same(item, mine[item.name][0], secrets, env))
     ]
-    client_results: dict[str, ProbeResult] = {}
+    client_results = {
+        name: _helper_result(view.entries[name], why, mine.get(name, (None, "external"))[1])
+        for name, why in helper_failed.items()
+    }
+    if on_result is not None:
+        for result in client_results.values():
+            on_result(result)
     our_results: dict[str, ProbeResult] = {}
 
     async def as_client() -> None:
@@ -172,6 +182,19 @@ async def health_as_client(
             rows.append(AsClientRow(name, "absent", differs=True,
                                     reason=f"not in {view.target}'s config"))  # fmt: skip
     return AsClientHealth(view.target, view.file, rows, list(view.warnings))
+
+
+def _helper_result(item: ClientEntry, why: str, kind: ServerKind) -> ProbeResult:
+    """The client's verdict on a server whose headers helper failed: unavailable, for that."""
+    from mcpctl.probe.childenv import ProbeError
+    from mcpctl.probe.health import ProbeResult
+
+    message = why.removeprefix(f"{item.name}: ")
+    hint = "run the headers helper by hand to see why; the client connects only once it works"
+    return ProbeResult(
+        item.name, kind, item.entry.effective_transport,
+        error=ProbeError("headers_helper_failed", message, hint),
+    )  # fmt: skip
 
 
 def _same(
