@@ -74,7 +74,7 @@ def render(
     from mcpctl.config.controlchars import refuse_lone_surrogates
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
-    from mcpctl.render.delivery import Launcher, deliver
+    from mcpctl.render.delivery import Launcher, deliver, inline
     from mcpctl.render.listen import listen_for
     from mcpctl.render.targets import get_target
 
@@ -97,10 +97,18 @@ def render(
     mode = secrets_mode or ("inline" if inline_secrets else "auto")
     request = RenderRequest(chosen, template, mode == "inline", secrets, environ, listen=address)
     launched: list[str] = []
-    if chosen_target.family != "cluster" and mode != "inline":
+    label = str(getattr(chosen_target, "label", target))
+    env = os.environ if environ is None else environ
+    holds_secrets = False
+    if chosen_target.family == "client" and mode == "inline":
+        syntax = getattr(chosen_target, "syntax", None)
+        spelled = getattr(syntax, "spell", None) is not None
+        expands: str | None = getattr(syntax, "label", None) if spelled else None
+        delivery = inline(chosen, environ=env, secrets=secrets, label=label, expands=expands)
+        request.entries, holds_secrets = delivery.entries, delivery.holds_secrets
+        notes += delivery.notes
+    elif chosen_target.family != "cluster" and mode != "inline":
         how = launcher or Launcher()
-        label = str(getattr(chosen_target, "label", target))
-        env = os.environ if environ is None else environ
         delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets, label=label)
         request.entries, launched = delivery.entries, delivery.launched
         request.keyring_vars = delivery.keyring_vars
@@ -109,6 +117,7 @@ def render(
             request.headers_command = how.headers_command
     rendered = chosen_target.render(request)
     rendered.warnings[:0] = notes
+    rendered.holds_secrets = rendered.holds_secrets or holds_secrets
     rendered.launched = launched
     return rendered
 

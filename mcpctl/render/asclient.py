@@ -308,14 +308,14 @@ def check_entry(
             if literal is not None:
                 shown = _names(literal)[0] if _names(literal) else literal
                 where = _known(shown, env, secrets)
-                fix = "; render with --secrets launcher" if where is not None else ""
+                fix = f"; {_literal_fix(item.entry.is_remote)}" if where is not None else ""
                 problems.append(ClientProblem(
                     name, "literal",
                     f"{shown} is passed to the server as written: {target} does not expand "
                     f"that placeholder{fix}", shown,
                 ))  # fmt: skip
             elif m["default"] is None and var not in env:
-                problems.append(_unresolved(name, var, target, var in item.inputs, secrets))
+                problems.append(_unresolved(item, var, target, secrets))
     try:
         resolved = resolve_entry(name, item.entry, policy="empty", environ=env,
                                  secrets=item.source())  # fmt: skip
@@ -380,21 +380,33 @@ def check_as_client(
     return problems
 
 
+def _literal_fix(remote: bool) -> str:
+    """What makes a placeholder the client passes on as written reach the server."""
+    if remote:  # a launcher cannot stand in for a URL
+        return "render with --secrets inline (the file then holds the value, mode 0600)"
+    return "render with --secrets launcher"
+
+
 def _unresolved(
-    server: str, var: str, target: str, prompted: bool, secrets: SecretSource | None
+    item: ClientEntry, var: str, target: str, secrets: SecretSource | None
 ) -> ClientProblem:
+    from mcpctl.render.delivery import keyring_fix
+
+    server, remote = item.name, item.entry.is_remote
     in_keyring = secret_held(secrets, var) is True
-    if prompted:
-        tail = (
-            "; render with --secrets launcher"
-            if in_keyring
-            else f"; export {var} to probe it with a value"
-        )
+    if var in item.inputs:
+        if not in_keyring:
+            tail = f"; export {var} to probe it with a value"
+        elif remote:  # the input is how the client gets it: the user types it
+            tail = f"; type the keyring's value when {target} asks"
+        else:
+            tail = f"; {keyring_fix(client_target(target), remote)}"
         what = f"{var} is asked for by {target} when the server starts (an input)"
         return ClientProblem(server, "input", f"{what}, not taken from the keyring{tail}", var)
     if in_keyring:
+        fix = keyring_fix(client_target(target), remote, var)
         return ClientProblem(server, "keyring", f"{var} comes from the keyring, which {target} "
-                             "does not read; render with --secrets launcher", var)  # fmt: skip
+                             f"does not read; {fix}", var)  # fmt: skip
     return ClientProblem(server, "unset", f"{var} is not set", var)
 
 
