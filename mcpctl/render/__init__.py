@@ -100,16 +100,17 @@ def render(
     label = str(getattr(chosen_target, "label", target))
     env = os.environ if environ is None else environ
     holds_secrets = False
+    syntax = getattr(chosen_target, "syntax", None)
+    spelled = chosen_target.family != "client" or getattr(syntax, "spell", None) is not None
     if chosen_target.family == "client" and mode == "inline":
-        syntax = getattr(chosen_target, "syntax", None)
-        spelled = getattr(syntax, "spell", None) is not None
         expands: str | None = getattr(syntax, "label", None) if spelled else None
         delivery = inline(chosen, environ=env, secrets=secrets, label=label, expands=expands)
         request.entries, holds_secrets = delivery.entries, delivery.holds_secrets
         notes += delivery.notes
     elif chosen_target.family != "cluster" and mode != "inline":
         how = launcher or Launcher()
-        delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets, label=label)
+        delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets,
+                           label=label, expands=spelled)  # fmt: skip
         request.entries, launched = delivery.entries, delivery.launched
         request.keyring_vars = delivery.keyring_vars
         notes += delivery.notes

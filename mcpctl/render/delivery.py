@@ -144,8 +144,10 @@ def deliver(
     environ: Mapping[str, str],
     secrets: SecretSource | None,
     label: str,
+    expands: bool = True,
 ) -> Delivery:
-    """Decide how each entry gets its secrets when rendered for the client ``label``.
+    """Decide how each entry gets its secrets when rendered for the client ``label``
+    (``expands``: whether it expands placeholders at all).
 
     A variable is "in the keyring only" when ``environ`` lacks it and ``secrets`` has it.
     """
@@ -164,10 +166,14 @@ def deliver(
             out.entries[name] = _launch_entry(name, entry, launcher)
             out.launched.append(name)
         elif used:
+            why = (
+                "reads placeholders from its own environment, where they are not set"
+                if expands
+                else "expands no placeholder"
+            )
             out.notes.append(
-                f"{name}: {', '.join(used)} only in the keyring: {label} reads placeholders "
-                f"from its own environment, where they are not set (--secrets launcher "
-                f"runs the server through mcpctl)"
+                f"{name}: {', '.join(used)} only in the keyring: {label} {why} (--secrets "
+                "launcher runs the server through mcpctl)"
             )
     return out
 

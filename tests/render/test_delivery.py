@@ -222,6 +222,9 @@ def test_each_client_and_transport_gets_the_documented_secrets_mode(
         assert f"{out} holds secrets in clear text: it is written with mode 0600" in warnings
         itself = [w for w in warnings if "expands" in w and "itself" in w]
         assert bool(itself) == (target in EXPANDING), warnings
+        out.chmod(0o644)  # up to date, but readable by others: made 0600 again
+        r = cli("render", target, "-o", str(out), "--secrets", mode)
+        assert r.exit_code == 0 and out.stat().st_mode & 0o777 == 0o600
         return
     assert KEPT not in text and bits == 0o666 & ~_umask()
     assert "holds secrets" not in json.dumps(warnings)
