@@ -244,3 +244,14 @@ def test_each_client_and_transport_gets_the_documented_secrets_mode(
         for problem in problems:
             if problem.server == "remote":
                 assert "--secrets launcher" not in problem.message, problem
+
+
+def test_inline_install_writes_values_with_0600_and_says_so(
+    cli: Cli, configured: Path, isolated: Path
+) -> None:
+    r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "inline")
+    assert r.exit_code == 0, r.stderr
+    path = isolated / ".cursor" / "mcp.json"
+    assert KEPT in path.read_text() and path.stat().st_mode & 0o777 == 0o600
+    assert f"{path} holds secrets in clear text: it is written with mode 0600" in r.stderr
+    assert "Cursor expands ${env:VAR} itself" in r.stderr and KEPT not in r.stdout + r.stderr
