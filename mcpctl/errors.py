@@ -31,7 +31,8 @@ change meaning once released.
     │   ├── ConfigInvalidError         exit 2  config_invalid
     │   └── UntrustedConfigError       exit 2  untrusted_config
     ├── PlaceholderError               exit 2  missing_variable
-    │   └── SkipServer                 exit 2  server_skipped
+    │   ├── SkipServer                 exit 2  server_skipped
+    │   └── SecretUnreachableError     exit 3  variable_unreachable
     └── OutsideError                   exit 3  outside_error
         ├── ProbeFailed                exit 3  probe_failed
         ├── KeyringUnavailableError    exit 3  keyring_unavailable
@@ -80,6 +81,7 @@ __all__ = [
     "ProbeFailed",
     "ReadOnlyError",
     "RegistryError",
+    "SecretUnreachableError",
     "ServerExistsError",
     "ServerNotFoundError",
     "SignInError",
@@ -403,6 +405,26 @@ class SkipServer(PlaceholderError):
         super().__init__(f"variable {variable} is not set", variable=variable)
 
 
+class SecretUnreachableError(PlaceholderError):
+    """A variable is not in the environment and the keyring, where it may be stored, could
+    not be asked (no D-Bus session, a locked or absent Secret Service): not the user's
+    input but the place it lives is at fault, so exit 3, not "not set".
+
+    Attributes:
+        variable: the variable's name (never its value).
+        reason: why the keyring could not be asked, as its backend said.
+    """
+
+    code = "variable_unreachable"
+    exit_code = ExitCode.OUTSIDE
+
+    def __init__(
+        self, message: str, *, variable: str, reason: str, hint: str | None = None
+    ) -> None:
+        super().__init__(message, variable=variable, hint=hint)
+        self.reason = reason
+
+
 class OutsideError(McpctlError):
     """Something outside mcpctl failed: the file system, the network, a server."""
 
@@ -450,9 +472,18 @@ class ProbeFailed(OutsideError):
 
 
 class KeyringUnavailableError(OutsideError):
-    """No usable OS keyring, or it failed (mcpctl never falls back to a plaintext file)."""
+    """No usable OS keyring, or it failed (mcpctl never falls back to a plaintext file).
+
+    Attributes:
+        reason: why, as the keyring's backend said (``"Environment variable
+            DBUS_SESSION_BUS_ADDRESS is unset"``), or the message when it said nothing.
+    """
 
     code = "keyring_unavailable"
+
+    def __init__(self, message: str, *, hint: str | None = None, reason: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.reason = reason or message
 
 
 class RegistryError(OutsideError):

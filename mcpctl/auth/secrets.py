@@ -44,6 +44,12 @@ _log = logging.getLogger(__name__)
 INDEX_LOCK_TIMEOUT = 60.0
 # One process's threads take turns before taking the file lock.
 _index_thread_lock = threading.Lock()
+# The backends whose refusal explains "no keyring" on a system without one (macOS and
+# Windows always have theirs).
+_WHY_BACKENDS = (
+    ("keyring.backends.SecretService", "Keyring"),
+    ("keyring.backends.libsecret", "Keyring"),
+)
 _REMEDIES = (
     "run a Secret Service (gnome-keyring, KeePassXC) in this session, choose another backend "
     "with PYTHON_KEYRING_BACKEND, or give the value as an environment variable instead"
@@ -81,12 +87,14 @@ class SecretStore:
             import keyring
             from keyring.backends import fail
 
-            chosen = keyring.get_keyring()
+            try:
+                chosen = keyring.get_keyring()
+            # A backend named by PYTHON_KEYRING_BACKEND fails as it is made (SecretService
+            # raises RuntimeError without a session bus): that is "no usable keyring" too.
+            except Exception as exc:
+                raise _unusable(_said(exc)) from None
             if isinstance(chosen, fail.Keyring) or not getattr(chosen, "backends", [None]):
-                raise KeyringUnavailableError(
-                    "no usable keyring: mcpctl keeps secrets only in the OS keyring",
-                    hint=_REMEDIES,
-                )
+                raise _unusable(_why_none())
             self._backend = chosen
         return self._backend
 
@@ -242,11 +250,39 @@ def _index_lock(timeout: float = INDEX_LOCK_TIMEOUT) -> Iterator[None]:
                 lock.release()
 
 
+def _said(exc: BaseException) -> str:
+    """What a backend's exception says, on one line, with its type when it says nothing."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _why_none() -> str:
+    """Why ``keyring`` found no usable backend: what the Secret Service backends (the OS
+    keyring of Linux and the BSDs) say when asked whether they can work here."""
+    import importlib
+
+    for module, cls in _WHY_BACKENDS:
+        try:
+            backend = getattr(importlib.import_module(module), cls)
+            backend.priority  # noqa: B018 -- asking is the point: it raises the reason
+        except Exception as exc:
+            return _said(exc)
+    return "no keyring backend is installed for this system"
+
+
+def _unusable(reason: str) -> KeyringUnavailableError:
+    return KeyringUnavailableError(
+        f"no usable keyring: {reason} (mcpctl keeps secrets only in the OS keyring)",
+        hint=_REMEDIES,
+        reason=reason,
+    )
+
+
 def _failed(what: str, exc: Exception) -> KeyringUnavailableError:
     """The error for any failure of the keyring's backend while it was to do ``what``."""
+    reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
     return KeyringUnavailableError(
-        f"the keyring could not {what}: {type(exc).__name__}: {exc}".rstrip(": "),
-        hint=_REMEDIES,
+        f"the keyring could not {what}: {reason}", hint=_REMEDIES, reason=reason
     )
 
 
@@ -254,23 +290,29 @@ def keyring_source(store: SecretStore | None = None) -> SecretSource:
     """A :data:`~mcpctl.config.placeholders.SecretSource` backed by the keyring.
 
     The keyring is opened on the first lookup only (placeholders resolve from the environment
-    first, so a run whose variables are all exported never touches it). With no usable
-    keyring a lookup finds nothing, and the placeholder's default or its policy applies.
+    first, so a run whose variables are all exported never touches it). A name the keyring
+    does not hold is ``None``; a keyring that cannot be asked (no usable backend, no D-Bus
+    session, a failing Secret Service) raises, on that lookup and every later one, without
+    asking again: "could not ask" is not "not stored" (see
+    :class:`~mcpctl.errors.SecretUnreachableError`).
+
+    Raises:
+        KeyringUnavailableError: (from a lookup) the keyring could not be asked.
     """
     chosen = store
-    broken = False
+    broken: list[KeyringUnavailableError] = []
 
     def lookup(name: str) -> str | None:
-        nonlocal chosen, broken
+        nonlocal chosen
         if broken:
-            return None
+            raise broken[0]
         if chosen is None:
             chosen = SecretStore()
         try:
             return chosen.get(name)
-        except KeyringUnavailableError:
-            broken = True
-            return None
+        except KeyringUnavailableError as exc:
+            broken.append(exc)
+            raise
 
     return lookup
 

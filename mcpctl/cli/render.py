@@ -216,12 +216,12 @@ def render(
             output.info(f"{out} is up to date")
         return output.emit(Result("render", data, warnings, exit_code=exit_code),
                            lambda _: Lines(lines))  # fmt: skip
-    if data["changed"]:
+    if data["changed"] or rendered.holds_secrets:  # a file of secrets gets 0600 even as is
         from mcpctl.config.store import atomic_write
 
         mode = 0o600 if rendered.holds_secrets else None
         atomic_write(out, rendered.text.encode("utf-8"), mode=mode)
-        output.info(f"Wrote {out} ({target})")
+        output.info(f"Wrote {out} ({target})" if data["changed"] else f"{out} is up to date")
     else:
         output.info(f"{out} is up to date")
     return output.emit(Result("render", data, warnings))
@@ -300,7 +300,9 @@ def install_into_client(
     if mode == "inline" and not (check or diff) and in_git_work_tree(path):
         raise UsageError(
             f"--secrets inline would write secrets into {path}, which is in a git work tree",
-            hint="use --secrets launcher: the file then holds no secret",
+            hint="use --secrets auto (the default): the file then holds no secret (a stdio "
+            "server runs through mcpctl run; a remote server's header comes from the client's "
+            "helper, prompt or environment)",
         )
     loaded = read_config()
     entries = loaded.config.entries
@@ -336,6 +338,8 @@ def install_into_client(
 
     warnings = loaded.warnings + (pin_warnings or []) + package_warnings
     warnings += _for_people(rendered.warnings) + launched_unpinned(rendered.launched, packages)
+    if rendered.holds_secrets and not (check or diff):
+        warnings.append(f"{path} holds secrets in clear text: it is written with mode 0600")
     data: dict[str, Any] = {"target": name, "file": str(path), "scope": scope, "secrets": mode,
                             "launched": rendered.launched}  # fmt: skip
     if check or diff:

@@ -9,6 +9,10 @@ keyring), then from the default. When none has it, the policy decides:
 * ``skip``  -- leave the whole server out, with a warning naming the variable;
 * ``error`` -- raise :class:`~mcpctl.errors.PlaceholderError` (what ``validate`` and CI use).
 
+A variable the environment lacks and the secret source *could not be asked* for (the keyring
+is unreachable) is not "not set": the warning says why, and ``error`` raises
+:class:`~mcpctl.errors.SecretUnreachableError` (exit 3) instead.
+
 Every value resolved from the environment or the secret source is remembered for the rest of
 the process (:func:`resolved_values`, kept by :mod:`mcpctl.config.secretvalues`), so that
 whatever mcpctl prints can be redacted of the secrets of every entry, not only of the one at
@@ -33,7 +37,13 @@ from mcpctl.config.secretvalues import (
     resolved_values,
 )
 from mcpctl.config.secretvalues import remember as _remember
-from mcpctl.errors import InvalidEntryError, PlaceholderError, SkipServer
+from mcpctl.errors import (
+    InvalidEntryError,
+    KeyringUnavailableError,
+    PlaceholderError,
+    SecretUnreachableError,
+    SkipServer,
+)
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -52,12 +62,15 @@ __all__ = [
     "resolve_entry",
     "resolve_text",
     "resolved_values",
+    "secret_held",
     "unspawnable",
 ]
 
 MissingPolicy = Literal["empty", "skip", "error"]
 SecretSource = Callable[[str], "str | None"]
-"""Looks a variable up in a secret store; returns ``None`` when it is not there."""
+"""Looks a variable up in a secret store; returns ``None`` when it is not there, and raises
+:class:`~mcpctl.errors.KeyringUnavailableError` when the store could not be asked (which
+resolution reports as :class:`~mcpctl.errors.SecretUnreachableError`, never as "not set")."""
 
 # What people write when they mean a placeholder but that we do not expand.
 NEAR_MISS_RE = re.compile(r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -107,18 +120,53 @@ class _Resolution:
             self.secret_values.add(value)
             _remember(value)
             return value
+        unreachable: KeyringUnavailableError | None = None
         if self.secrets is not None:
-            secret = self.secrets(ph.name)
+            try:
+                secret = self.secrets(ph.name)
+            except KeyringUnavailableError as exc:
+                secret, unreachable = None, exc
             if secret is not None:
                 self.secret_values.add(secret)
                 _remember(secret)
                 return secret
         if ph.default is not None:
+            if unreachable is not None:
+                self.warnings.append(
+                    f"variable {ph.name} is not in the environment and the keyring could not "
+                    f"be asked ({unreachable.reason}){self.where}; using its default"
+                )
             return ph.default
+        if unreachable is not None:
+            return self.unreachable(ph.name, unreachable)
         return self.missing(ph.name)
 
+    @property
+    def where(self) -> str:
+        return f" (in {self.context})" if self.context else ""
+
+    def unreachable(self, name: str, exc: KeyringUnavailableError) -> str:
+        """``name`` may well be stored, but the keyring could not be asked: say so, and why."""
+        what = (
+            f"variable {name} is not in the environment, and the keyring that may hold it "
+            f"could not be asked: {exc.reason}"
+        )
+        if self.policy == "error":
+            raise SecretUnreachableError(
+                f"{what}{self.where}",
+                variable=name,
+                reason=exc.reason,
+                hint=f"export {name}=... in the environment that starts mcpctl, or reach the "
+                "keyring from it: a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS) with an "
+                "unlocked Secret Service, or another backend via PYTHON_KEYRING_BACKEND",
+            )
+        if self.policy == "skip":
+            raise SkipServer(name)
+        self.warnings.append(f"{what}{self.where}; using an empty string")
+        return ""
+
     def missing(self, name: str) -> str:
-        where = f" (in {self.context})" if self.context else ""
+        where = self.where
         if self.policy == "error":
             raise PlaceholderError(
                 f"variable {name} is not set{where}",
@@ -138,6 +186,17 @@ class _Resolution:
         )
 
 
+def secret_held(secrets: SecretSource | None, name: str) -> bool | None:
+    """Whether ``secrets`` holds ``name`` (never its value): ``None`` when it could not be
+    asked (the keyring is unreachable), which callers must not take for "not stored"."""
+    if secrets is None:
+        return False
+    try:
+        return secrets(name) is not None
+    except KeyringUnavailableError:
+        return None
+
+
 def resolve_text(
     text: str,
     *,
@@ -148,7 +207,9 @@ def resolve_text(
     """Replace every placeholder in ``text``.
 
     Raises:
-        PlaceholderError: a variable has no value and ``policy`` is ``error``.
+        PlaceholderError: a variable has no value and ``policy`` is ``error``
+            (:class:`~mcpctl.errors.SecretUnreachableError` when the keyring that may
+            hold it could not be asked).
         SkipServer: a variable has no value and ``policy`` is ``skip``.
     """
     env = os.environ if environ is None else environ
@@ -225,7 +286,9 @@ def resolve_entry(
     see :func:`unspawnable`.
 
     Raises:
-        PlaceholderError: a variable has no value and ``policy`` is ``error``.
+        PlaceholderError: a variable has no value and ``policy`` is ``error``
+            (:class:`~mcpctl.errors.SecretUnreachableError` when the keyring that may
+            hold it could not be asked).
         InvalidEntryError: the resolved command, an argument, an environment variable (name
             or value) or the working directory holds a NUL character or a lone surrogate.
         UntrustedConfigError: this process read the entry from a config file whose servers

@@ -495,6 +495,7 @@ class _Diagnosis:
             "spawn_failed",
             "command_not_found",
             "missing_variable",
+            "variable_unreachable",
         ):
             diag = self.run.diagnostics
             detail = error.message

@@ -21,6 +21,7 @@ from mcpctl.errors import (
     McpctlError,
     PlaceholderError,
     ProbeFailed,
+    SecretUnreachableError,
     exception_leaves,
 )
 from mcpctl.probe.childenv import ProbeError, child_env, command_not_found
@@ -123,6 +124,8 @@ def classify(
         if isinstance(leaf, ProbeFailed):  # its message may quote the server: cut it too
             return ProbeError(leaf.reason, one_line(leaf.message.removeprefix(f"{leaf.server}: ")),
                               leaf.hint)  # fmt: skip
+        if isinstance(leaf, SecretUnreachableError):  # stored, maybe: not "missing"
+            return ProbeError(leaf.code, leaf.message, leaf.hint)
         if isinstance(leaf, PlaceholderError):
             return ProbeError("missing_variable", leaf.message, leaf.hint)
         if isinstance(leaf, InvalidEntryError):
@@ -262,6 +265,10 @@ def as_exception(name: str, error: ProbeError, stderr: Sequence[str] = ()) -> Mc
         return CommandNotFoundError(f"{name}: {error.message}", hint=error.hint)
     if error.code == "missing_variable":
         return PlaceholderError(f"{name}: {error.message}", variable="", hint=error.hint)
+    if error.code == SecretUnreachableError.code:
+        return SecretUnreachableError(
+            f"{name}: {error.message}", variable="", reason=error.message, hint=error.hint
+        )
     if error.code == "invalid_entry":
         return InvalidEntryError(f"{name}: {error.message}", hint=error.hint)
     return ProbeFailed(name, error.code, error.message, hint=error.hint, stderr=stderr)

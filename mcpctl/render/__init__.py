@@ -79,7 +79,7 @@ def render(
     from mcpctl.config.controlchars import refuse_lone_surrogates
     from mcpctl.errors import ServerNotFoundError
     from mcpctl.render.base import RenderRequest
-    from mcpctl.render.delivery import SELF_NAME, Launcher, deliver
+    from mcpctl.render.delivery import SELF_NAME, Launcher, deliver, inline
     from mcpctl.render.listen import listen_for
     from mcpctl.render.targets import get_target
 
@@ -104,11 +104,20 @@ def render(
     mode = secrets_mode or ("inline" if inline_secrets else "auto")
     request = RenderRequest(chosen, template, mode == "inline", secrets, environ, listen=address)
     launched: list[str] = []
-    if chosen_target.family != "cluster" and mode != "inline":
+    label = str(getattr(chosen_target, "label", target))
+    env = os.environ if environ is None else environ
+    holds_secrets = False
+    syntax = getattr(chosen_target, "syntax", None)
+    spelled = chosen_target.family != "client" or getattr(syntax, "spell", None) is not None
+    if chosen_target.family == "client" and mode == "inline":
+        expands: str | None = getattr(syntax, "label", None) if spelled else None
+        delivery = inline(chosen, environ=env, secrets=secrets, label=label, expands=expands)
+        request.entries, holds_secrets = delivery.entries, delivery.holds_secrets
+        notes += delivery.notes
+    elif chosen_target.family != "cluster" and mode != "inline":
         how = launcher or Launcher()
-        label = str(getattr(chosen_target, "label", target))
-        env = os.environ if environ is None else environ
-        delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets, label=label)
+        delivery = deliver(chosen, mode, launcher=how, environ=env, secrets=secrets,
+                           label=label, expands=spelled)  # fmt: skip
         request.entries, launched = delivery.entries, delivery.launched
         request.keyring_vars = delivery.keyring_vars
         notes += delivery.notes
@@ -118,6 +127,7 @@ def render(
         request.entries = {**request.entries, SELF_NAME: serve}
     rendered = chosen_target.render(request)
     rendered.warnings[:0] = notes
+    rendered.holds_secrets = rendered.holds_secrets or holds_secrets
     rendered.launched = launched
     return rendered
 

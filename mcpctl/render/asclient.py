@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource
+from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource, secret_held
 from mcpctl.errors import InvalidEntryError, UsageError
 
 if TYPE_CHECKING:
@@ -246,7 +246,8 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     except OSError as exc:
         raise UsageError(f"{why} cannot be run: {exc.strerror or exc}") from None
     if done.returncode != 0:
-        raise UsageError(f"{why} failed (exit {done.returncode})")
+        said = _first_line(done.stderr)
+        raise UsageError(f"{why} failed (exit {done.returncode})" + (f": {said}" if said else ""))
     from mcpctl.render.readers import DocumentError, load_json
 
     try:
@@ -263,6 +264,16 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
         spelled[str(key)] = "${" + name + "}"
     entry = replace(item.entry, headers={**item.entry.headers, **spelled})
     return replace(item, entry=entry, literals=own)
+
+
+def _first_line(stderr: bytes) -> str:
+    """The first line a failed helper wrote on stderr, one line, controls escaped, cut."""
+    from mcpctl.text import escape_controls
+
+    text = stderr[:4096].decode("utf-8", "replace")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = escape_controls(line, keep_newlines=False)
+    return line if len(line) <= 300 else line[:299] + "…"
 
 
 def is_launcher(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> bool:
@@ -306,14 +317,14 @@ def check_entry(
                     continue
                 shown = _names(literal)[0]
                 where = _known(shown, env, secrets)
-                fix = "; render with --secrets launcher" if where is not None else ""
+                fix = f"; {_literal_fix(item.entry.is_remote)}" if where is not None else ""
                 problems.append(ClientProblem(
                     name, "literal",
                     f"{shown} is passed to the server as written: {target} does not expand "
                     f"that placeholder{fix}", shown,
                 ))  # fmt: skip
             elif m["default"] is None and var not in env:
-                problems.append(_unresolved(name, var, target, var in item.inputs, secrets))
+                problems.append(_unresolved(item, var, target, secrets))
     try:
         resolved = resolve_entry(name, item.entry, policy="empty", environ=env,
                                  secrets=item.source())  # fmt: skip
@@ -378,28 +389,40 @@ def check_as_client(
     return problems
 
 
+def _literal_fix(remote: bool) -> str:
+    """What makes a placeholder the client passes on as written reach the server."""
+    if remote:  # a launcher cannot stand in for a URL
+        return "render with --secrets inline (the file then holds the value, mode 0600)"
+    return "render with --secrets launcher"
+
+
 def _unresolved(
-    server: str, var: str, target: str, prompted: bool, secrets: SecretSource | None
+    item: ClientEntry, var: str, target: str, secrets: SecretSource | None
 ) -> ClientProblem:
-    in_keyring = secrets is not None and secrets(var) is not None
-    if prompted:
-        tail = (
-            "; render with --secrets launcher"
-            if in_keyring
-            else f"; export {var} to probe it with a value"
-        )
+    from mcpctl.render.delivery import keyring_fix
+
+    server, remote = item.name, item.entry.is_remote
+    in_keyring = secret_held(secrets, var) is True
+    if var in item.inputs:
+        if not in_keyring:
+            tail = f"; export {var} to probe it with a value"
+        elif remote:  # the input is how the client gets it: the user types it
+            tail = f"; type the keyring's value when {target} asks"
+        else:
+            tail = f"; {keyring_fix(client_target(target), remote)}"
         what = f"{var} is asked for by {target} when the server starts (an input)"
         return ClientProblem(server, "input", f"{what}, not taken from the keyring{tail}", var)
     if in_keyring:
+        fix = keyring_fix(client_target(target), remote, var)
         return ClientProblem(server, "keyring", f"{var} comes from the keyring, which {target} "
-                             "does not read; render with --secrets launcher", var)  # fmt: skip
+                             f"does not read; {fix}", var)  # fmt: skip
     return ClientProblem(server, "unset", f"{var} is not set", var)
 
 
 def _known(var: str, env: Mapping[str, str], secrets: SecretSource | None) -> str | None:
     if var in env:
         return "environment"
-    if secrets is not None and secrets(var) is not None:
+    if secret_held(secrets, var):
         return "keyring"
     return None
 

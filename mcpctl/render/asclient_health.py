@@ -141,10 +141,12 @@ async def health_as_client(
                 )
             except UsageError as exc:
                 helper_failed[name] = exc.message
+    # A client whose headers helper fails does not connect with the headers it was meant to
+    # send: its verdict is the helper's failure, not whatever the server says without them.
     started = [
         item
         for item in view.entries.values()
-        if item.entry.enabled and _approved(approvals, item.name)
+        if item.entry.enabled and _approved(approvals, item.name) and item.name not in helper_failed
     ]
     differences = {
         item.name: _difference(view.target, item, mine[item.name][0], secrets, env)
@@ -152,7 +154,14 @@ async def health_as_client(
         if item.name in mine
     }
     twice = [name for name, (same, _) in differences.items() if not same]
-    client_results: dict[str, ProbeResult] = {}
+    twice += [name for name in helper_failed if name in mine and _approved(approvals, name)]
+    client_results = {
+        name: _helper_result(view.entries[name], why, mine.get(name, (None, "external"))[1])
+        for name, why in helper_failed.items()
+    }
+    if on_result is not None:
+        for result in client_results.values():
+            on_result(result)
     our_results: dict[str, ProbeResult] = {}
 
     async def as_client() -> None:
@@ -228,6 +237,19 @@ def _held(row: AsClientRow, name: str, view: ClientView, approval: Approval) -> 
     row.verdict = "pending_approval" if approval.state == "pending" else "rejected"
     row.reason = approval_reason(name, view.file, approval)
     return row
+
+
+def _helper_result(item: ClientEntry, why: str, kind: ServerKind) -> ProbeResult:
+    """The client's verdict on a server whose headers helper failed: unavailable, for that."""
+    from mcpctl.probe.childenv import ProbeError
+    from mcpctl.probe.health import ProbeResult
+
+    message = why.removeprefix(f"{item.name}: ")
+    hint = "run the headers helper by hand to see why; the client connects only once it works"
+    return ProbeResult(
+        item.name, kind, item.entry.effective_transport,
+        error=ProbeError("headers_helper_failed", message, hint),
+    )  # fmt: skip
 
 
 def _difference(

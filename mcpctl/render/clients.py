@@ -219,9 +219,14 @@ class RenderContext:
         if self.request.inline_secrets:
             self.holds_secrets = True
             return convert_placeholders(value, None, self.request)
+        # One rule: a launcher runs a stdio server; a remote one's url and headers can only
+        # hold the values (a launcher cannot stand in for a URL).
+        fix = "--secrets inline writes the values"
+        if not (where == "url" or where.startswith("headers.")):
+            fix = f"--secrets launcher runs it through mcpctl run; {fix}"
         why = (
             f"keeps its ${{VAR}} placeholders as written: {self.client.label} does not expand "
-            "them here (--inline-secrets writes the values)"
+            f"them here ({fix})"
         )
         self.warn(server, where, why)
         return value

@@ -159,10 +159,12 @@ class ClientBase:
         if self.headers_helper is not None and request.headers_command is not None:
             out[self.headers_helper] = request.headers_command(name)
             return {k: v for k, v in headers.items() if k not in needing}
+        from mcpctl.render.delivery import keyring_fix
+
         for key, names in needing.items():
+            fix = keyring_fix(self, True, ", ".join(names))
             ctx.warn(name, f"headers.{key}", f"needs {', '.join(names)}, which only the keyring "
-                     f"holds: {self.label} reads it from its own environment; set it there, "
-                     "or write the value with --secrets inline")  # fmt: skip
+                     f"holds: {self.label} reads it from its own environment; {fix}")  # fmt: skip
         return headers
 
     def unsupported(self, name: str, entry: ServerEntry, ctx: RenderContext, keep: str) -> None:

@@ -12,7 +12,14 @@ on the way to a client unless the rendered file asks mcpctl for it:
   the client must find in its environment;
 * ``env`` -- placeholders are left for the client to resolve (a warning names each variable
   that only the keyring has);
-* ``inline`` -- the values are written into the file (opt-in only).
+* ``inline`` -- the values are written into the file (opt-in only): every placeholder of a
+  client's entry is resolved (environment, keyring, default) before the client renders it,
+  whatever the client could expand itself, so the file holds secrets (mode 0600, and a
+  warning says so).
+
+One rule per transport: ``launcher`` applies to stdio servers only (``mcpctl run`` starts a
+process; a remote server is reached by URL), so a remote server's header gets its value from
+the client's own mechanism, the client's environment (``env``), or the file (``inline``).
 
 ``auto`` (the default) is ``launcher`` for the entries that need it -- a placeholder whose
 value only the keyring holds -- and ``env`` for the others.
@@ -27,7 +34,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.config.placeholders import SecretSource
+from mcpctl.config.placeholders import SecretSource, resolve_entry, secret_held
 from mcpctl.render.base import names_used
 
 __all__ = [
@@ -39,6 +46,8 @@ __all__ = [
     "deliver",
     "entry_texts",
     "in_git_work_tree",
+    "inline",
+    "keyring_fix",
     "resolved_headers",
     "serve_entry",
 ]
@@ -134,6 +143,7 @@ class Delivery:
     launched: list[str] = field(default_factory=list)
     keyring_vars: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
+    holds_secrets: bool = False
 
 
 def entry_texts(entry: ServerEntry) -> list[str]:
@@ -169,14 +179,18 @@ def deliver(
     environ: Mapping[str, str],
     secrets: SecretSource | None,
     label: str,
+    expands: bool = True,
 ) -> Delivery:
-    """Decide how each entry gets its secrets when rendered for the client ``label``.
+    """Decide how each entry gets its secrets when rendered for the client ``label``
+    (``expands``: whether it expands placeholders at all).
 
     A variable is "in the keyring only" when ``environ`` lacks it and ``secrets`` has it.
     """
     keyring: set[str] = set()
     for var in names_used(t for e in entries.values() for t in entry_texts(e)):
-        if var not in environ and secrets is not None and secrets(var) is not None:
+        # A keyring that cannot be asked holds nothing here: rendering is static, and a
+        # machine without one (CI) renders for the client's environment, as it always has.
+        if var not in environ and secret_held(secrets, var):
             keyring.add(var)
     out = Delivery(dict(entries), keyring_vars=frozenset(keyring))
     for name, entry in entries.items():
@@ -187,12 +201,75 @@ def deliver(
             out.entries[name] = _launch_entry(name, entry, launcher)
             out.launched.append(name)
         elif used:
+            why = (
+                "reads placeholders from its own environment, where they are not set"
+                if expands
+                else "expands no placeholder"
+            )
             out.notes.append(
-                f"{name}: {', '.join(used)} only in the keyring: {label} reads placeholders "
-                f"from its own environment, where they are not set (--secrets launcher "
-                f"runs the server through mcpctl)"
+                f"{name}: {', '.join(used)} only in the keyring: {label} {why} (--secrets "
+                "launcher runs the server through mcpctl)"
             )
     return out
+
+
+def inline(
+    entries: Mapping[str, ServerEntry],
+    *,
+    environ: Mapping[str, str],
+    secrets: SecretSource | None,
+    label: str,
+    expands: str | None,
+) -> Delivery:
+    """``--secrets inline`` for the client ``label``: each entry with its placeholders
+    resolved (environment, then ``secrets``, then the default), for every transport.
+
+    ``expands`` is the client's own placeholder spelling (``${env:VAR}``), ``None`` when it
+    expands none: a client that could read the values from its environment is told so.
+
+    Raises:
+        PlaceholderError: a variable has no value anywhere
+            (:class:`~mcpctl.errors.SecretUnreachableError`: the keyring could not be asked).
+        InvalidEntryError: a resolved stdio entry holds what no process can be given.
+    """
+    out = Delivery(dict(entries))
+    for name, entry in entries.items():
+        if not names_used(entry_texts(entry)):
+            continue
+        resolved = resolve_entry(name, entry, policy="error", environ=environ, secrets=secrets)
+        assert resolved is not None  # the "error" policy raises instead
+        out.entries[name] = resolved.entry
+        out.holds_secrets = True
+    if out.holds_secrets and expands is not None:
+        out.notes.append(
+            f"--secrets inline wrote the values, though {label} expands {expands} itself: "
+            "--secrets env (or auto) keeps them out of the file"
+        )
+    return out
+
+
+def keyring_fix(client: object, remote: bool, var: str | None = None) -> str:
+    """What makes a value that only mcpctl's keyring holds reach ``client`` (a client
+    target) for a server of that transport: the one rule every hint follows.
+
+    A stdio server runs through ``mcpctl run`` (``--secrets launcher``). A launcher cannot
+    stand in for a remote server, so its header comes from the client's own mechanism where
+    it has one -- Claude Code's headers helper, VS Code's password input, both what
+    ``--secrets auto`` writes -- and otherwise from the client's environment or the file.
+    """
+    if not remote:
+        return "render with --secrets launcher"
+    label = str(getattr(client, "label", client))
+    helper = getattr(client, "headers_helper", None)
+    if helper:
+        return f"render with --secrets auto: {label}'s {helper} then asks mcpctl for it"
+    if getattr(client, "prompts_secrets", False):
+        return f"render with --secrets auto: {label} then asks for it as a password input"
+    where = f"export {var}" if var else "set it"
+    return (
+        f"{where} in the environment {label} starts from, or render with --secrets inline "
+        "(the file then holds the value, mode 0600); a launcher cannot reach a remote server"
+    )
 
 
 def resolved_headers(

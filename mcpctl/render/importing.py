@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpctl.errors import McpctlError, UsageError
+from mcpctl.errors import KeyringUnavailableError, McpctlError, UsageError
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
@@ -278,7 +278,10 @@ def _variable_for(
         var = base if i == 1 else f"{base}_{i}"
         have = claimed.get(var)
         if have is None:
-            have = taken(var)
+            try:
+                have = taken(var)
+            except KeyringUnavailableError:  # storing the value fails and says why
+                have = None
         if have is None or have == value:
             return var
     raise UsageError(f"no free variable name for {base}")  # pragma: no cover
@@ -311,8 +314,6 @@ def apply_import(
     Raises:
         The store's errors (the file is then unchanged).
     """
-    from mcpctl.errors import KeyringUnavailableError
-
     for item in items:
         if item.action in ("skip", "unchanged") or not item.secrets:
             continue

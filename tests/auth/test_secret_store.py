@@ -6,8 +6,8 @@ import pytest
 
 from mcpctl.auth.secrets import SecretStore, keyring_source
 from mcpctl.config.model import ServerEntry
-from mcpctl.config.placeholders import resolve_entry
-from mcpctl.errors import KeyringUnavailableError, UsageError
+from mcpctl.config.placeholders import resolve_entry, resolve_text
+from mcpctl.errors import KeyringUnavailableError, SecretUnreachableError, UsageError
 from tests.conftest import MemoryKeyring
 
 
@@ -48,8 +48,20 @@ def test_no_usable_keyring_is_said_plainly() -> None:
         with pytest.raises(KeyringUnavailableError) as info:
             SecretStore().set("X_TOKEN", "v")
         assert info.value.exit_code == 3 and "PYTHON_KEYRING_BACKEND" in str(info.value.hint)
-        # Resolution does not fail on it: the variable is just not found there.
-        assert keyring_source()("X_TOKEN") is None
+        # The backend's own reason, not keyring's generic "no recommended backend".
+        assert "recommended" not in info.value.message and info.value.reason
+        # "Could not ask" is not "not stored": the source says so, and so does resolution.
+        source = keyring_source()
+        for _ in range(2):  # every lookup, without asking again
+            with pytest.raises(KeyringUnavailableError):
+                source("X_TOKEN")
+        with pytest.raises(SecretUnreachableError) as unreachable:
+            resolve_text("${X_TOKEN}", environ={}, secrets=source)
+        assert unreachable.value.exit_code == 3 and unreachable.value.variable == "X_TOKEN"
+        assert "is not set" not in unreachable.value.message
+        assert "could not be asked" in unreachable.value.message
+        assert resolve_text("${X_TOKEN:-d}", environ={}, secrets=source) == "d"
+        assert resolve_text("${X_TOKEN}", environ={"X_TOKEN": "e"}, secrets=source) == "e"
     finally:
         keyring.set_keyring(previous)
 

@@ -6,6 +6,7 @@ import json
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -613,3 +614,45 @@ def test_a_file_that_came_with_the_project_does_not_approve_its_servers(
     assert verdict() == "pending_approval"  # tracked: it came with the clone
     trust(home, file.parent)
     assert verdict() == "healthy"  # once the folder is trusted, its settings count
+
+
+@pytest.fixture
+def unauthorized_url() -> Any:
+    """The MCP endpoint of tests/servers/oauth_server.py: 401 to a request without a token."""
+    import subprocess
+
+    from tests.conftest import reserved_port, stop_process, wait_for_port
+
+    with reserved_port() as port:
+        proc = subprocess.Popen([PY, str(SERVERS / "oauth_server.py"), str(port)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            wait_for_port(port, proc)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            stop_process(proc)
+
+
+def test_a_failing_headers_helper_is_the_verdict_not_the_401(
+    cli: Cli, config_path: Path, tmp_path: Path, unauthorized_url: str
+) -> None:
+    failing = tmp_path / "helper.py"
+    failing.write_text("import sys\nsys.stderr.write('\\nboom: no token here\\nmore\\n')\n"
+                       "sys.exit(5)\n")  # fmt: skip
+    file = write_config(tmp_path / "claude.json", {"mcpServers": {"remote": {
+        "type": "http", "url": unauthorized_url, "headersHelper": f"{PY} {failing}"}}})  # fmt: skip
+    r = cli("health", "--as", "claude-code", str(file), "--json")
+    assert r.exit_code == 1, r.stderr
+    row = as_rows(r.json["data"])["remote"]
+    assert row["status"] == "unavailable" and row["as"]["verdict"] == "unavailable"
+    error = row["error"]
+    assert error["code"] == "headers_helper_failed"
+    assert error["message"] == "its headers helper failed (exit 5): boom: no token here"
+    assert "401" not in json.dumps(row) and "auth" not in error["code"]
+    human = cli("health", "--as", "claude-code", str(file))
+    assert "headers_helper_failed: its headers helper failed (exit 5): boom" in human.stdout
+    assert "401" not in human.stdout + human.stderr
+    # Without the helper the same server is the 401 it was blamed for.
+    write_config(file, {"mcpServers": {"remote": {"type": "http", "url": unauthorized_url}}})
+    r = cli("health", "--as", "claude-code", str(file), "--json")
+    assert as_rows(r.json["data"])["remote"]["status"] == "needs_auth"

@@ -115,3 +115,56 @@ def test_secrets_in_a_real_secret_service_reach_servers_and_nothing_else(
     assert r.returncode == 0
     r = mcpctl(["call", "leaky", "say"], env, tmp_path)  # gone from the keyring: missing
     assert r.returncode == 2 and "mcpctl secret set KEYRING_TOKEN" in r.stderr
+
+
+# A stdio server that exits 0 only when its T is the value in the file named by argv[1].
+CHECK_T = "import os, sys; sys.exit(0 if os.environ.get('T') == open(sys.argv[1]).read() else 7)"
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["chosen by keyring", "named"])
+def test_a_keyring_without_its_bus_is_unreachable_not_a_variable_not_set(
+    secret_service: dict[str, str], tmp_path: Path, backend: str
+) -> None:
+    canary = f"canary{uuid.uuid4().hex}"
+    expected = tmp_path / "expected"
+    expected.write_text(canary)
+    env = {**secret_service, "MCPCTL_HOME": str(tmp_path / "home")}
+    config = write_config(tmp_path / "external-mcps.json", {
+        "check": {"command": sys.executable, "args": ["-c", CHECK_T, str(expected)],
+                  "env": {"T": "${API_TOKEN}"}},
+        "remote": {"url": "http://127.0.0.1:9/mcp",
+                   "headers": {"Authorization": "Bearer ${API_TOKEN}"}},
+    })  # fmt: skip
+    assert mcpctl(["secret", "set", "API_TOKEN"], env, tmp_path, stdin=canary).returncode == 0
+    r = mcpctl(["run", "check"], env, tmp_path)
+    assert r.returncode == 0, r.stderr  # with its bus, the keyring's value reaches the server
+    claude = write_config(tmp_path / "claude.json", {"mcpServers": {"remote": {
+        "type": "http", "url": "http://127.0.0.1:9/mcp",
+        "headersHelper": f"{sys.executable} -m mcpctl secret headers remote --config {config}",
+    }}})  # fmt: skip
+
+    gone = {k: v for k, v in env.items() if k != "DBUS_SESSION_BUS_ADDRESS"}
+    if backend == "chosen by keyring":
+        gone.pop("PYTHON_KEYRING_BACKEND")
+    runs = {
+        "run": mcpctl(["run", "check"], gone, tmp_path),
+        "health": mcpctl(["health", "check", "--json"], gone, tmp_path),
+        "headers": mcpctl(["secret", "headers", "remote", "--json"], gone, tmp_path),
+        "as": mcpctl(["health", "--as", "claude-code", str(claude), "--json"], gone, tmp_path),
+    }
+    for name, run in runs.items():
+        said = run.stdout + run.stderr
+        assert canary not in said, name
+        assert "API_TOKEN is not set" not in said and "secret set API_TOKEN" not in said, name
+        assert "could not be asked" in said and "DBUS_SESSION_BUS_ADDRESS is unset" in said, name
+    assert runs["run"].returncode == 3 and runs["run"].stdout == ""
+    assert "hint: export API_TOKEN=... in the environment that starts mcpctl" in runs["run"].stderr
+    assert runs["headers"].returncode == 3
+    assert json.loads(runs["headers"].stdout)["errors"][0]["code"] == "variable_unreachable"
+    row = json.loads(runs["health"].stdout)["data"]["mcps"][0]
+    assert runs["health"].returncode == 1 and row["error"]["code"] == "variable_unreachable"
+    row = json.loads(runs["as"].stdout)["data"]["mcps"][0]
+    assert row["error"]["code"] == "headers_helper_failed"
+    assert row["error"]["message"].startswith("its headers helper failed (exit 3): error: ")

@@ -192,3 +192,27 @@ def test_resolve_entry_takes_values_from_the_secret_source_and_hides_them() -> N
     )
     assert resolved is not None and resolved.entry.env == {"K": "kr-val"}
     assert resolved.secret_values == frozenset({"kr-val"})
+
+
+def test_a_secret_source_that_cannot_be_asked_is_not_a_variable_not_set() -> None:
+    from mcpctl.errors import KeyringUnavailableError, SecretUnreachableError
+
+    def unreachable(name: str) -> str | None:
+        raise KeyringUnavailableError("no usable keyring: no bus", reason="no bus")
+
+    entry = ServerEntry(command="x", env={"A": "${TOKEN}", "B": "${OTHER:-dflt}"})
+    with pytest.raises(SecretUnreachableError) as caught:
+        resolve_entry("s", entry, policy="error", environ={}, secrets=unreachable)
+    assert caught.value.variable == "TOKEN" and caught.value.reason == "no bus"
+    assert caught.value.exit_code == 3 and "secret set" not in str(caught.value.hint)
+    resolved = resolve_entry("s", entry, policy="empty", environ={}, secrets=unreachable)
+    assert resolved is not None and dict(resolved.entry.env) == {"A": "", "B": "dflt"}
+    assert resolved.warnings == (
+        "variable TOKEN is not in the environment, and the keyring that may hold it could not "
+        "be asked: no bus (in server 's'); using an empty string",
+        "variable OTHER is not in the environment and the keyring could not be asked (no bus) "
+        "(in server 's'); using its default",
+    )
+    assert resolve_entry("s", entry, policy="skip", environ={}, secrets=unreachable) is None
+    resolved = resolve_entry("s", entry, environ={"TOKEN": "t", "OTHER": "o"}, secrets=unreachable)
+    assert resolved is not None and dict(resolved.entry.env) == {"A": "t", "B": "o"}

@@ -250,7 +250,7 @@ def test_codex_takes_exact_placeholders_from_the_environment() -> None:
     assert doc["l"]["env_vars"] == ["LANG", "TZ", *TRUST_ENV]
     assert doc["l"]["startup_timeout_ms"] == 1500
     assert rendered.warnings == ["r: headers.X-Team keeps its ${VAR} placeholders as written: "
-                                 "Codex does not expand them here (--inline-secrets writes the values)"]  # fmt: skip
+                                 "Codex does not expand them here (--secrets inline writes the values)"]  # fmt: skip
     parsed = get_target("codex").parse(rendered.text).entries
     assert parsed["r"].auth == AuthConfig("bearer", token="${LEGACY_TOKEN}")
     assert parsed["r"].headers == {"X-Api-Key": "${SEARCH_API_KEY}", "X-Team": "t-${TEAM}"}

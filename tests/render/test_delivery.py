@@ -91,7 +91,11 @@ def test_inline_install_into_a_git_work_tree_is_refused(
 ) -> None:
     (isolated / ".git").mkdir()
     r = cli("render", "claude-code", "--install", "--scope", "project", "--secrets", "inline")
-    assert r.exit_code == 2 and "git work tree" in r.stderr and "--secrets launcher" in r.stderr
+    assert (
+        r.exit_code == 2
+        and "git work tree" in r.stderr
+        and "hint: use --secrets auto (the default): the file then holds no secret" in r.stderr
+    )
     assert not (isolated / ".mcp.json").exists()
     r = cli("render", "claude-code", "--install", "--scope", "project")
     assert r.exit_code == 0, r.stderr
@@ -177,3 +181,77 @@ def test_install_warns_for_each_server_the_client_will_not_start(
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # a client that cannot find mcpctl
     r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "launcher")
     assert "cursor will not start kept as mcpctl does: command 'mcpctl' not found" in r.stderr
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+# Clients that expand placeholders in their file themselves (the others pass them on as text).
+EXPANDING = {"claude-code", "vscode", "cursor", "windsurf", "gemini", "roo-code", "continue",
+             "opencode", "amp", "kiro", "qwen-code", "copilot-cli"}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["auto", "launcher", "env", "inline"])
+@pytest.mark.parametrize("target", sorted(EXPANDING | {"claude-desktop", "codex", "zed", "cline",
+                                                       "lm-studio", "goose"}))  # fmt: skip
+def test_each_client_and_transport_gets_the_documented_secrets_mode(
+    cli: Cli, configured: Path, tmp_path: Path, target: str, mode: str
+) -> None:
+    from mcpctl.render.targets import get_target
+
+    assert getattr(get_target(target).syntax, "spell", None) is not None or (
+        target not in EXPANDING)  # fmt: skip
+    out = tmp_path / "rendered"
+    r = cli("render", target, "-o", str(out), "--secrets", mode, "--json")
+    assert r.exit_code == 0, r.stderr
+    said = r.stdout + r.stderr
+    assert KEPT not in said and "from-the-environment" not in said  # no value, ever
+    text, bits = out.read_text(), out.stat().st_mode & 0o777
+    warnings = r.json["warnings"]
+    launched = r.json["data"]["launched"]
+    if mode == "inline":
+        # Every placeholder resolved, whatever the client could expand: a file of secrets.
+        assert KEPT in text and "from-the-environment" in text
+        assert "KEPT" not in text and "EXPORTED" not in text
+        assert bits == 0o600 and launched == []
+        assert f"{out} holds secrets in clear text: it is written with mode 0600" in warnings
+        itself = [w for w in warnings if "expands" in w and "itself" in w]
+        assert bool(itself) == (target in EXPANDING), warnings
+        out.chmod(0o644)  # up to date, but readable by others: made 0600 again
+        r = cli("render", target, "-o", str(out), "--secrets", mode)
+        assert r.exit_code == 0 and out.stat().st_mode & 0o777 == 0o600
+        return
+    assert KEPT not in text and bits == 0o666 & ~_umask()
+    assert "holds secrets" not in json.dumps(warnings)
+    # launcher: every stdio server; auto: the one whose value only the keyring holds; never
+    # a remote one (a launcher cannot stand in for a URL).
+    expected = {"launcher": ["kept", "exported", "plain"], "auto": ["kept"], "env": []}[mode]
+    assert launched == expected
+    for warning in warnings:
+        if warning.startswith("remote: "):  # hints for a remote server name a mode that works
+            assert "--secrets launcher" not in warning and "mcpctl run" not in warning, warning
+    if mode == "env":  # and so do the reasons health --as and --install give for it
+        from mcpctl.auth.secrets import keyring_source
+        from mcpctl.render.asclient import check_as_client
+
+        problems = check_as_client(target, out, secrets=keyring_source())
+        assert any(p.server == "remote" for p in problems) or target == "vscode", problems
+        for problem in problems:
+            if problem.server == "remote":
+                assert "--secrets launcher" not in problem.message, problem
+
+
+def test_inline_install_writes_values_with_0600_and_says_so(
+    cli: Cli, configured: Path, isolated: Path
+) -> None:
+    r = cli("render", "cursor", "--install", "--scope", "project", "--secrets", "inline")
+    assert r.exit_code == 0, r.stderr
+    path = isolated / ".cursor" / "mcp.json"
+    assert KEPT in path.read_text() and path.stat().st_mode & 0o777 == 0o600
+    assert f"{path} holds secrets in clear text: it is written with mode 0600" in r.stderr
+    assert "Cursor expands ${env:VAR} itself" in r.stderr and KEPT not in r.stdout + r.stderr

@@ -66,6 +66,17 @@ def test_a_different_secret_under_a_taken_name_gets_another_name() -> None:
     assert list(taken[0].secrets) == ["GITHUB_TOKEN_2"]
 
 
+def test_a_keyring_that_cannot_be_asked_still_plans_the_import() -> None:
+    from mcpctl.errors import KeyringUnavailableError
+
+    def unreachable(name: str) -> str | None:
+        raise KeyringUnavailableError("no usable keyring: no bus", reason="no bus")
+
+    entries = {"a": ServerEntry(command="x", env={"GITHUB_TOKEN": TOKEN})}
+    (item,) = plan_import(entries, {}, taken_secrets=unreachable)  # storing it says why
+    assert item.action == "add" and list(item.secrets) == ["GITHUB_TOKEN"]
+
+
 def test_only_unknown_name() -> None:
     with pytest.raises(ServerNotFoundError):
         plan_import({"a": ServerEntry(command="x")}, {}, only=["b"])
