@@ -230,7 +230,7 @@ def test_an_exception_python_cannot_raise_shows_no_traceback(tmp_path: Path, deb
         "    def __del__(self):\n"
         "        raise AttributeError('no attribute _debug')\n"
         "from mcpctl.cli import app\n"
-        "app.main = lambda: (HalfBuilt(), 0)[1]\n"
+        "app.main = lambda **_: (HalfBuilt(), 0)[1]\n"
         "app.run()\n"
     )
     env = {**os.environ, "MCPCTL_HOME": str(tmp_path / "h")}
