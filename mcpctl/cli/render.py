@@ -217,7 +217,7 @@ def render(
         return output.emit(Result("render", data, warnings, exit_code=exit_code),
                            lambda _: Lines(lines))  # fmt: skip
     if data["changed"]:
-        from mcpctl.config.store import atomic_write
+        from mcpctl.config.atomicwrite import atomic_write
 
         mode = 0o600 if rendered.holds_secrets else None
         atomic_write(out, rendered.text.encode("utf-8"), mode=mode)
