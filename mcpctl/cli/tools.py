@@ -444,8 +444,8 @@ def call(
 
       mcpctl call builder build_site --no-wait --json
     """
-    from mcpctl.cli.inputs import answerer, interactive
-    from mcpctl.probe.inputs import answers_from
+    from mcpctl.cli.inputanswers import answerer, interactive
+    from mcpctl.probe.inputrequests import answers_from
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []

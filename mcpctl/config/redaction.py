@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mcpctl.config.lexicon import PLACEHOLDER_RE
+from mcpctl.config.fieldsyntax import PLACEHOLDER_RE
 from mcpctl.config.secretvalues import (
     MIN_SECRET_LEN,
     REDACTED,

@@ -34,10 +34,10 @@ from mcpctl.config.atomicwrite import atomic_write, io_error, write_json
 from mcpctl.config.backups import Backup
 from mcpctl.config.edits import AddOutcome, ServerEdits
 from mcpctl.config.filestore import FileStore, UndoOutcome, update_trust_record
-from mcpctl.config.guards import refuse_control_characters, refuse_literal_secrets
 from mcpctl.config.jsontext import dump_config, splice_canonical
 from mcpctl.config.loader import Document, read_document
 from mcpctl.config.locking import acquire_lock
+from mcpctl.config.writerefusals import refuse_control_characters, refuse_literal_secrets
 from mcpctl.errors import ConfigError, ConfigInvalidError
 from mcpctl.paths import Paths
 

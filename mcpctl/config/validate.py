@@ -7,7 +7,7 @@ not expand, a secret placeholder in ``args`` (where ``ps`` shows it to every use
 machine), an environment handed over whole and commands that are not installed.
 
 A report holds the first 1,000 problems in document order and counts the rest
-(:mod:`mcpctl.config.report`); line and column are worked out only for what is reported
+(:mod:`mcpctl.config.validationreport`); line and column are worked out only for what is reported
 (:mod:`mcpctl.config.jsonindex`), so a 100,000-entry file validates in seconds.
 """
 
@@ -55,7 +55,7 @@ from mcpctl.config.redaction import (
     named_literal_message,
     placeholder_hint,
 )
-from mcpctl.config.report import MAX_PROBLEMS, ProblemCollector, ValidationReport
+from mcpctl.config.validationreport import MAX_PROBLEMS, ProblemCollector, ValidationReport
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
