@@ -54,7 +54,8 @@ LIST_JSON_MODULES = {
     "mcpctl", "mcpctl._lazy", "mcpctl._record", "mcpctl._version", "mcpctl.jsonenc", "mcpctl.cli", "mcpctl.cli.app", "mcpctl.cli.common",
     "mcpctl.cli.commandgroup", "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.cli.quick", "mcpctl.config", "mcpctl.config.checks",
     "mcpctl.config.fieldsyntax", "mcpctl.config.loader", "mcpctl.config.model",
-    "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
+    "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.secretdetect",
+    "mcpctl.config.safefile",
     "mcpctl.config.secretvalues", "mcpctl.config.shown", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",
     "mcpctl.results", "mcpctl.text",
     # Whether the file is trusted (its own or by the environment: nothing more is loaded).

@@ -55,7 +55,12 @@ SNAPSHOT = ("tests/snapshot/test_diff.py", "tests/snapshot/test_fingerprints.py"
             "tests/snapshot/test_model.py", "tests/snapshot/test_startupreport.py",
             "tests/snapshot/test_sarif.py")  # fmt: skip
 TARGETS = [
-    Target("redaction", "mcpctl/config/redaction.py", ("tests/config",)),
+    Target(
+        "redaction",
+        "mcpctl/config/redaction.py",
+        ("tests/config",),
+        ("mcpctl/config/secretdetect.py",),
+    ),
     Target("placeholders", "mcpctl/config/placeholders.py", ("tests/config",)),
     Target(
         "store",
