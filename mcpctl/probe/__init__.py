@@ -14,8 +14,10 @@
   ``mcp_types`` package, are imported directly where they are used;
 * :mod:`~mcpctl.probe.listingrepair` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
-* :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`
-  (with :mod:`~mcpctl.probe.toolinfo`: a tool as listed), :mod:`~mcpctl.probe.naming`;
+* :mod:`~mcpctl.probe.health` (each result and its :class:`HealthStatus`:
+  :mod:`~mcpctl.probe.healthstatus`; many servers at once: :mod:`~mcpctl.probe.fanout`),
+  :mod:`~mcpctl.probe.tools` (with :mod:`~mcpctl.probe.toolinfo`: a tool as listed),
+  :mod:`~mcpctl.probe.naming`;
 * :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots);
 * :mod:`~mcpctl.probe.eras` and :mod:`~mcpctl.probe.negotiate` -- the two protocol eras
   (the ``initialize`` handshake, the stateless 2026-07-28 revision): which one a connection
