@@ -12,7 +12,14 @@ from typing import Any
 from mcpctl.config.model import ServerEntry
 from mcpctl.snapshot.packagespec import PackageSpec, specs_of
 
-__all__ = ["UNRESOLVED", "PackagePin", "pin_entries", "pins_from_data", "pins_to_data"]
+__all__ = [
+    "UNRESOLVED",
+    "PackagePin",
+    "pin_entries",
+    "pin_warnings",
+    "pins_from_data",
+    "pins_to_data",
+]
 
 UNRESOLVED = "unresolved"
 
@@ -63,6 +70,21 @@ class PackagePin:
 def pins_to_data(pins: Mapping[str, PackagePin]) -> dict[str, Any]:
     """The ``packages`` section of a lock file (sorted by server)."""
     return {name: pins[name].to_data() for name in sorted(pins)}
+
+
+def pin_warnings(pins: Mapping[str, PackagePin]) -> list[str]:
+    """What a lock about to record ``pins`` should say: a package that did not resolve, and one
+    the config does not pin (recorded as it resolves now), by server."""
+    out: list[str] = []
+    for name, pin in sorted(pins.items()):
+        if not pin.resolved:
+            out.append(f"{name}: package {pin.name} unresolved: {pin.reason}")
+        elif not pin.pinned:
+            out.append(
+                f"{name}: {pin.name} is not pinned in the config; recorded {pin.version}"
+                " as it resolves now"
+            )
+    return out
 
 
 def pins_from_data(data: Any) -> dict[str, PackagePin]:

@@ -39,6 +39,7 @@ __all__ = [
     "PackagePin",
     "PackageSpec",
     "Resolution",
+    "compare_packages",
     "diff_packages",
     "parse_spec",
     "pin_entries",
@@ -124,3 +125,19 @@ def _spec_text(pin: PackagePin) -> str:
     if pin.ecosystem == "npm":
         return f"{pin.name}@{pin.spec}" if pin.spec else pin.name
     return f"{pin.name}{pin.spec}"
+
+
+def compare_packages(
+    recorded: Mapping[str, PackagePin] | None, now: Resolution, *, source: str | None
+) -> tuple[list[PackageChange], list[str]]:
+    """What each package did since the lock read from ``source`` (``None``: there is no
+    earlier snapshot) recorded ``recorded`` (``None``: it records none), and the warnings:
+    the registries' own, a lock without packages, each unpinned spec."""
+    warnings = list(now.warnings)
+    if source is not None and recorded is None:
+        warnings.append(
+            f"packages were not compared: {source} records none; save it with --packages"
+        )
+    changes = diff_packages(recorded or {}, now.pins)
+    warnings += [f"{c.server}: {c.message}" for c in changes if c.kind == "unpinned"]
+    return changes, warnings
