@@ -12,8 +12,9 @@
 * :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs: of snapshot diffs, and also of the
   config's problems for ``validate --format sarif`` (one SARIF writer for both; the validator
   itself is :mod:`mcpctl.config.validate`);
-* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited, and a
-  command to run on each (what it starts stopped with it);
+* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited, and
+  (:mod:`~mcpctl.snapshot.changecommand`) a command to run on each (what it starts stopped
+  with it);
 * :mod:`~mcpctl.snapshot.live` -- what running servers offer, each change as it happens.
 
 Names are loaded on first use.
