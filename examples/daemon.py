@@ -27,7 +27,7 @@ from mcpctl.auth.secrets import keyring_source
 from mcpctl.snapshot.diff import diff_snapshots
 from mcpctl.snapshot.files import load_snapshot, save_snapshot
 from mcpctl.snapshot.probing import take_snapshot_async
-from mcpctl.snapshot.report import build_report, render_changes, render_text
+from mcpctl.snapshot.startupreport import build_report, render_changes, render_text
 from mcpctl.snapshot.watch import watch_config
 
 

@@ -53,8 +53,9 @@ def test_read_paths_import_nothing_heavy(args: list[str], tmp_path: Path) -> Non
 LIST_JSON_MODULES = {
     "mcpctl", "mcpctl._lazy", "mcpctl._record", "mcpctl._version", "mcpctl.jsonenc", "mcpctl.cli", "mcpctl.cli.app", "mcpctl.cli.common",
     "mcpctl.cli.commandgroup", "mcpctl.cli.listing", "mcpctl.cli.output", "mcpctl.cli.quick", "mcpctl.config", "mcpctl.config.checks",
-    "mcpctl.config.lexicon", "mcpctl.config.loader", "mcpctl.config.model",
-    "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.safefile",
+    "mcpctl.config.fieldsyntax", "mcpctl.config.loader", "mcpctl.config.model",
+    "mcpctl.config.placeholders", "mcpctl.config.redaction", "mcpctl.config.secretdetect",
+    "mcpctl.config.safefile",
     "mcpctl.config.secretvalues", "mcpctl.config.shown", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",
     "mcpctl.results", "mcpctl.text",
     # Whether the file is trusted (its own or by the environment: nothing more is loaded).

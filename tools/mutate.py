@@ -45,15 +45,22 @@ class Target:
     name: str
     module: str
     tests: tuple[str, ...]
+    #: Modules split off ``module`` that are mutated with it.
+    also: tuple[str, ...] = ()
 
 
 # In-process tests only: a test that runs mcpctl as a subprocess does not see the mutants
 # (and slows every run), so those files are left out of each area.
 SNAPSHOT = ("tests/snapshot/test_diff.py", "tests/snapshot/test_fingerprints.py",
-            "tests/snapshot/test_model.py", "tests/snapshot/test_report.py",
+            "tests/snapshot/test_model.py", "tests/snapshot/test_startupreport.py",
             "tests/snapshot/test_sarif.py")  # fmt: skip
 TARGETS = [
-    Target("redaction", "mcpctl/config/redaction.py", ("tests/config",)),
+    Target(
+        "redaction",
+        "mcpctl/config/redaction.py",
+        ("tests/config",),
+        ("mcpctl/config/secretdetect.py",),
+    ),
     Target("placeholders", "mcpctl/config/placeholders.py", ("tests/config",)),
     Target(
         "store",
@@ -64,6 +71,7 @@ TARGETS = [
             "tests/cli/test_app.py",
             "tests/adversarial/test_store_crashes.py",
         ),
+        ("mcpctl/config/filestore.py", "mcpctl/config/locking.py", "mcpctl/config/atomicwrite.py"),
     ),
     Target(
         "tokens",
@@ -112,7 +120,7 @@ def toml_value(value: object) -> str:
 def narrowed_pyproject(text: str, target: Target) -> str:
     """The project's pyproject.toml with ``[tool.mutmut]`` narrowed to ``target``."""
     settings = dict(tomllib.loads(text).get("tool", {}).get("mutmut", {}))
-    settings["only_mutate"] = [target.module]
+    settings["only_mutate"] = [target.module, *target.also]
     settings["pytest_add_cli_args_test_selection"] = list(target.tests)
     section = "[tool.mutmut]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in settings.items())
     # Drop the project's own section (up to the next table), then add the narrowed one.

@@ -60,13 +60,13 @@ COMMAND_MODULES = {
     "registry": "registry", "discover": "registry", "show": "registry",
     "outdated": "updates", "upgrade": "updates", "secret": "secret", "auth": "auth",
     "render": "render", "import": "importing",
-    "snapshot": "snapshot", "report": "report", "watch": "watch",
+    "snapshot": "snapshot", "report": "startupreport", "watch": "watch",
     "doctor": "doctor", "completion": "completion", "run": "run", "group": "groups",
     "prefetch": "prefetch", "trust": "trust", "untrust": "trust", "serve": "serve",
 }  # fmt: skip
 MODULES = (
     "servers", "listing", "history", "validate", "health", "tools", "registry", "updates",
-    "secret", "auth", "render", "importing", "snapshot", "report", "watch", "doctor",
+    "secret", "auth", "render", "importing", "snapshot", "startupreport", "watch", "doctor",
     "completion", "run", "groups", "prefetch", "trust", "serve",
 )  # fmt: skip
 

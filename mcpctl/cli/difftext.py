@@ -2,16 +2,22 @@
 
 ``+``/``-`` for servers (and what they offer) added and removed, ``~`` for a server whose
 configuration or offer changed, and ``!`` before each definition that changed in place, its
-old and new values below it. Server-sent text is shown escaped, and cut when long.
+old and new values below it. Server-sent text is shown escaped, and cut when long. Then
+the packages that moved (``snapshot diff --packages``) and a one-line summary.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
+from mcpctl.text import plural
 
-__all__ = ["NOUNS", "diff_lines"]
+if TYPE_CHECKING:
+    from mcpctl.snapshot.packages import PackageChange
+
+__all__ = ["NOUNS", "diff_lines", "diff_summary", "package_lines"]
 
 NOUNS = {"tools": "tool", "prompts": "prompt", "resource_templates": "resource template"}
 TEXT_MAX = 2000  # a changed description is shown whole up to this, then cut
@@ -90,3 +96,35 @@ def _compact(value: Any) -> str:
         json.dumps(value, sort_keys=True, ensure_ascii=False), keep_newlines=False
     )
     return text if len(text) <= JSON_MAX else text[: JSON_MAX - 1] + "…"
+
+
+def package_lines(changes: list[PackageChange]) -> list[str]:
+    """``! NAME: moved 1.2.0 → 1.3.0 (unpinned)``, ``? NAME: unresolved: ...`` (an unpinned
+    spec is a warning, not a line)."""
+    return [
+        f"{'!' if c.fails else '?'} {c.server}: package {c.message}"
+        for c in changes
+        if c.kind != "unpinned"
+    ]
+
+
+def diff_summary(changes: SnapshotDiff, since: str, packages: Sequence[PackageChange] = ()) -> str:
+    """The one-line summary after a diff: what changed since ``since``, and the definitions
+    changed in place to review."""
+    if changes.empty and not packages:
+        return f"no changes since {since or 'the earlier snapshot'}"
+    parts = [
+        f"{len(group)} {what}"
+        for group, what in (
+            (changes.added, "added"), (changes.removed, "removed"), (changes.changed, "changed"),
+        )
+        if group
+    ]  # fmt: skip
+    if packages:
+        parts.append(f"{plural(len(packages), 'package')} moved or republished")
+    text = f"changes since {since or 'the earlier snapshot'}: {', '.join(parts)}"
+    moved = changes.definitions_changed
+    if moved:
+        names = ", ".join(c.name for c in moved)
+        text += f"; definitions changed in place on {names}: review them before use"
+    return text

@@ -14,7 +14,7 @@ from mcpctl.text import plural
 if TYPE_CHECKING:
     from mcpctl.config.model import ProtocolMode
     from mcpctl.probe.eras import EraMemory
-    from mcpctl.render.asclient_health import AsClientHealth, AsClientRow
+    from mcpctl.render.clienthealth import AsClientHealth, AsClientRow
 
 __all__ = ["health_as"]
 
@@ -45,8 +45,8 @@ def health_as(
     from mcpctl.cli.common import paths, run_async, targets
     from mcpctl.cli.progress import progress
     from mcpctl.config.trust import TrustStore
-    from mcpctl.render.asclient import client_target, read_client
-    from mcpctl.render.asclient_health import health_as_client
+    from mcpctl.render.clientfile import client_target, read_client
+    from mcpctl.render.clienthealth import health_as_client
     from mcpctl.render.clienttrust import require_client_trusted
 
     client_target(target)

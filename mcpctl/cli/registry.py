@@ -305,7 +305,7 @@ def fit_table(
 
 def _export(cache: DiscoveryCache, hits: list[Any], path: Path, warnings: list[str]) -> int:
     """Write the hits as discovery descriptors (readable back as a file registry)."""
-    from mcpctl.config.store import write_json
+    from mcpctl.config.atomicwrite import write_json
     from mcpctl.registry.export import descriptors
     from mcpctl.registry.sources import find_record
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from mcpctl.config.model import ServerEntry
-    from mcpctl.render.asclient import ClientProblem
     from mcpctl.render.base import ClientTarget
+    from mcpctl.render.clientcheck import ClientProblem
     from mcpctl.render.delivery import SecretsMode
     from mcpctl.render.install import Merged
     from mcpctl.snapshot.packages import PackagePin
@@ -162,7 +162,7 @@ def render(
     from mcpctl.config.safefile import read_text_file
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher
-    from mcpctl.render.inputs import launched_unpinned, load_pins, load_template, pin_packages
+    from mcpctl.render.templatepins import launched_unpinned, load_pins, load_template, pin_packages
 
     how = secrets_choice(secrets_mode, inline_secrets)
     inline_secrets = how == "inline"
@@ -217,7 +217,7 @@ def render(
         return output.emit(Result("render", data, warnings, exit_code=exit_code),
                            lambda _: Lines(lines))  # fmt: skip
     if data["changed"] or rendered.holds_secrets:  # a file of secrets gets 0600 even as is
-        from mcpctl.config.store import atomic_write
+        from mcpctl.config.atomicwrite import atomic_write
 
         mode = 0o600 if rendered.holds_secrets else None
         atomic_write(out, rendered.text.encode("utf-8"), mode=mode)
@@ -285,9 +285,9 @@ def install_into_client(
     from mcpctl.render import render as render_target
     from mcpctl.render.delivery import Launcher, in_git_work_tree
     from mcpctl.render.importing import here
-    from mcpctl.render.inputs import launched_unpinned, pin_packages
     from mcpctl.render.install import merge_install
     from mcpctl.render.targets import get_target
+    from mcpctl.render.templatepins import launched_unpinned, pin_packages
 
     target = get_target(name)
     if not hasattr(target, "locations"):
@@ -382,7 +382,8 @@ def _client_problems(
     static check); nothing when the client's file cannot be read back."""
     from mcpctl.auth.secrets import keyring_source
     from mcpctl.errors import McpctlError
-    from mcpctl.render.asclient import as_client_targets, check_as_client
+    from mcpctl.render.clientcheck import check_as_client
+    from mcpctl.render.clientfile import as_client_targets
 
     if target not in as_client_targets():
         return []

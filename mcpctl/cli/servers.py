@@ -7,6 +7,13 @@ from typing import Any
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.addflags import (
+    PINNED,
+    empty_values,
+    entry_timeout_ms,
+    name_after_dashdash,
+    remote_transport,
+)
 from mcpctl.cli.adding import add_from_registry
 from mcpctl.cli.authflags import auth_from_flags
 from mcpctl.cli.common import (
@@ -16,91 +23,12 @@ from mcpctl.cli.common import (
     entry_summary,
     parse_pairs,
 )
-from mcpctl.cli.output import STATE
-from mcpctl.config.model import MAX_TIMEOUT_MS, ProtocolMode, ServerEntry, ToolFilter
+from mcpctl.config.model import ServerEntry, ToolFilter
 from mcpctl.config.transports import remote_transports
 from mcpctl.errors import UsageError
 from mcpctl.results import Result
 
 app = typer.Typer()
-# What --protocol writes into an entry (auto, the default, is left out).
-PINNED: dict[Protocol, ProtocolMode] = {Protocol.modern: "modern", Protocol.legacy: "legacy"}
-
-_AUTH_SCHEMES = ("bearer", "basic", "token", "bot")
-#: The shortest connect timeout ``add --timeout`` writes: no server starts and answers faster.
-MIN_ADD_TIMEOUT_MS = 100
-
-
-def entry_timeout_ms(text: str, warnings: list[str]) -> int:
-    """The milliseconds the file keeps for ``add --timeout TEXT`` (a bare number is seconds).
-
-    Raises:
-        UsageError: not a duration, under :data:`MIN_ADD_TIMEOUT_MS` or over an hour.
-    """
-    seconds = duration_option(text, warnings)
-    assert seconds is not None
-    millis = round(seconds * 1000)
-    if millis < MIN_ADD_TIMEOUT_MS:
-        raise UsageError(
-            f"--timeout {text!r} is under {MIN_ADD_TIMEOUT_MS} ms: no server starts and answers "
-            "that fast",
-            hint="a bare number is seconds (--timeout 30 is 30 s); with a unit: 500ms, 1.5s, 2m",
-        )
-    if millis > MAX_TIMEOUT_MS:
-        bare = text.strip().replace(".", "", 1).isdigit()
-        raise UsageError(
-            f"--timeout {text!r} is over {MAX_TIMEOUT_MS // 60_000} minutes, the longest an "
-            "entry may wait",
-            hint=f"a bare number is seconds: write {text.strip()}ms for milliseconds"
-            if bare
-            else "for example 30s, 2m",
-        )
-    return millis
-
-
-def _remote_transport(value: str | None) -> str | None:
-    choices = remote_transports()
-    if value is not None and value not in choices:
-        raise UsageError(
-            f"--transport {value!r} is not a remote transport",
-            hint=f"choose one of {', '.join(choices)}",
-        )
-    return value
-
-
-def _empty_values(env: dict[str, str], headers: dict[str, str], bearer: str | None) -> list[str]:
-    """Warnings for values a shell most likely expanded to nothing (``"${TOKEN}"``)."""
-    warnings = []
-    for key, value in env.items():
-        if not value:
-            warnings.append(
-                f"--env {key} is empty; if you meant a placeholder, the shell expanded it: "
-                f"write -e {key}='${{{key}}}' (single quotes)"
-            )
-    for key, value in headers.items():
-        words = value.split()
-        if not words or (len(words) == 1 and words[0].lower() in _AUTH_SCHEMES):
-            var = key.upper().replace("-", "_")
-            warnings.append(
-                f"--header {key} has no value after {value.strip() or 'the colon'}; if you meant "
-                f"a placeholder, the shell expanded it: write -H '{key}: "
-                f"{(value.strip() + ' ') if words else ''}${{{var}}}' (single quotes)"
-            )
-    if bearer is not None and not bearer.strip():
-        warnings.append(
-            "--bearer is empty; if you meant a placeholder, the shell expanded it: "
-            "write --bearer '${API_TOKEN}' (single quotes)"
-        )
-    return warnings
-
-
-def _name_after_dashdash(name: str | None) -> bool:
-    """Whether the only positional came after ``--`` (``mcpctl add -- true``)."""
-    args = STATE.argv
-    if name is None or "--" not in args:
-        return False
-    cut = args.index("--")
-    return name in args[cut + 1 :] and name not in args[:cut]
 
 
 @app.command("add")
@@ -278,7 +206,7 @@ def add(
     refresh_seconds = duration_option(registry_timeout, warnings, flag="--registry-timeout")
     env_pairs = parse_pairs(env, "=", "--env", "KEY=VALUE")
     header_pairs = parse_pairs(header, ":", "--header", "'Name: value'")
-    warnings += _empty_values(env_pairs, header_pairs, bearer)
+    warnings += empty_values(env_pairs, header_pairs, bearer)
     if from_registry is not None:
         if command or url:
             raise UsageError("--from-registry replaces the command and --url; give only one")
@@ -302,7 +230,7 @@ def add(
         raise UsageError(
             "--offline goes with --from-registry (only a registry is ever reached over the network)"
         )
-    if _name_after_dashdash(name):
+    if name_after_dashdash(name):
         raise UsageError(
             "missing NAME: everything after '--' is the server's command",
             hint=f"mcpctl add NAME -- {name} {' '.join(command or [])}".rstrip(),
@@ -344,7 +272,7 @@ def add(
         cwd=cwd,
         inherit_env=tuple(dict.fromkeys(inherit_env)),
         url=url,
-        transport=_remote_transport(transport),  # type: ignore[arg-type]
+        transport=remote_transport(transport),  # type: ignore[arg-type]
         headers=header_pairs,
         auth=entry_auth,
         timeout=timeout_ms,

@@ -24,7 +24,7 @@ from mcpctl.cli.common import (
     paths,
     read_config,
 )
-from mcpctl.cli.difftext import NOUNS, diff_lines
+from mcpctl.cli.difftext import NOUNS, diff_lines, diff_summary, package_lines
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.cli.progress import progress
 from mcpctl.errors import ExitCode, UsageError
@@ -33,7 +33,6 @@ from mcpctl.text import plural
 
 if TYPE_CHECKING:
     from mcpctl.config.loader import LoadResult
-    from mcpctl.snapshot.diff import SnapshotDiff
     from mcpctl.snapshot.model import Snapshot
     from mcpctl.snapshot.packages import PackageChange, Resolution
 
@@ -122,28 +121,20 @@ def take_now(
         GroupNotFoundError: no server is in one of ``groups``.
         the errors of :func:`mcpctl.cli.common.read_config`.
     """
-    from mcpctl.config.siblings import discover_internal, select_targets
-    from mcpctl.snapshot.model import snapshot_of_config
+    from mcpctl.snapshot.probing import snapshot_targets
 
     loaded = read_config()
-    warnings = list(loaded.warnings)
-    internal: dict[str, Any] = {}
-    if internal_root is not None:
-        internal, found = discover_internal(internal_root, manifest_key)
-        warnings += found
-    chosen, more = select_targets(loaded.config.entries, internal, groups=groups)
-    warnings += more
-    snapshot = snapshot_of_config(
-        {n: e for n, e, kind in chosen if kind == "external"},
-        internal={n: e for n, e, kind in chosen if kind == "internal"},
+    snapshot, chosen, more = snapshot_targets(
+        loaded.config.entries, internal_root, manifest_key, groups
     )
+    warnings = list(loaded.warnings) + more
     if probe and chosen:
         from mcpctl.auth.secrets import keyring_source
         from mcpctl.cli.common import require_trusted, run_async
 
         require_trusted(loaded, [n for n, _, kind in chosen if kind == "external"])
         from mcpctl.probe.catalog import catalog_all
-        from mcpctl.snapshot.probing import add_probes
+        from mcpctl.snapshot.probing import add_probes, catalog_warnings
 
         mode, eras = era_options(protocol)
         with progress(f"Probing {plural(len(chosen), 'server')}", total=len(chosen)) as tick:
@@ -161,14 +152,7 @@ def take_now(
                 spinner=False,
             )
         add_probes(snapshot, catalogs)
-        for found in catalogs.values():
-            warnings += [f"{found.name}: {w}" for w in found.warnings]
-            if found.error is not None:
-                hint = f" ({found.hint})" if found.hint else ""
-                warnings.append(
-                    f"{found.name}: probe failed: {found.error}: {found.message}{hint}; "
-                    "what it offers is not recorded"
-                )
+        warnings += catalog_warnings(catalogs)
     return snapshot, warnings, loaded
 
 
@@ -206,6 +190,7 @@ def save(
     """
     from mcpctl.snapshot.diff import secrets_redacted
     from mcpctl.snapshot.files import save_snapshot
+    from mcpctl.snapshot.packagepins import pin_warnings
 
     warnings: list[str] = []
     seconds = duration_option(timeout, warnings)
@@ -221,14 +206,7 @@ def save(
     if resolution is not None:
         snapshot.packages = resolution.pins
         warnings += resolution.warnings
-        for name, pin in sorted(resolution.pins.items()):
-            if not pin.resolved:
-                warnings.append(f"{name}: package {pin.name} unresolved: {pin.reason}")
-            elif not pin.pinned:
-                warnings.append(
-                    f"{name}: {pin.name} is not pinned in the config; recorded {pin.version}"
-                    " as it resolves now"
-                )
+        warnings += pin_warnings(resolution.pins)
     redacted = secrets_redacted(snapshot)
     for item in redacted:
         what = f"{NOUNS[item.kind]} {item.name}: " if item.name is not None else ""
@@ -314,6 +292,7 @@ def diff(
     """
     from mcpctl.snapshot.diff import diff_snapshots
     from mcpctl.snapshot.files import load_snapshot, save_snapshot
+    from mcpctl.snapshot.sarif import diff_sarif_of
 
     if fmt is DiffFormat.sarif and STATE.json:
         raise UsageError("--json and --format sarif are two formats: choose one")
@@ -350,19 +329,14 @@ def diff(
     package_changes: list[PackageChange] = []
     resolution = resolve_now(new, loaded) if packages else None
     if resolution is not None:
-        from mcpctl.snapshot.packages import diff_packages
+        from mcpctl.snapshot.packages import compare_packages
 
         new.packages = resolution.pins
-        warnings += resolution.warnings
         recorded = old.packages if old is not None else None
-        if old is not None and recorded is None:
-            warnings.append(
-                f"packages were not compared: {source} records none; save it with --packages"
-            )
-        package_changes = diff_packages(recorded or {}, resolution.pins)
-        for item in package_changes:
-            if item.kind == "unpinned":
-                warnings.append(f"{item.server}: {item.message}")
+        package_changes, more = compare_packages(
+            recorded, resolution, source=str(source) if old is not None else None
+        )
+        warnings += more
         if resolution.note:
             notes.append(resolution.note)
     if old is None:
@@ -375,7 +349,9 @@ def diff(
         warnings.append(f"tools were not compared: {source} has no probe data")
     changes = diff_snapshots(old, new)
     sarif = (
-        _sarif(changes, loaded, source, old is not None, notes) if fmt is DiffFormat.sarif else {}
+        diff_sarif_of(changes, loaded, source, read=old is not None, notes=notes)
+        if fmt is DiffFormat.sarif
+        else {}
     )
     if save_after:
         save_snapshot(new, source)
@@ -411,21 +387,11 @@ def diff(
             output.info(f"note: {note}")
     result = Result("snapshot diff", data, warnings, exit_code=code)
     code = output.emit(
-        result, lambda _: Lines(diff_lines(changes) + _package_lines(package_changes))
+        result, lambda _: Lines(diff_lines(changes) + package_lines(package_changes))
     )
     if old is not None:
-        output.info(_summary(changes, old.timestamp, moved))
+        output.info(diff_summary(changes, old.timestamp, moved))
     return code
-
-
-def _package_lines(changes: list[PackageChange]) -> list[str]:
-    """``! NAME: moved 1.2.0 → 1.3.0 (unpinned)``, ``? NAME: unresolved: ...`` (an unpinned
-    spec is a warning, not a line)."""
-    return [
-        f"{'!' if c.fails else '?'} {c.server}: package {c.message}"
-        for c in changes
-        if c.kind != "unpinned"
-    ]
 
 
 def _group_needs_file(flag: str) -> UsageError:
@@ -434,59 +400,3 @@ def _group_needs_file(flag: str) -> UsageError:
         "--group records only the group's servers: the last-known snapshot keeps them all",
         hint=f"write the group's snapshot to a file of its own: {flag}",
     )
-
-
-def _sarif(
-    changes: SnapshotDiff, loaded: LoadResult, against: Path, read: bool, notes: list[str]
-) -> dict[str, Any]:
-    """The SARIF log, with positions in the config and in the earlier snapshot (``read``:
-    there is one; read before --save replaces it)."""
-    from mcpctl.snapshot.sarif import (
-        artifact_uri,
-        config_positions,
-        diff_sarif,
-        snapshot_positions,
-    )
-
-    config_uri = artifact_uri(loaded.path) if loaded.exists else None
-    raw = loaded.document.raw if loaded.document is not None else b""
-    against_text = ""
-    if read:
-        from mcpctl.config.safefile import read_file
-        from mcpctl.errors import McpctlError
-
-        try:
-            against_text = (read_file(against) or b"").decode("utf-8-sig")
-        except (McpctlError, UnicodeDecodeError):
-            against_text = ""  # read a moment ago: without positions then
-    return diff_sarif(
-        changes,
-        config_uri=config_uri,
-        config_positions=config_positions(raw.decode("utf-8-sig", "replace")) if raw else {},
-        against_uri=artifact_uri(against) if read else None,
-        against_positions=snapshot_positions(against_text) if against_text else {},
-        notes=notes,
-    )
-
-
-# --- the human view -------------------------------------------------------------------------
-
-
-def _summary(changes: SnapshotDiff, since: str, packages: Sequence[PackageChange] = ()) -> str:
-    if changes.empty and not packages:
-        return f"no changes since {since or 'the earlier snapshot'}"
-    parts = [
-        f"{len(group)} {what}"
-        for group, what in (
-            (changes.added, "added"), (changes.removed, "removed"), (changes.changed, "changed"),
-        )
-        if group
-    ]  # fmt: skip
-    if packages:
-        parts.append(f"{plural(len(packages), 'package')} moved or republished")
-    text = f"changes since {since or 'the earlier snapshot'}: {', '.join(parts)}"
-    moved = changes.definitions_changed
-    if moved:
-        names = ", ".join(c.name for c in moved)
-        text += f"; definitions changed in place on {names}: review them before use"
-    return text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
@@ -32,10 +31,7 @@ from mcpctl.cli.completion import remember_probed
 from mcpctl.cli.output import STATE, Lines, Table
 from mcpctl.cli.progress import Ticker, progress
 from mcpctl.errors import (
-    BudgetExceededError,
     ExitCode,
-    NameCollisionError,
-    ProbeFailed,
     ToolError,
     UsageError,
 )
@@ -140,11 +136,10 @@ def tools(
 
       mcpctl tools --collisions error
     """
-    from mcpctl.probe.costs import by_cost, catalog_costs
+    from mcpctl.probe.costs import by_cost
     from mcpctl.probe.health import probe_all
     from mcpctl.probe.listcache import ListingCache, cached_or_probed
-    from mcpctl.probe.naming import collisions_fail
-    from mcpctl.tokencount import ENCODING, TokenCountCache
+    from mcpctl.probe.toolsreport import tools_report
 
     started = STATE.started  # the deadline runs from the command's start
     warnings: list[str] = []
@@ -172,71 +167,17 @@ def tools(
                 what="",
                 spinner=False,
             )
-    filters = {name: entry.tools for name, entry, _ in chosen}
     ok = [r for r in results if r.error is None]
     if not cached:  # cached_or_probed kept what it probed
         remember_probed(ok, chosen)  # for `mcpctl call NAME <TAB>` and `tools --cached`
-    for r in results:
-        warnings += [f"{r.name}: {w}" for w in r.warnings]
-    # What each definition costs, under the name the host exposes it by; counted within the
-    # run's deadline (the timeout), the rest estimated.
-    counts = TokenCountCache.in_dir(paths().cache_dir)
-    limit = seconds if seconds is not None else max(
-        (entry.timeout_ms / 1000 for _, entry, _ in chosen), default=0.0
+    report = tools_report(
+        results, chosen, prefix.value, collisions=collisions_policy.value, show_all=show_all,
+        budget=budget, cache_dir=paths().cache_dir, started=started, timeout=seconds,
     )  # fmt: skip
-    costs = catalog_costs(results, filters, prefix.value, show_all=show_all, counts=counts,
-                          deadline=started + limit)  # fmt: skip
-    counts.save()
-    warnings += _estimate_warnings(costs.long, costs.late, limit)
-    totals, collisions = costs.totals, costs.collisions
-    guessed_servers = costs.estimated_servers
-    rows_data = [t.to_dict() for t in costs.tools]
-    # A server that could not be listed, or a collision the host would see, fails the run.
-    errors = [
-        ProbeFailed(r.name, r.error.code, r.error.message, hint=r.error.hint).to_dict()
-        for r in results
-        if r.error is not None
-    ]
-    fatal = collisions_fail(prefix.value, collisions_policy.value)
-    for col in collisions:
-        sources = ", ".join(f"{s}/{t}" for s, t in col.sources)
-        message = f"name collision: {col.name!r} is exposed by {sources}"
-        if fatal:
-            hint = (
-                "rename or hide one of them with tools.allow/deny"
-                if prefix is not Prefix.none
-                else "a host that prefixes tools (--prefix) does not see this collision"
-            )
-            errors.append(NameCollisionError(message, hint=hint).to_dict())
-        else:
-            warnings.append(message)
-    data = {
-        "prefix": prefix.value,
-        "tools": rows_data,
-        "collisions": [
-            {"name": c.name, "sources": [list(s) for s in c.sources]} for c in collisions
-        ],
-        "failed": [{"name": r.name, "error": r.error.to_dict()} for r in results if r.error],
-        "servers": [
-            {"name": r.name, "protocol_version": r.protocol_version,
-             "protocol": r.era.to_dict() if r.era else None, "tool_count": r.tool_count,
-             "cached_age_s": None if r.from_cache is None else round(r.from_cache, 1),
-             "tokens": {"encoding": ENCODING, "total": totals[r.name],
-                        "estimated": r.name in guessed_servers} if r.error is None
-             else None}
-            for r in results
-        ],
-        "tokens": {"encoding": ENCODING, "total": sum(totals.values()),
-                   "estimated": costs.estimated_exposed},
-    }  # fmt: skip
-    exit_code = ExitCode.FAILED if errors else ExitCode.OK
-    if budget is not None:
-        over = _over_budget(budget, totals)
-        data["budget"] = {"limit": budget, "total": sum(totals.values()),
-                          "over": max(0, sum(totals.values()) - budget)}  # fmt: skip
-        if over is not None:
-            errors.append(over.to_dict())
-            exit_code = ExitCode.FAILED
+    warnings += report.warnings
+    totals, guessed_servers = report.totals, report.estimated_servers
+    rows_data = report.data["tools"]
+    exit_code = ExitCode.FAILED if report.failed else ExitCode.OK
 
     def human(_: Result) -> Table:
         cols = ["TOOL", "SERVER", "PARAMS", "DESCRIPTION", "TOKENS", "TASK"]
@@ -256,104 +197,13 @@ def tools(
             f"{name} {'~' if name in guessed_servers else ''}{count:,}"
             for name, count in by_cost(totals)
         )
-        title = f"{about}{sum(totals.values()):,} tokens ({ENCODING})" + (
+        title = f"{about}{sum(totals.values()):,} tokens ({report.encoding})" + (
             f": {shares}" if shares else ""
         )
         return Table(cols, rows, "no tools", title=title if rows else None)
 
-    return output.emit(Result("tools", data, warnings, errors, exit_code=exit_code), human)
-
-
-def _estimate_warnings(long: int, late: int, seconds: float) -> list[str]:
-    """Why some token counts are estimates (``~`` in the table): how many were ``long``,
-    how many ``late``."""
-    from mcpctl.tokencount import MAX_COUNTED_CHARS
-
-    out = []
-    if long:
-        out.append(
-            f"{plural(long, 'definition')} over {MAX_COUNTED_CHARS:,} characters: their "
-            "tokens are counted that far and estimated beyond (~)"
-        )
-    if late:
-        out.append(
-            f"counting tokens ran out of time (the timeout is {seconds:g} s): "
-            f"{plural(late, 'definition')} estimated from their length (~)"
-        )
-    return out
-
-
-def _over_budget(budget: int, totals: dict[str, int]) -> BudgetExceededError | None:
-    """The error of a catalog that costs more than ``budget`` tokens, naming each server's
-    share (the costliest first), or ``None`` when it fits."""
-    from mcpctl.probe.costs import by_cost
-    from mcpctl.tokencount import ENCODING
-
-    total = sum(totals.values())
-    if total <= budget:
-        return None
-    shares = ", ".join(f"{name} {count:,}" for name, count in by_cost(totals) if count)
-    return BudgetExceededError(
-        f"the exposed tools cost {total:,} tokens ({ENCODING}), {total - budget:,} over the "
-        f"budget of {budget:,}: {shares}",
-        hint="hide tools with tools.allow/deny in the entries, or raise --budget",
-        subjects=list(totals),
-    )
-
-
-def _load_args_json(args_json: str | None) -> dict[str, Any]:
-    """The ``--args-json`` object (inline, ``@FILE`` or ``-``), read before any server starts."""
-    if args_json is None:
-        return {}
-    if args_json == "-":
-        text = _read_stdin_json()
-    elif args_json.startswith("@"):
-        from mcpctl.config.safefile import decode_text, read_file
-
-        raw = read_file(args_json[1:])
-        if raw is None:
-            raise UsageError(f"cannot read {args_json[1:]}: No such file or directory")
-        text = decode_text(raw, args_json[1:])
-    else:
-        text = args_json
-    try:
-        loaded = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--args-json is not valid JSON: {exc}") from None
-    if not isinstance(loaded, dict):
-        raise UsageError("--args-json must be a JSON object of arguments")
-    return loaded
-
-
-def _parse_args(pairs: list[str], given: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    arguments: dict[str, Any] = dict(given)
-    props = schema.get("properties") or {}
-    for raw in pairs:
-        key, found, value = raw.partition("=")
-        if not found or not key:
-            raise UsageError(f"--arg {raw!r} is not in the form key=value")
-        arguments[key] = _coerce(value, props.get(key))
-    return arguments
-
-
-def _read_stdin_json() -> str:
-    if sys.stdin.isatty():
-        raise UsageError(
-            "--args-json - reads the arguments from stdin, but stdin is a terminal",
-            hint="pipe the JSON in, or pass --args-json '{...}'",
-        )
-    return sys.stdin.read()
-
-
-def _coerce(value: str, spec: Any) -> Any:
-    """``--arg`` values are strings unless the tool's schema asks for another JSON type."""
-    kind = spec.get("type") if isinstance(spec, dict) else None
-    if kind == "string" or (isinstance(kind, list) and "string" in kind):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
+    result = Result("tools", report.data, warnings, report.errors, exit_code=exit_code)
+    return output.emit(result, human)
 
 
 @app.command("call")
@@ -441,9 +291,10 @@ def call(
 
       mcpctl call builder build_site --no-wait --json
     """
-    from mcpctl.cli.inputs import answerer, interactive
+    from mcpctl.cli.inputanswers import answerer, interactive
     from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY
-    from mcpctl.probe.inputs import answers_from
+    from mcpctl.probe.callargs import load_args_json, tool_arguments
+    from mcpctl.probe.inputrequests import answers_from
     from mcpctl.probe.tools import call_tool
 
     warnings: list[str] = []
@@ -453,10 +304,10 @@ def call(
 
     # Read (and check) --args-json now, before connecting: a typo should not cost a server
     # start, and a stdio server must not see our stdin.
-    given = _load_args_json(args_json)
+    given = load_args_json(args_json)
 
     def prepare(info: ToolInfo) -> dict[str, Any]:
-        return _parse_args(arg, given, info.input_schema)
+        return tool_arguments(arg, given, info.input_schema)
 
     answers = answers_from(parse_pairs(inputs, "=", "--input", "FIELD=VALUE"), confirm=input_accept)
     mode, eras = era_options(protocol)

@@ -224,8 +224,8 @@ class _Watcher:
     def render(self, config: Config) -> None:
         """Render into -o FILE (written only when it differs); a failure is reported."""
         from mcpctl.auth.secrets import keyring_source
+        from mcpctl.config.atomicwrite import atomic_write
         from mcpctl.config.safefile import read_text_file
-        from mcpctl.config.store import atomic_write
         from mcpctl.render import render as render_target
         from mcpctl.render.base import grouped
         from mcpctl.render.delivery import Launcher

@@ -90,7 +90,7 @@ def install(shell: str, env: Mapping[str, str] | None = None) -> Installed:
         ValueError: ``shell`` is not bash, zsh or fish.
         ReadOnlyError, StorageError: the folder or file cannot be written.
     """
-    from mcpctl.config.store import atomic_write, io_error
+    from mcpctl.config.atomicwrite import atomic_write, io_error
 
     env = os.environ if env is None else env
     text = script(shell)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mcpctl.config.lexicon import NAME_RE, PLACEHOLDER_RE
+from mcpctl.config.fieldsyntax import NAME_RE, PLACEHOLDER_RE
 from mcpctl.quickpaths import config_path, user_dir
 
 __all__ = [

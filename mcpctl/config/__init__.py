@@ -7,9 +7,10 @@
 * :mod:`~mcpctl.config.jsontext` -- JSON with positions, and the canonical writer;
   :mod:`~mcpctl.config.jsonindex` -- positions worked out only where a problem needs them;
 * :mod:`~mcpctl.config.loader` -- reading (lenient for daemons, raising for commands);
-* :mod:`~mcpctl.config.validate` -- the strict validator, with :mod:`~mcpctl.config.report`
-  (the capped report) and :mod:`~mcpctl.config.controlchars`; ``validate --format sarif`` is
-  written by :mod:`mcpctl.snapshot.sarif`, the one SARIF writer;
+* :mod:`~mcpctl.config.validate` -- the strict validator, with
+  :mod:`~mcpctl.config.validationreport` (the capped report), :mod:`~mcpctl.config.controlchars`
+  and :mod:`~mcpctl.config.entrychecks` (an entry's checks beyond the model);
+  ``validate --format sarif`` is written by :mod:`mcpctl.snapshot.sarif`, the one SARIF writer;
 * :mod:`~mcpctl.config.runtimes` -- the table of runtimes stdio commands run on (Node.js, uv,
   docker, Python) and how to install each: the validator's hint for a command that is not
   installed; :mod:`mcpctl.doctor.runtimes` checks the same table against this machine

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpctl.config.model import PathPart
-from mcpctl.config.report import ProblemCollector
+from mcpctl.config.validationreport import ProblemCollector
 from mcpctl.text import controls_in, find_controls
 
 if TYPE_CHECKING:

@@ -72,7 +72,7 @@ def checked_entry(name: str, entry: ServerEntry, *, allow_secrets: bool = False)
             character.
         PlaintextSecretError: the entry holds a literal secret (unless ``allow_secrets``).
     """
-    from mcpctl.config.guards import refuse_control_characters, refuse_literal_secrets
+    from mcpctl.config.writerefusals import refuse_control_characters, refuse_literal_secrets
 
     data = _modelled(name, entry)
     refuse_control_characters({}, {name: data})

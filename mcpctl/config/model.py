@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
 from mcpctl._record import Record, record_fields
-from mcpctl.config.lexicon import (
+from mcpctl.config.fieldsyntax import (
     ENV_NAME_RE,
     HEADER_NAME_RE,
     INHERIT_NAME_RE,

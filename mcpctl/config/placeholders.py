@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mcpctl.config import trustguard
-from mcpctl.config.lexicon import PLACEHOLDER_RE
+from mcpctl.config.fieldsyntax import PLACEHOLDER_RE
 from mcpctl.config.secretvalues import (
     MIN_SECRET_LEN,
     REDACTED,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from mcpctl.config.lexicon import (
+from mcpctl.config.fieldsyntax import (
     ENV_NAME_RE,
     INHERIT_NAME_RE,
     MAX_TIMEOUT_MS,

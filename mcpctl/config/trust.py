@@ -256,6 +256,6 @@ class TrustStore:
         return found[0]
 
     def _update(self, change: Callable[[dict[str, dict[str, object]]], object]) -> None:
-        from mcpctl.config.store import update_trust_record
+        from mcpctl.config.filestore import update_trust_record
 
         update_trust_record(self.record, change, locks=self.locks)

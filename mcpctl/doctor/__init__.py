@@ -17,8 +17,10 @@
 * :mod:`~mcpctl.doctor.caches` -- the discovery cache and the snapshot;
 * :mod:`~mcpctl.doctor.run` -- all of them, in order;
 * :mod:`~mcpctl.doctor.server` -- one server diagnosed layer by layer (``mcpctl doctor
-  NAME``): :func:`diagnose_server`; :mod:`~mcpctl.doctor.packages` -- whether the package or
-  image of an npx/uvx/docker command is cached.
+  NAME``): :func:`diagnose_server`; :mod:`~mcpctl.doctor.steps` -- what its steps report;
+  :mod:`~mcpctl.doctor.commonsteps`, :mod:`~mcpctl.doctor.stdiosteps`,
+  :mod:`~mcpctl.doctor.remotesteps` -- the steps; :mod:`~mcpctl.doctor.packages` -- whether
+  the package or image of an npx/uvx/docker command is cached.
 
 Names are loaded on first use.
 """
@@ -33,7 +35,8 @@ if TYPE_CHECKING:
     from mcpctl.doctor.findings import SECTIONS, DoctorReport, Finding, Severity
     from mcpctl.doctor.run import run_doctor
     from mcpctl.doctor.runtimes import VersionLookup
-    from mcpctl.doctor.server import DoctorStep, ServerDiagnosis, diagnose_server
+    from mcpctl.doctor.server import diagnose_server
+    from mcpctl.doctor.steps import DoctorStep, ServerDiagnosis
 
 __all__ = [
     "SECTIONS",
@@ -54,8 +57,8 @@ _LAZY = {
     "Severity": "mcpctl.doctor.findings",
     "VersionLookup": "mcpctl.doctor.runtimes",
     "run_doctor": "mcpctl.doctor.run",
-    "DoctorStep": "mcpctl.doctor.server",
-    "ServerDiagnosis": "mcpctl.doctor.server",
+    "DoctorStep": "mcpctl.doctor.steps",
+    "ServerDiagnosis": "mcpctl.doctor.steps",
     "diagnose_server": "mcpctl.doctor.server",
 }
 

@@ -190,7 +190,7 @@ def _pins(lock: Path) -> tuple[dict[str, PackagePin], list[str]]:
         UsageError: no such file, not a lock, or it records no packages.
     """
     from mcpctl.errors import UsageError
-    from mcpctl.render.inputs import load_pins
+    from mcpctl.render.templatepins import load_pins
 
     _, packages, warnings = load_pins(lock)
     if packages is None:

@@ -13,26 +13,28 @@
   which both use it (loaded without the SDK's server half in the ``mcpctl`` program): the
   only module of mcpctl that imports the SDK's ``mcp`` package; the SDK's message types, the
   ``mcp_types`` package, are imported directly where they are used;
-* :mod:`~mcpctl.probe.tolerant` -- repairs what real servers get slightly wrong;
+* :mod:`~mcpctl.probe.listingrepair` -- repairs what real servers get slightly wrong;
 * :mod:`~mcpctl.probe.failures` -- failures as stable codes with hints;
-* :mod:`~mcpctl.probe.health` (each result's :class:`HealthStatus`), :mod:`~mcpctl.probe.tools`
-  (with :mod:`~mcpctl.probe.toolinfo`: a tool as listed), :mod:`~mcpctl.probe.naming`;
+* :mod:`~mcpctl.probe.health` (each result and its :class:`HealthStatus`:
+  :mod:`~mcpctl.probe.healthstatus`; many servers at once: :mod:`~mcpctl.probe.fanout`),
+  :mod:`~mcpctl.probe.tools` (with :mod:`~mcpctl.probe.toolinfo`: a tool as listed),
+  :mod:`~mcpctl.probe.naming`;
 * :mod:`~mcpctl.probe.catalog` -- everything a server offers, as it sent it (for snapshots);
 * :mod:`~mcpctl.probe.eras` and :mod:`~mcpctl.probe.negotiate` -- the two protocol eras
   (the ``initialize`` handshake, the stateless 2026-07-28 revision): which one a connection
   speaks, and the memory of which one each server spoke;
-* :mod:`~mcpctl.probe.inputs` -- servers that ask for input mid-call, in either era;
+* :mod:`~mcpctl.probe.inputrequests` -- servers that ask for input mid-call, in either era;
 * :mod:`~mcpctl.probe.pages` -- every page of a paged list, whatever the server does with
   its cursors;
 * :mod:`~mcpctl.probe.listcache` -- tool listings kept while their ``ttlMs`` says they may be
   (in a cache file of :mod:`mcpctl.config.cachefiles`, merged under a bounded lock);
   :mod:`~mcpctl.probe.costs` -- what a catalog costs the model, counted within a deadline by
   :mod:`mcpctl.tokencount` (below this package: snapshots count with it too);
-* :mod:`~mcpctl.probe.follow` -- one server followed over an open connection.
+* :mod:`~mcpctl.probe.catalogfollow` -- one server followed over an open connection.
 
 Elsewhere, because they use this package and another: ``mcpctl run NAME`` (exec a server with
 its secrets) is :mod:`mcpctl.launch`, ``health --as CLIENT`` is
-:mod:`mcpctl.render.asclient_health`.
+:mod:`mcpctl.render.clienthealth`.
 
 Names are loaded on first use: importing this package does not import the MCP SDK.
 """
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
         probe,
         probe_all,
     )
-    from mcpctl.probe.inputs import InputAnswer, InputRequest, answers_from
+    from mcpctl.probe.inputrequests import InputAnswer, InputRequest, answers_from
     from mcpctl.probe.listcache import ListingCache
     from mcpctl.probe.tools import ToolCallResult, ToolInfo, call_tool, check_arguments, list_tools
 
@@ -93,9 +95,9 @@ _LAZY = {
     "Era": "mcpctl.probe.eras",
     "EraMemory": "mcpctl.probe.eras",
     "HealthStatus": "mcpctl.probe.health",
-    "InputAnswer": "mcpctl.probe.inputs",
-    "InputRequest": "mcpctl.probe.inputs",
-    "answers_from": "mcpctl.probe.inputs",
+    "InputAnswer": "mcpctl.probe.inputrequests",
+    "InputRequest": "mcpctl.probe.inputrequests",
+    "answers_from": "mcpctl.probe.inputrequests",
     "ListingCache": "mcpctl.probe.listcache",
     "ProbeError": "mcpctl.probe.health",
     "ProbeResult": "mcpctl.probe.health",

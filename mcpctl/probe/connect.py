@@ -8,7 +8,7 @@ first and SSE second (:attr:`Connection.transport` says which one answered). The
 stateless revision or the ``initialize`` handshake -- is settled by
 :func:`mcpctl.probe.negotiate.negotiate`.
 
-Between the transport and the session, :func:`mcpctl.probe.tolerant.tolerant_streams`
+Between the transport and the session, :func:`mcpctl.probe.listingrepair.tolerant_streams`
 repairs tool listings that real servers get slightly wrong.
 """
 
@@ -37,11 +37,11 @@ from mcpctl.config.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport
 from mcpctl.errors import PlaceholderError, exception_leaves
 from mcpctl.probe import streams
 from mcpctl.probe.eras import Era, EraMemory, effective_mode
+from mcpctl.probe.listingrepair import Listing, tolerant_streams
 from mcpctl.probe.negotiate import discover_timeout, handshake_instead, negotiate, sse_mismatch
 from mcpctl.probe.spawn import StdioDiagnostics
 from mcpctl.probe.streams import Opener, open_sse, open_stdio, open_streamable_http
 from mcpctl.probe.tasks import declaration
-from mcpctl.probe.tolerant import Listing, tolerant_streams
 from mcpctl.sdk import ClientSession, MCPError
 
 __all__ = [

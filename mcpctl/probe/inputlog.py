@@ -1,13 +1,13 @@
 """One call's questions: who answers them, how many rounds, and giving the call up.
 
-:class:`InputLog` follows the questions of one call, in either era (:mod:`mcpctl.probe.inputs`
-has what a question is): :func:`elicitation_callback` answers a handshake-era server's
-``elicitation/create`` (each one a round), :func:`answer_requests` one round of a stateless
-server's ``input_required`` requests (a result, or a task waiting). A question nobody answers,
-an answer that cannot be given, or a round past :data:`~mcpctl.probe.inputs.MAX_INPUT_ROUNDS`
-gives the call up: the server is told ``cancel`` (to that question and to whatever it asks
-after), and the caller ends the call (:meth:`InputLog.halted`) and raises
-(:meth:`InputLog.check`).
+:class:`InputLog` follows the questions of one call, in either era
+(:mod:`mcpctl.probe.inputrequests` has what a question is): :func:`elicitation_callback` answers a
+handshake-era server's ``elicitation/create`` (each one a round), :func:`answer_requests` one round
+of a stateless server's ``input_required`` requests (a result, or a task waiting). A question nobody
+answers, an answer that cannot be given, or a round past
+:data:`~mcpctl.probe.inputrequests.MAX_INPUT_ROUNDS` gives the call up: the server is told
+``cancel`` (to that question and to whatever it asks after), and the caller ends the call
+(:meth:`InputLog.halted`) and raises (:meth:`InputLog.check`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from mcpctl.errors import InputRequiredError, McpctlError, UsageError
-from mcpctl.probe.inputs import (
+from mcpctl.probe.inputrequests import (
     MAX_INPUT_ROUNDS,
     Answerer,
     InputAnswer,

@@ -26,8 +26,8 @@ from anyio.abc import Process
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import ResolvedEntry
 from mcpctl.errors import ProbeFailed
+from mcpctl.probe.listingrepair import TooDeep, parse_message, too_deep_answer
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_error, spawn_server, stop_server
-from mcpctl.probe.tolerant import TooDeep, parse_message, too_deep_answer
 from mcpctl.sdk import SessionMessage, sse_client, streamable_http_client
 
 __all__ = ["Opener", "Streams", "open_sse", "open_stdio", "open_streamable_http"]

@@ -29,7 +29,7 @@ import mcp_types as types
 from mcpctl.errors import ProbeFailed, UsageError
 from mcpctl.probe.failures import one_line
 from mcpctl.probe.inputlog import InputLog, answer_requests, cancelled
-from mcpctl.probe.inputs import MAX_INPUT_ROUNDS, Answerer
+from mcpctl.probe.inputrequests import MAX_INPUT_ROUNDS, Answerer
 from mcpctl.sdk import ClaimContext, ResultClaim
 from mcpctl.text import escape_controls
 
@@ -373,7 +373,7 @@ async def call_with_inputs(
 
     With ``tasks``, the server may run the call as a task: it is polled to its end (its
     questions answered the same way), or with ``tasks.wait`` false its :class:`TaskHandle` is
-    returned instead of a result. (It lives here, not in :mod:`mcpctl.probe.inputs`, which
+    returned instead of a result. (It lives here, not in :mod:`mcpctl.probe.inputrequests`, which
     this module builds on.) ``call`` makes the call another way (a handshake-era task:
     :func:`mcpctl.probe.legacytasks.call_as_task`), under the same watch for questions
     nobody answers.
@@ -384,7 +384,7 @@ async def call_with_inputs(
 
     Raises:
         InputRequiredError: a request went unanswered.
-        UsageError: an answer could not be given (see :class:`~mcpctl.probe.inputs.Answers`),
+        UsageError: an answer could not be given (see :class:`~mcpctl.probe.inputrequests.Answers`),
             or the server asked for more than ``max_rounds`` rounds of input.
         and those of :func:`await_task`, for a task.
     """

@@ -33,7 +33,7 @@ from mcpctl.probe.toolinfo import type_of as _type_of
 if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection
     from mcpctl.probe.eras import EraMemory
-    from mcpctl.probe.inputs import Answerer
+    from mcpctl.probe.inputrequests import Answerer
     from mcpctl.probe.tasks import TaskOptions
 
 __all__ = [
@@ -235,11 +235,11 @@ async def call_tool(
 
     A server that asks for input while the call runs (a stateless server's
     ``input_required`` result, a handshake-era ``elicitation/create``, a task's questions) is
-    answered by ``answer`` (:func:`mcpctl.probe.inputs.answers_from` fills forms from values
+    answered by ``answer`` (:func:`mcpctl.probe.inputrequests.answers_from` fills forms from values
     the user gave); without one, or when it cannot answer, the server is told ``cancel`` and
     the call fails with what was asked. A page to visit reaches ``answer`` only at an https
     address (or http on this machine); any other is declined, with a warning. At most
-    :data:`~mcpctl.probe.inputs.MAX_INPUT_ROUNDS` rounds of questions are answered.
+    :data:`~mcpctl.probe.inputrequests.MAX_INPUT_ROUNDS` rounds of questions are answered.
 
     A server of the stateless era may run the call as a task (:mod:`mcpctl.probe.tasks`); a
     handshake-era server is asked for one when the tool requires it, or allows it and

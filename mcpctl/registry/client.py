@@ -14,24 +14,24 @@ Redirects are followed by this client, not by httpx, so that each is checked: at
 (a ``RegistryError`` says where it led). One that leads to another host is followed, and
 remembered (:attr:`RegistryClient.redirects`, :attr:`Document.redirect`) so that callers can
 say that the answer came from elsewhere.
+
+The time limits' parts are :mod:`mcpctl.registry.timing`; file registries
+:mod:`mcpctl.registry.fileregistry` (:func:`load_file_registry`, re-exported here).
 """
 
 from __future__ import annotations
 
-import contextlib
-import email.utils
 import json
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from mcpctl.errors import RegistryError, UsageError
+from mcpctl.errors import RegistryError
+from mcpctl.registry.fileregistry import load_file_registry
 from mcpctl.registry.records import Record, record_from_json
+from mcpctl.registry.timing import Cutoff, Sockets, retry_after_seconds
 
 __all__ = [
     "MAX_REDIRECTS",
@@ -63,80 +63,6 @@ def host_of(url: str) -> str:
     except ValueError:
         port = None
     return f"{host}:{port}" if port is not None else host
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """The wait a ``Retry-After`` header asks for, in seconds (``None``: absent or unreadable).
-
-    Both forms are read: a number of seconds, or an HTTP date (``now`` is a Unix time).
-    """
-    if not value:
-        return None
-    text = value.strip()
-    try:
-        return max(float(text), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
-
-
-class _Sockets:
-    """The sockets of one client's connections, and cutting them when time is up.
-
-    A read timeout applies to each read, so a registry that trickles bytes never trips it;
-    cutting the socket (``shutdown``, which also wakes a read blocked in another thread)
-    ends the request at its deadline whatever the registry sends.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._open: list[socket.socket] = []
-
-    def trace(self, event: str, info: dict[str, Any]) -> None:
-        """The ``trace`` extension of each request: remembers each new connection's socket."""
-        if event.endswith("connect_tcp.complete"):
-            stream = info.get("return_value")
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(sock, socket.socket):
-                with self._lock:
-                    self._open = [s for s in self._open if s.fileno() != -1] + [sock]
-
-    def cut(self) -> None:
-        """Shut every connection down (a blocked read returns at once)."""
-        with self._lock:
-            for sock in self._open:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-
-
-@dataclass
-class _Watch:
-    """Cuts the client's connections at ``end`` unless stopped first."""
-
-    sockets: _Sockets
-    end: float
-    fired: bool = False
-    _timer: threading.Timer | None = field(default=None, repr=False)
-
-    def __enter__(self) -> _Watch:
-        self._timer = threading.Timer(max(0.0, self.end - time.monotonic()), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-        return self
-
-    def _fire(self) -> None:
-        self.fired = True
-        self.sockets.cut()
-
-    def __exit__(self, *exc: object) -> None:
-        assert self._timer is not None
-        self._timer.cancel()
 
 
 @dataclass(frozen=True)
@@ -186,7 +112,7 @@ class RegistryClient:
     def __post_init__(self) -> None:
         import httpx2  # noqa: TID251 -- the registry client is the one HTTP client outside probe/
 
-        self._sockets = _Sockets()
+        self._sockets = Sockets()
         self.redirects: list[tuple[str, str]] = []
         # Redirects are followed in _fetch, each one checked.
         self._http = httpx2.Client(follow_redirects=False, headers={"Accept": "application/json"})
@@ -303,7 +229,7 @@ class RegistryClient:
         if left <= 0:
             raise self._gave_up(url, since)
         timeout = httpx2.Timeout(left, connect=min(left, CONNECT_TIMEOUT))
-        with _Watch(self._sockets, end) as watch:
+        with Cutoff(self._sockets, end) as watch:
             try:
                 trace = {"trace": self._sockets.trace}
                 with self._http.stream(
@@ -433,28 +359,3 @@ class RegistryClient:
         if record is None:
             raise RegistryError(f"{self.base_url}: {name}@{version} is not a server record")
         return record
-
-
-def load_file_registry(path: Path) -> list[Record]:
-    """The records of a file registry: a JSON list of server.json documents or records
-    (or ``{"servers": [...]}``, as the API returns, or a ``discover --export`` file).
-
-    Raises:
-        UsageError: the file cannot be read or is not such a list.
-    """
-    from mcpctl.config.safefile import decode_text, loads_json, read_file
-    from mcpctl.errors import StorageError
-
-    try:
-        raw = read_file(path)
-    except StorageError as exc:
-        raise UsageError(exc.message) from None
-    if raw is None:
-        raise UsageError(f"cannot read registry file {path}: No such file or directory")
-    # Lone surrogates are the registry code's to handle (it shows them escaped).
-    data = loads_json(decode_text(raw, path), path, surrogates=True)
-    if isinstance(data, dict) and isinstance(data.get("servers"), list):
-        data = data["servers"]
-    if not isinstance(data, list):
-        raise UsageError(f"registry file {path} must be a JSON list of server.json documents")
-    return [r for r in (record_from_json(x) for x in data) if r is not None]

@@ -92,7 +92,7 @@ def load_sources(path: Path) -> list[RegistrySource]:
 
 def save_sources(path: Path, sources: list[RegistrySource]) -> None:
     """Write registries.json: the user's registries, and tombstones for removed defaults."""
-    from mcpctl.config.store import write_json
+    from mcpctl.config.atomicwrite import write_json
 
     ids = {s.id for s in sources}
     items: list[dict[str, Any]] = [s.to_dict() for s in sources if s not in DEFAULTS]

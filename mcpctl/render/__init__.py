@@ -11,8 +11,8 @@ Also here, because each is built on the targets' parse half:
 
 * :mod:`~mcpctl.render.importing` -- ``mcpctl import``: another tool's file scanned, planned
   and applied to this config;
-* :mod:`~mcpctl.render.asclient` -- a client's file as that client runs it (the check of
-  ``render --install``), and :mod:`~mcpctl.render.asclient_health` -- ``health --as CLIENT``,
+* :mod:`~mcpctl.render.clientfile` -- a client's file as that client runs it (the check of
+  ``render --install``), and :mod:`~mcpctl.render.clienthealth` -- ``health --as CLIENT``,
   which probes those entries through :mod:`mcpctl.probe`;
 * :mod:`~mcpctl.render.install` -- ``render --install``'s merge into a client's file, which
   edits a JSON file in place (:mod:`~mcpctl.render.jsonedit`).

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from mcpctl.config.trust import TrustStore
     from mcpctl.config.trustdescribe import ServerView
     from mcpctl.config.trustview import FileTrust
-    from mcpctl.render.asclient import ClientEntry, ClientView
     from mcpctl.render.base import Places
+    from mcpctl.render.clientfile import ClientEntry, ClientView
 
 __all__ = [
     "client_digest",
@@ -66,7 +66,7 @@ def client_digest(item: ClientEntry) -> str:
 
 def is_users_own(target: str, file: Path, places: Places | None = None) -> bool:
     """``file`` is one of ``target``'s user-level files (the user's own servers)."""
-    from mcpctl.render.asclient import client_target
+    from mcpctl.render.clientfile import client_target
     from mcpctl.render.importing import here
 
     real = os.path.realpath(file)
@@ -97,7 +97,7 @@ def client_of(file: Path, as_client: str | None = None) -> str | None:
         UsageError: ``as_client`` is not a client with a config file mcpctl reads.
     """
     from mcpctl.paths import CONFIG_FILENAME
-    from mcpctl.render.asclient import client_target
+    from mcpctl.render.clientfile import client_target
 
     if as_client is not None:
         return client_target(as_client).name
@@ -195,7 +195,7 @@ def review(
 
     client = client_of(path, as_client) if path is not None else as_client
     if client is not None:
-        from mcpctl.render.asclient import client_target, read_client
+        from mcpctl.render.clientfile import client_target, read_client
 
         client = client_target(client).name
         if path is not None and not path.is_file():

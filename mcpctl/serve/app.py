@@ -80,7 +80,7 @@ def last_report(workspace: Workspace) -> dict[str, Any]:
         and the errors of :meth:`Workspace.read`.
     """
     from mcpctl.snapshot.files import load_snapshot
-    from mcpctl.snapshot.report import build_report
+    from mcpctl.snapshot.startupreport import build_report
 
     where = workspace.paths.snapshot
     snapshot = load_snapshot(where)

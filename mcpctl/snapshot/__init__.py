@@ -8,12 +8,13 @@
 * :mod:`~mcpctl.snapshot.diff` -- the pure diff of two snapshots;
 * :mod:`~mcpctl.snapshot.files` -- load and save;
 * :mod:`~mcpctl.snapshot.probing` -- snapshots with what each server offers;
-* :mod:`~mcpctl.snapshot.report` -- the start-up summary;
+* :mod:`~mcpctl.snapshot.startupreport` -- the start-up summary;
 * :mod:`~mcpctl.snapshot.sarif` -- SARIF 2.1.0 logs: of snapshot diffs, and also of the
   config's problems for ``validate --format sarif`` (one SARIF writer for both; the validator
   itself is :mod:`mcpctl.config.validate`);
-* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited, and a
-  command to run on each (what it starts stopped with it);
+* :mod:`~mcpctl.snapshot.watch` -- change sets of the config file as it is edited, and
+  (:mod:`~mcpctl.snapshot.changecommand`) a command to run on each (what it starts stopped
+  with it);
 * :mod:`~mcpctl.snapshot.live` -- what running servers offer, each change as it happens.
 
 Names are loaded on first use.
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
         snapshot_of_config,
     )
     from mcpctl.snapshot.probing import pinned_tools, take_snapshot, take_snapshot_async
-    from mcpctl.snapshot.report import Report, build_report, render_markdown, render_text
+    from mcpctl.snapshot.startupreport import Report, build_report, render_markdown, render_text
     from mcpctl.snapshot.watch import (
         ChangeCommand,
         CommandRun,
@@ -89,10 +90,10 @@ _LAZY = {
     "pinned_tools": "mcpctl.snapshot.probing",
     "take_snapshot": "mcpctl.snapshot.probing",
     "take_snapshot_async": "mcpctl.snapshot.probing",
-    "Report": "mcpctl.snapshot.report",
-    "build_report": "mcpctl.snapshot.report",
-    "render_markdown": "mcpctl.snapshot.report",
-    "render_text": "mcpctl.snapshot.report",
+    "Report": "mcpctl.snapshot.startupreport",
+    "build_report": "mcpctl.snapshot.startupreport",
+    "render_markdown": "mcpctl.snapshot.startupreport",
+    "render_text": "mcpctl.snapshot.startupreport",
     "DefinitionChange": "mcpctl.snapshot.diff",
     "ServerChange": "mcpctl.snapshot.diff",
     "SnapshotDiff": "mcpctl.snapshot.diff",

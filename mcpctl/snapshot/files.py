@@ -51,8 +51,8 @@ def save_snapshot(snapshot: Snapshot, path: Path) -> None:
     Raises:
         ReadOnlyError, StorageError: it cannot be written (any old file is untouched).
     """
+    from mcpctl.config.atomicwrite import write_json
     from mcpctl.config.redaction import redactor
-    from mcpctl.config.store import write_json
 
     data, _ = redactor(patterns=False).data(snapshot.to_data())
     write_json(path, data)

@@ -10,7 +10,7 @@ connection to each server and reports what it offers as it changes -- tools, pro
 resource templates added, removed, renamed or changed in place, with the same field-level
 diff ``snapshot diff`` shows -- so a tool that changes what it says while an agent runs is
 flagged at that moment, not at the next boot. Servers of both protocol eras are followed
-(:mod:`mcpctl.probe.follow`). A server that fails or ends the connection is reconnected
+(:mod:`mcpctl.probe.catalogfollow`). A server that fails or ends the connection is reconnected
 with exponential backoff; its catalog after a reconnect is diffed against the last one seen.
 Leaving the block (or cancelling it) stops every server started.
 """
@@ -118,8 +118,8 @@ async def _follow(
 ) -> None:
     import anyio
 
+    from mcpctl.probe.catalogfollow import follow_catalog
     from mcpctl.probe.failures import classify, one_line
-    from mcpctl.probe.follow import follow_catalog
     from mcpctl.snapshot.probing import state_of
 
     last: ServerState | None = None

@@ -9,8 +9,9 @@ connects to every server at once through :func:`mcpctl.probe.catalog.catalog_all
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
@@ -25,8 +26,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_probes",
+    "catalog_warnings",
     "instructions_sha256",
     "pinned_tools",
+    "snapshot_targets",
     "state_of",
     "take_snapshot",
     "take_snapshot_async",
@@ -110,6 +113,50 @@ def add_probes(snapshot: Snapshot, catalogs: Mapping[str, Catalog]) -> Snapshot:
         if found is not None:
             record.probe = state_of(found)
     return snapshot
+
+
+def snapshot_targets(
+    entries: Mapping[str, ServerEntry],
+    internal_root: Path | None = None,
+    manifest_key: str | None = None,
+    groups: Sequence[str] = (),
+) -> tuple[Snapshot, list[tuple[str, ServerEntry, ServerKind]], list[str]]:
+    """The snapshot of the enabled servers of ``entries`` and of the internal ones under
+    ``internal_root`` (only the members of ``groups`` when given), not probed; the servers
+    it holds, to probe; and warnings (an unreadable manifest, a disabled server named).
+
+    Raises:
+        GroupNotFoundError: no server is in one of ``groups``.
+    """
+    from mcpctl.config.siblings import DEFAULT_MANIFEST_KEY, discover_internal, select_targets
+
+    warnings: list[str] = []
+    internal: dict[str, ServerEntry] = {}
+    if internal_root is not None:
+        internal, found = discover_internal(internal_root, manifest_key or DEFAULT_MANIFEST_KEY)
+        warnings += found
+    chosen, more = select_targets(dict(entries), internal, groups=groups)
+    warnings += more
+    snapshot = snapshot_of_config(
+        {n: e for n, e, kind in chosen if kind == "external"},
+        internal={n: e for n, e, kind in chosen if kind == "internal"},
+    )
+    return snapshot, chosen, warnings
+
+
+def catalog_warnings(catalogs: Mapping[str, Catalog]) -> list[str]:
+    """What the probes of a snapshot say, by server: what each sent that was repaired, and
+    each probe that failed (what that server offers is not recorded)."""
+    warnings: list[str] = []
+    for found in catalogs.values():
+        warnings += [f"{found.name}: {w}" for w in found.warnings]
+        if found.error is not None:
+            hint = f" ({found.hint})" if found.hint else ""
+            warnings.append(
+                f"{found.name}: probe failed: {found.error}: {found.message}{hint}; "
+                "what it offers is not recorded"
+            )
+    return warnings
 
 
 def _targets(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from mcpctl.config.loader import LoadResult
     from mcpctl.config.model import Problem
     from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
 
@@ -25,6 +26,7 @@ __all__ = [
     "artifact_uri",
     "config_positions",
     "diff_sarif",
+    "diff_sarif_of",
     "sarif_log",
     "server_changes",
     "snapshot_positions",
@@ -254,6 +256,32 @@ def diff_sarif(
     for change in diff.changed:
         add(change.name, where.now(change.name), server_changes(change))
     return sarif_log(findings, DIFF_RULES, notes=notes)
+
+
+def diff_sarif_of(
+    diff: SnapshotDiff, loaded: LoadResult, against: Path, *, read: bool, notes: Sequence[str]
+) -> dict[str, Any]:
+    """:func:`diff_sarif` with positions in the config ``loaded`` and in the earlier snapshot
+    ``against`` (``read``: there is one; read it before a save replaces it)."""
+    config_uri = artifact_uri(loaded.path) if loaded.exists else None
+    raw = loaded.document.raw if loaded.document is not None else b""
+    against_text = ""
+    if read:
+        from mcpctl.config.safefile import read_file
+        from mcpctl.errors import McpctlError
+
+        try:
+            against_text = (read_file(against) or b"").decode("utf-8-sig")
+        except (McpctlError, UnicodeDecodeError):
+            against_text = ""  # read a moment ago: without positions then
+    return diff_sarif(
+        diff,
+        config_uri=config_uri,
+        config_positions=config_positions(raw.decode("utf-8-sig", "replace")) if raw else {},
+        against_uri=artifact_uri(against) if read else None,
+        against_positions=snapshot_positions(against_text) if against_text else {},
+        notes=notes,
+    )
 
 
 _Change = tuple[str, str, dict[str, Any]]

@@ -35,8 +35,8 @@ from mcpctl.snapshot.diff import diff_snapshots
 from mcpctl.snapshot.files import load_snapshot
 from mcpctl.snapshot.model import Snapshot
 from mcpctl.snapshot.probing import pinned_tools
-from mcpctl.snapshot.report import build_report, render_markdown, render_text
 from mcpctl.snapshot.sarif import diff_sarif, snapshot_positions
+from mcpctl.snapshot.startupreport import build_report, render_markdown, render_text
 from tests.conftest import Cli, write_config
 
 CONFIG = {"time": {"command": "echo", "args": ["hi"]}}

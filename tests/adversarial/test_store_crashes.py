@@ -174,10 +174,11 @@ def test_sigkill_during_writes_never_corrupts(tmp_path: Path) -> None:
 KILLED_BETWEEN_BACKUP_AND_RENAME = """
 import os, signal, sys
 from pathlib import Path
+import mcpctl.config.filestore as filestore
 import mcpctl.config.store as store
 from mcpctl.config.model import ServerEntry
 
-real = store.atomic_write
+real = filestore.atomic_write
 
 def dying(path, content, **kw):
     if Path(path).name == "c.json":  # the backup is taken; the rename never happens
@@ -185,7 +186,7 @@ def dying(path, content, **kw):
         os.kill(os.getpid(), signal.SIGKILL)
     real(path, content, **kw)
 
-store.atomic_write = dying
+filestore.atomic_write = dying  # what FileStore writes with
 store.ConfigStore(sys.argv[1], backups=Path(sys.argv[2])).add("second", ServerEntry(command="y"))
 """
 

@@ -12,7 +12,7 @@ import pytest
 
 from mcpctl.auth.secrets import SecretStore
 from mcpctl.probe.serverenv import TRUST_ENV
-from mcpctl.render.asclient import as_client_targets
+from mcpctl.render.clientfile import as_client_targets
 from tests.conftest import ROOT, SERVERS, Cli, MemoryKeyring, need_program, write_config
 
 PY = sys.executable
@@ -380,7 +380,7 @@ def test_the_default_rendering_leaves_the_client_nothing_it_cannot_resolve(
     cli: Cli, brave: Path, tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcpctl.auth.secrets import keyring_source
-    from mcpctl.render.asclient import check_as_client
+    from mcpctl.render.clientcheck import check_as_client
 
     monkeypatch.setenv("PATH", f"{Path(PY).parent}:/usr/bin:/bin")  # where mcpctl is installed
     out = rendered(cli, target, tmp_path, "env")

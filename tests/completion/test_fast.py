@@ -48,7 +48,7 @@ def loaded(args: list[str], cwd: Path) -> tuple[str, set[str]]:
 
 
 # The config's names and placeholder pattern: plain re, made for the quick paths.
-LIGHT = {"mcpctl.config", "mcpctl.config.lexicon"}
+LIGHT = {"mcpctl.config", "mcpctl.config.fieldsyntax"}
 
 
 def heavy(modules: set[str]) -> set[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mcpctl.config.jsontext import PositionedJson, parse_value_positions
-from mcpctl.config.report import ProblemCollector
 from mcpctl.config.validate import MAX_PROBLEMS, validate_text
+from mcpctl.config.validationreport import ProblemCollector
 from tests.conftest import Cli, write_config
 
 # 1,500 near-misses in one value, then one error further down.

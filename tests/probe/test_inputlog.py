@@ -17,7 +17,7 @@ import pytest
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import InputRequiredError, UsageError
 from mcpctl.probe import call_tool, probe
-from mcpctl.probe.inputs import InputAnswer, InputRequest, answers_from, visitable
+from mcpctl.probe.inputrequests import InputAnswer, InputRequest, answers_from, visitable
 from tests.conftest import SERVERS
 
 DEADLINE = 60
@@ -265,7 +265,7 @@ def test_a_probe_never_accepts_a_question(tmp_path: Path) -> None:
 
 def test_a_followed_server_never_gets_an_answer(tmp_path: Path) -> None:
     """What ``watch --servers`` keeps open asks nobody either."""
-    from mcpctl.probe.follow import follow_catalog
+    from mcpctl.probe.catalogfollow import follow_catalog
 
     server = Server(tmp_path, "legacy", QUESTIONS_ASK_ON_LIST="1")
     seen: list[int] = []

@@ -18,7 +18,7 @@ import pytest
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import InputRequiredError, ProbeFailed
 from mcpctl.probe import call_tool, probe
-from mcpctl.probe.inputs import answers_from
+from mcpctl.probe.inputrequests import answers_from
 from mcpctl.probe.legacytasks import REQUIRED_HINT
 from tests.conftest import SERVERS
 

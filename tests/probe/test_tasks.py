@@ -16,7 +16,7 @@ import pytest
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import InputRequiredError, ProbeFailed
 from mcpctl.probe import call_tool, probe
-from mcpctl.probe.inputs import answers_from
+from mcpctl.probe.inputrequests import answers_from
 from mcpctl.probe.tasks import POLL_DEFAULT, POLL_MAX, POLL_MIN, guarded, poll_interval
 from tests.conftest import SERVERS
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcpctl.probe.serverenv import SDK_INHERITED_ENV, TRUST_ENV
-from mcpctl.render.asclient import as_client_targets
 from mcpctl.render.clientenv import CLIENT_ENV, client_env, names_to_pass, own_names
+from mcpctl.render.clientfile import as_client_targets
 
 DOC = Path(__file__).parents[2] / "docs" / "render-clients.md"
 ENVIRON = {

@@ -237,7 +237,7 @@ def test_each_client_and_transport_gets_the_documented_secrets_mode(
             assert "--secrets launcher" not in warning and "mcpctl run" not in warning, warning
     if mode == "env":  # and so do the reasons health --as and --install give for it
         from mcpctl.auth.secrets import keyring_source
-        from mcpctl.render.asclient import check_as_client
+        from mcpctl.render.clientcheck import check_as_client
 
         problems = check_as_client(target, out, secrets=keyring_source())
         assert any(p.server == "remote" for p in problems) or target == "vscode", problems

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.render.asclient import is_launcher
+from mcpctl.render.clientfile import is_launcher
 
 PY = sys.executable
 

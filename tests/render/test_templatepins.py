@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl.errors import UsageError
-from mcpctl.render.inputs import load_pins, load_template, merge_documents
+from mcpctl.render.templatepins import load_pins, load_template, merge_documents
 
 
 def test_objects_merge_at_every_depth_and_other_values_replace() -> None:

@@ -21,7 +21,7 @@ import typer
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE
 from mcpctl.errors import UsageError
-from mcpctl.probe.inputs import Answerer, Answers, InputAnswer, InputField, InputRequest
+from mcpctl.probe.inputrequests import Answerer, Answers, InputAnswer, InputField, InputRequest
 
 __all__ = ["answerer", "interactive"]
 
@@ -103,7 +103,7 @@ def _ask(request: InputRequest, values: Mapping[str, str]) -> InputAnswer:
 
 
 def _field(field: InputField, given: str | None) -> Any:
-    from mcpctl.probe.inputs import coerce
+    from mcpctl.probe.inputrequests import coerce
 
     label = output.clean(field.title or field.name, one_line=True)
     if field.description:

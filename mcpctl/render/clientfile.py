@@ -9,10 +9,8 @@ expand (any ``${VAR}`` in a Claude Desktop, Codex or Zed file, a ``${VAR}`` in C
 the server as written. An entry that starts ``mcpctl run NAME`` (the launcher) resolves its
 own secrets when it starts, so it needs nothing from the client but to be found.
 
-:func:`check_as_client` is the static verdict (no server is started): the placeholders the
-client cannot resolve and the commands it cannot find, for ``render --install`` to report.
-:mod:`mcpctl.render.asclient_health` probes the entries and compares with plain
-``health``.
+:mod:`mcpctl.render.clientcheck` gives the static verdict (no server is started), and
+:mod:`mcpctl.render.clienthealth` probes the entries and compares with plain ``health``.
 """
 
 from __future__ import annotations
@@ -22,29 +20,27 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource, secret_held
-from mcpctl.errors import InvalidEntryError, UsageError
+from mcpctl.config.placeholders import PLACEHOLDER_RE, SecretSource
+from mcpctl.errors import UsageError
 
 if TYPE_CHECKING:
     from mcpctl.config.model import ServerEntry
     from mcpctl.render.base import ClientTarget, Places
 
 __all__ = [
+    "LITERAL_PREFIX",
     "ClientEntry",
-    "ClientProblem",
     "ClientView",
-    "ProblemKind",
     "as_client_targets",
-    "check_as_client",
-    "check_entry",
     "client_target",
+    "entry_strings",
     "is_launcher",
+    "placeholder_names",
     "read_client",
 ]
 
-ProblemKind = Literal["keyring", "unset", "input", "literal", "command"]
 
 # A placeholder the client passes on as written is replaced, for the probe, by one of these
 # names, which resolve to the original text (never from the environment: no one exports them).
@@ -108,27 +104,6 @@ class ClientView:
         return self.literals.get
 
 
-@dataclass(frozen=True)
-class ClientProblem:
-    """Why a client cannot start a server as mcpctl would.
-
-    ``kind``: ``keyring`` (the variable is only in mcpctl's keyring), ``unset`` (it is set
-    nowhere), ``input`` (the client asks a person for it, and it is not in the environment),
-    ``literal`` (the client passes the placeholder on as written), ``command`` (the command is
-    not found). ``message`` says it for a person, naming the fix.
-    """
-
-    server: str
-    kind: ProblemKind
-    message: str
-    variable: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON view."""
-        return {"server": self.server, "kind": self.kind, "variable": self.variable,
-                "message": self.message}  # fmt: skip
-
-
 def as_client_targets() -> list[str]:
     """The targets ``health --as`` and :func:`check_as_client` accept: clients with a reader."""
     from mcpctl.render.importing import client_targets
@@ -159,6 +134,16 @@ def _is_target(name: str) -> bool:
     from mcpctl.render.targets import TARGET_MODULES
 
     return name in TARGET_MODULES
+
+
+def is_launcher(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``entry`` starts this mcpctl's ``mcpctl run NAME`` (what renders with a
+    launcher write): its command resolves (on ``environ``'s PATH, default the process's) to
+    the program this process runs. Any other program named ``mcpctl`` is an ordinary server
+    (:mod:`mcpctl.render.launchers`)."""
+    from mcpctl.render.launchers import is_own_launcher
+
+    return is_own_launcher(entry, environ)
 
 
 def read_client(target: str, file: Path | None = None, places: Places | None = None) -> ClientView:
@@ -197,7 +182,7 @@ def read_client(target: str, file: Path | None = None, places: Places | None = N
     for name, entry in parsed.entries.items():
         clean = _map_strings(entry, lambda s: _unescape(s, view.literals))
         register(literal_secret_values(clean.to_data()))
-        used = {ph for s in _strings(clean) for ph in _names(s)}
+        used = {ph for s in entry_strings(clean) for ph in placeholder_names(s)}
         own = {k: v for k, v in view.literals.items() if k in used}
         view.entries[name] = ClientEntry(
             name, clean, own, frozenset(used & inputs), launcher=is_launcher(clean),
@@ -266,6 +251,9 @@ def helper_headers(item: ClientEntry, literals: dict[str, str]) -> ClientEntry:
     return replace(item, entry=entry, literals=own)
 
 
+# --- reading placeholders as the client does ------------------------------------------------
+
+
 def _first_line(stderr: bytes) -> str:
     """The first line a failed helper wrote on stderr, one line, controls escaped, cut."""
     from mcpctl.text import escape_controls
@@ -274,160 +262,6 @@ def _first_line(stderr: bytes) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     line = escape_controls(line, keep_newlines=False)
     return line if len(line) <= 300 else line[:299] + "…"
-
-
-def is_launcher(entry: ServerEntry, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``entry`` starts this mcpctl's ``mcpctl run NAME`` (what renders with a
-    launcher write): its command resolves (on ``environ``'s PATH, default the process's) to
-    the program this process runs. Any other program named ``mcpctl`` is an ordinary server
-    (:mod:`mcpctl.render.launchers`)."""
-    from mcpctl.render.launchers import is_own_launcher
-
-    return is_own_launcher(entry, environ)
-
-
-def check_entry(
-    item: ClientEntry,
-    target: str,
-    *,
-    environ: Mapping[str, str] | None = None,
-    secrets: SecretSource | None = None,
-) -> list[ClientProblem]:
-    """Why ``target`` cannot start ``item`` as mcpctl would, found without starting it.
-
-    ``secrets`` (mcpctl's keyring) only tells a variable that is there from one set nowhere;
-    the client never reads it. ``environ`` defaults to the process environment.
-    """
-    from mcpctl.config.placeholders import resolve_entry
-    from mcpctl.probe.failures import precheck
-
-    env = os.environ if environ is None else environ
-    problems: list[ClientProblem] = []
-    name = item.name
-    seen: set[str] = set()
-    for text in _strings(item.entry):
-        for m in PLACEHOLDER_RE.finditer(text):
-            var = m["name"]
-            if var in seen:
-                continue
-            seen.add(var)
-            literal = item.literals.get(var)
-            if literal is not None:
-                if not _names(literal):  # a value the client fills in (a helper's header)
-                    continue
-                shown = _names(literal)[0]
-                where = _known(shown, env, secrets)
-                fix = f"; {_literal_fix(item.entry.is_remote)}" if where is not None else ""
-                problems.append(ClientProblem(
-                    name, "literal",
-                    f"{shown} is passed to the server as written: {target} does not expand "
-                    f"that placeholder{fix}", shown,
-                ))  # fmt: skip
-            elif m["default"] is None and var not in env:
-                problems.append(_unresolved(item, var, target, secrets))
-    try:
-        resolved = resolve_entry(name, item.entry, policy="empty", environ=env,
-                                 secrets=item.source())  # fmt: skip
-    except InvalidEntryError:
-        resolved = None  # no process can be started with it: its probe says why
-    if resolved is not None:
-        early = precheck(resolved.entry)
-        if early is not None and early.code in ("command_not_found", "spawn_failed"):
-            problems.append(ClientProblem(name, "command", f"{early.message}: {target} cannot "
-                                          "start it"))  # fmt: skip
-    if item.headers_helper is not None:
-        problems += _helper_found(item, target, env)
-    return problems
-
-
-def _helper_found(item: ClientEntry, target: str, env: Mapping[str, str]) -> list[ClientProblem]:
-    """A problem when the headers helper's program is not where the client's shell looks."""
-    import shlex
-    import shutil
-
-    try:
-        program = shlex.split(item.headers_helper or "")[0]
-    except (ValueError, IndexError):
-        return []
-    if "/" in program:
-        found = Path(program).expanduser().exists()
-    else:
-        found = shutil.which(program, path=env.get("PATH")) is not None
-    if found:
-        return []
-    return [ClientProblem(item.name, "command", f"the headers helper's command {program!r} is "
-                          f"not found on PATH: {target} cannot get its headers")]  # fmt: skip
-
-
-def check_as_client(
-    target: str,
-    file: Path | None = None,
-    config: Mapping[str, ServerEntry] | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-    secrets: SecretSource | None = None,
-    places: Places | None = None,
-) -> list[ClientProblem]:
-    """The servers of ``target``'s ``file`` that the client will not be able to start as
-    mcpctl would, with the reasons; static: no server is started, nothing is written.
-
-    ``file`` defaults to the client's file that ``mcpctl import`` reads. With ``config``
-    (mcpctl's entries), only the servers of that name are checked (the ones an install
-    manages). ``secrets`` (``keyring_source()``) tells a variable kept in mcpctl's keyring --
-    which the client does not read -- from one set nowhere. Disabled servers are skipped.
-
-    Raises:
-        UsageError: ``target`` is not a client with a reader, no file, or not its format.
-        StorageError: the file cannot be read.
-    """
-    view = read_client(target, file, places)
-    problems: list[ClientProblem] = []
-    for name, item in view.entries.items():
-        if not item.entry.enabled or (config is not None and name not in config):
-            continue
-        problems += check_entry(item, target, environ=environ, secrets=secrets)
-    return problems
-
-
-def _literal_fix(remote: bool) -> str:
-    """What makes a placeholder the client passes on as written reach the server."""
-    if remote:  # a launcher cannot stand in for a URL
-        return "render with --secrets inline (the file then holds the value, mode 0600)"
-    return "render with --secrets launcher"
-
-
-def _unresolved(
-    item: ClientEntry, var: str, target: str, secrets: SecretSource | None
-) -> ClientProblem:
-    from mcpctl.render.delivery import keyring_fix
-
-    server, remote = item.name, item.entry.is_remote
-    in_keyring = secret_held(secrets, var) is True
-    if var in item.inputs:
-        if not in_keyring:
-            tail = f"; export {var} to probe it with a value"
-        elif remote:  # the input is how the client gets it: the user types it
-            tail = f"; type the keyring's value when {target} asks"
-        else:
-            tail = f"; {keyring_fix(client_target(target), remote)}"
-        what = f"{var} is asked for by {target} when the server starts (an input)"
-        return ClientProblem(server, "input", f"{what}, not taken from the keyring{tail}", var)
-    if in_keyring:
-        fix = keyring_fix(client_target(target), remote, var)
-        return ClientProblem(server, "keyring", f"{var} comes from the keyring, which {target} "
-                             f"does not read; {fix}", var)  # fmt: skip
-    return ClientProblem(server, "unset", f"{var} is not set", var)
-
-
-def _known(var: str, env: Mapping[str, str], secrets: SecretSource | None) -> str | None:
-    if var in env:
-        return "environment"
-    if secret_held(secrets, var):
-        return "keyring"
-    return None
-
-
-# --- reading placeholders as the client does ------------------------------------------------
 
 
 def _own_spans(client: ClientTarget, text: str) -> set[int]:
@@ -490,15 +324,15 @@ def _inputs(client: ClientTarget, text: str) -> set[str]:
     found: set[str] = set()
     for m in _VSCODE_INPUT.finditer(text):
         read = client.read(m.group(0))
-        found.update(_names(read) if isinstance(read, str) else ())
+        found.update(placeholder_names(read) if isinstance(read, str) else ())
     return found
 
 
-def _names(text: str) -> list[str]:
+def placeholder_names(text: str) -> list[str]:
     return [m["name"] for m in PLACEHOLDER_RE.finditer(text)]
 
 
-def _strings(entry: ServerEntry) -> list[str]:
+def entry_strings(entry: ServerEntry) -> list[str]:
     """Every string of ``entry`` a placeholder is expanded in."""
     texts = [entry.command or "", *entry.args, *entry.env.values(), entry.cwd or "",
              entry.url or "", *entry.headers.values()]  # fmt: skip

@@ -17,7 +17,7 @@ from mcpctl.config.loader import load_config
 from mcpctl.config.model import ServerEntry
 from mcpctl.snapshot.diff import diff_snapshots
 from mcpctl.snapshot.model import Definition, ServerState, Snapshot, snapshot_of_config
-from mcpctl.snapshot.report import (
+from mcpctl.snapshot.startupreport import (
     MAX_NAMES,
     Report,
     build_report,

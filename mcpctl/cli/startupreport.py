@@ -107,7 +107,7 @@ def report(
     from mcpctl.config.siblings import discover_internal
     from mcpctl.snapshot.diff import diff_snapshots
     from mcpctl.snapshot.files import load_snapshot, save_snapshot
-    from mcpctl.snapshot.report import build_report, render_markdown, render_text
+    from mcpctl.snapshot.startupreport import build_report, render_markdown, render_text
 
     if fmt is Format.json:
         STATE.json = True

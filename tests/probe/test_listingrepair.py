@@ -18,7 +18,7 @@ from mcpctl.config.model import ServerEntry
 from mcpctl.errors import ProbeFailed, ToolArgumentsError
 from mcpctl.probe import call_tool, list_tools, probe
 from mcpctl.probe.failures import MESSAGE_MAX
-from mcpctl.probe.tolerant import repair_tool
+from mcpctl.probe.listingrepair import repair_tool
 from tests.conftest import SERVERS
 
 PY = sys.executable
@@ -189,7 +189,7 @@ def nested_answer(depth: int, *, id_first: bool = True) -> bytes:
 def test_a_message_deeper_than_the_sdk_parses_is_read() -> None:
     from mcp_types.jsonrpc import JSONRPCResponse
 
-    from mcpctl.probe.tolerant import parse_message
+    from mcpctl.probe.listingrepair import parse_message
 
     message = parse_message(nested_answer(150))
     assert isinstance(message, JSONRPCResponse) and message.id == 7
@@ -209,7 +209,7 @@ def test_a_message_deeper_than_the_sdk_parses_is_read() -> None:
     ],
 )
 def test_a_message_no_parser_follows_names_its_request(raw: bytes, found: object) -> None:
-    from mcpctl.probe.tolerant import TooDeep, parse_message, too_deep_answer
+    from mcpctl.probe.listingrepair import TooDeep, parse_message, too_deep_answer
 
     with pytest.raises(TooDeep) as caught:
         parse_message(raw)
@@ -224,7 +224,7 @@ def test_a_message_the_transport_could_not_read_fails_what_waits_at_once() -> No
     from mcp_types.jsonrpc import JSONRPCError, JSONRPCRequest
     from pydantic import ValidationError
 
-    from mcpctl.probe.tolerant import Listing, tolerant_streams
+    from mcpctl.probe.listingrepair import Listing, tolerant_streams
     from mcpctl.sdk import SessionMessage
 
     try:  # what an HTTP transport puts on the stream for a message it could not parse

@@ -15,7 +15,7 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import InputRequiredError, UsageError
-from mcpctl.probe.inputs import InputAnswer, InputField, InputRequest, answers_from, coerce
+from mcpctl.probe.inputrequests import InputAnswer, InputField, InputRequest, answers_from, coerce
 from mcpctl.probe.tools import call_tool
 from tests.conftest import MCPCTL, REQUIRE_INTEGRATION, SERVERS, Cli, write_config
 

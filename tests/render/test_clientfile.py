@@ -10,7 +10,8 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import UsageError
-from mcpctl.render.asclient import check_as_client, check_entry, read_client
+from mcpctl.render.clientcheck import check_as_client, check_entry
+from mcpctl.render.clientfile import read_client
 
 PY = sys.executable
 KEYRING = {"IN_KEYRING": "kept"}
@@ -114,7 +115,7 @@ def test_not_a_client(tmp_path: Path) -> None:
 def test_a_claude_code_headers_helper_is_run_for_the_probe_and_checked_statically(
     tmp_path: Path,
 ) -> None:
-    from mcpctl.render.asclient import helper_headers
+    from mcpctl.render.clientfile import helper_headers
 
     printer = tmp_path / "print-headers.py"
     printer.write_text(

@@ -13,8 +13,8 @@ import pytest
 from mcpctl.config.model import ServerEntry
 from mcpctl.probe import health
 from mcpctl.probe.serverenv import TRUST_ENV
-from mcpctl.render.asclient import read_client
-from mcpctl.render.asclient_health import health_as_client
+from mcpctl.render.clientfile import read_client
+from mcpctl.render.clienthealth import health_as_client
 from tests.conftest import SERVERS
 
 BASIC = {"command": sys.executable, "args": [str(SERVERS / "basic.py")]}

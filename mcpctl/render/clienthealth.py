@@ -1,7 +1,7 @@
 """``health --as CLIENT``: probe the servers of a client's file as that client starts them,
 beside plain ``health`` of mcpctl's servers of the same names, and say why they differ.
 
-The client's entries come from :func:`mcpctl.render.asclient.read_client`: their placeholders
+The client's entries come from :func:`mcpctl.render.clientfile.read_client`: their placeholders
 resolve from the environment only (a client never reads mcpctl's keyring), and the ones the
 client passes on as written reach the server as that text. mcpctl's entries resolve as plain
 ``health`` resolves them (the environment, then the keyring). A server whose two entries
@@ -9,10 +9,10 @@ resolve to the same thing and get the same environment is probed once. Each serv
 with the environment its client would give it (:mod:`mcpctl.render.clientenv`: Claude Code
 passes its whole environment, Claude Desktop a few variables...), a project server Claude
 Code has not approved is not started (:mod:`mcpctl.render.claudeapproval`). Why two verdicts
-differ is found without a probe where it can be (:func:`mcpctl.render.asclient.check_entry`):
+differ is found without a probe where it can be (:func:`mcpctl.render.clientcheck.check_entry`):
 a variable the client cannot resolve, a command it cannot find, a variable it does not pass.
 
-It lives beside :mod:`mcpctl.render.asclient` (reading clients' files is rendering's half)
+It lives beside :mod:`mcpctl.render.clientfile` (reading clients' files is rendering's half)
 and calls :mod:`mcpctl.probe` for the probes: the probe package never imports the render one.
 """
 
@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from mcpctl.config.model import ProtocolMode, ServerEntry
     from mcpctl.probe.eras import EraMemory
     from mcpctl.probe.health import ProbeResult, ServerKind
-    from mcpctl.render.asclient import ClientEntry, ClientProblem, ClientView
     from mcpctl.render.base import Places
     from mcpctl.render.claudeapproval import Approval
+    from mcpctl.render.clientcheck import ClientProblem
+    from mcpctl.render.clientfile import ClientEntry, ClientView
 
 __all__ = ["AsClientHealth", "AsClientRow", "health_as_client", "verdict"]
 
@@ -125,8 +126,9 @@ async def health_as_client(
     from mcpctl.errors import UsageError
     from mcpctl.probe.childenv import started_by
     from mcpctl.probe.health import probe_all
-    from mcpctl.render.asclient import ClientProblem, check_entry, helper_headers
-    from mcpctl.render.asclient_env import builder
+    from mcpctl.render.clientcheck import ClientProblem, check_entry
+    from mcpctl.render.clientfile import helper_headers
+    from mcpctl.render.clienthealth_env import builder
 
     env = os.environ if environ is None else environ
     mine = {name: (entry, kind) for name, entry, kind in ours}
@@ -232,7 +234,7 @@ def _approved(approvals: Mapping[str, Approval], name: str) -> bool:
 
 def _held(row: AsClientRow, name: str, view: ClientView, approval: Approval) -> AsClientRow:
     """A server the client does not start until the user says so: not probed."""
-    from mcpctl.render.asclient_env import approval_reason
+    from mcpctl.render.clienthealth_env import approval_reason
 
     row.verdict = "pending_approval" if approval.state == "pending" else "rejected"
     row.reason = approval_reason(name, view.file, approval)
@@ -263,7 +265,7 @@ def _difference(
     arguments and environment: one probe), and what differs between the environments."""
     from mcpctl.config.placeholders import resolve_entry
     from mcpctl.errors import InvalidEntryError, PlaceholderError
-    from mcpctl.render.asclient_env import difference, environments
+    from mcpctl.render.clienthealth_env import difference, environments
 
     try:
         theirs = resolve_entry(item.name, item.probe_entry(), policy="error", environ=env,
