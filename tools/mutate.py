@@ -111,6 +111,17 @@ FUNCTION_RE = re.compile(r"^\s*(async\s+)?def ", re.MULTILINE)
 #: Copied into each scratch repository (the rest of the tree is not needed by the tests).
 COPIED = ("mcpctl", "tests", "docs", "examples", "completions", "pyproject.toml", "README.md",
           "CHANGELOG.md")  # fmt: skip
+#: A test that starts Python with the mutated tree on PYTHONPATH (the launcher, concurrent
+#: writers) inherits MUTANT_UNDER_TEST. In mutmut's "stats" pass the trampolines there would
+#: need mutmut's configuration, which they look for in the working directory, and fail the
+#: test: this file, copied to mutants/, runs the original code there instead. In a mutant's
+#: run the child runs the mutant, as the test's own process does.
+SITECUSTOMIZE = "sitecustomize.py"
+SITECUSTOMIZE_TEXT = """import os
+
+if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+    os.environ["MUTANT_UNDER_TEST"] = ""
+"""
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache")
 RESULT_RE = re.compile(r"^\s+(?P<name>\S+): (?P<status>.+)$")
 
@@ -133,6 +144,7 @@ def narrowed_pyproject(text: str, target: Target) -> str:
     settings = dict(tomllib.loads(text).get("tool", {}).get("mutmut", {}))
     settings["only_mutate"] = [target.module]
     settings["pytest_add_cli_args_test_selection"] = list(target.tests)
+    settings["also_copy"] = [*settings.get("also_copy", []), SITECUSTOMIZE]
     section = "[tool.mutmut]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in settings.items())
     # Drop the project's own section (up to the next table), then add the narrowed one.
     text = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", text)
@@ -151,6 +163,7 @@ def prepare(target: Target) -> Path:
             shutil.copytree(source, where / name, ignore=IGNORED, symlinks=True)
         elif source.exists():
             shutil.copy2(source, where / name)
+    (where / SITECUSTOMIZE).write_text(SITECUSTOMIZE_TEXT, "utf-8")
     pyproject = where / "pyproject.toml"
     pyproject.write_text(narrowed_pyproject(pyproject.read_text("utf-8"), target), "utf-8")
     cache = ROOT / ".cache"  # the published servers some tests start
