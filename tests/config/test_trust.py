@@ -379,3 +379,55 @@ def test_a_library_store_keeps_the_trust_in_the_environments_state_dir(
     ConfigStore(path).add("b", ServerEntry(command="b"))
     assert store.check(path, load_config(path).config.entries).trusted
     assert store.record == Paths.from_env().state_dir / RECORD_NAME
+
+
+# --- what mutation testing found unpinned -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "policy"),
+    [
+        ({"MCPCTL_TRUST": " TRUE "}, "MCPCTL_TRUST=1"), ({"MCPCTL_TRUST": "On"}, "MCPCTL_TRUST=1"),
+        ({"CI": " Yes\n"}, "CI"), ({"MCPCTL_TRUST": " Off ", "CI": "true"}, None),
+        ({"MCPCTL_TRUST": "NO", "CI": "1"}, None),
+    ],
+)  # fmt: skip
+def test_the_environment_is_read_without_regard_to_case_or_blanks(
+    env: dict[str, str], policy: str | None
+) -> None:
+    assert env_policy(env) == policy
+
+
+def test_the_record_is_written_indented_with_sorted_keys_and_a_final_newline() -> None:
+    from mcpctl.config.trustrecord import dump_record, load_record
+
+    digest_a = "sha256:" + "a" * 64
+    files = {"/p/x.json": {"servers": {"s": [digest_a]}, "trusted_at": "t", "client": "c"}}
+    raw = dump_record(files)
+    assert raw.decode("utf-8") == (
+        '{\n  "files": {\n    "/p/x.json": {\n      "client": "c",\n      "servers": {\n'
+        f'        "s": [\n          "{digest_a}"\n        ]\n      }},\n'
+        '      "trusted_at": "t"\n    }\n  },\n  "mcpctl_trust": 1\n}\n'
+    )
+    assert load_record(raw) == files
+
+
+def test_the_launchers_quick_check_agrees_with_the_store(tmp_path: Path, store: TrustStore) -> None:
+    path, entries = project(tmp_path, {"a": {"command": "a"}, "b": {"command": "b"}})
+    assert quick_trusted(str(path), "a", {"command": "a"}, {}) is False
+    store.trust(path, {"a": entries["a"]})
+    assert quick_trusted(str(path), "a", {"command": "a", "args": []}, {}) is True
+    assert quick_trusted(str(path), "a", {"command": "a2"}, {}) is False  # changed since
+    assert quick_trusted(str(path), "b", {"command": "b"}, {}) is False  # never approved
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    assert quick_trusted(str(link), "a", {"command": "a"}, {}) is True  # the file's real path
+    elsewhere = write_config(tmp_path / "other.json", {"a": {"command": "a"}})
+    assert quick_trusted(str(elsewhere), "a", {"command": "a"}, {}) is False
+    # The environment trusts every file, as the store's policy does.
+    assert quick_trusted(str(elsewhere), "a", {"command": "a"}, {"CI": "true"}) is True
+    assert quick_trusted(str(elsewhere), "a", {"command": "a"}, {"MCPCTL_TRUST": "1"}) is True
+    # The user's own file needs no record.
+    Paths.from_env().config_dir.mkdir(parents=True)
+    own = write_config(Paths.from_env().config_dir / "external-mcps.json", {"z": {"command": "z"}})
+    assert quick_trusted(str(own), "z", {"command": "z"}, {}) is True
