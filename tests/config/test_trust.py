@@ -111,6 +111,10 @@ def test_defaults_written_out_are_the_same_entry() -> None:
         {"command": "x", "inherit_env": ["HOME2"], "protocol": "modern", "transport": "stdio"},
         {"command": "x", "inherit_env": True, "args": [], "timeout": 5, "enabled": True},
         {"command": "x", "env": {"K": "caf\u00e9 \ud800"}, "groups": ["g"]},
+        # auth as written: the default header name and empty fields are the model's defaults
+        {"url": "https://x/mcp", "auth": {"type": "header", "name": "Authorization", "value": "v"}},
+        {"url": "https://x/mcp", "auth": {"type": "header", "name": "X-Key", "value": "v"}},
+        {"url": "https://x/mcp", "auth": {"type": "oauth", "scopes": []}},
     ],
 )
 def test_the_launchers_digest_of_the_raw_entry_is_the_models(data: dict[str, Any]) -> None:
@@ -130,6 +134,10 @@ def test_the_digest_is_sha256_of_the_canonical_json() -> None:
 def test_an_invalid_entry_still_has_a_digest_that_follows_it() -> None:
     assert raw_digest("s", {"command": 3}) != raw_digest("s", {"command": 4})
     assert raw_digest("s", [1]) != raw_digest("s", [2])
+    # Only auth's empty fields are its defaults: an invalid env's are what was written.
+    assert raw_digest("s", {"command": "x", "env": {"A": None}}) != raw_digest(
+        "s", {"command": "x", "env": {}}
+    )
 
 
 # --- the environment ---------------------------------------------------------------------
