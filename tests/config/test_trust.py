@@ -439,3 +439,50 @@ def test_the_launchers_quick_check_agrees_with_the_store(tmp_path: Path, store: 
     Paths.from_env().config_dir.mkdir(parents=True)
     own = write_config(Paths.from_env().config_dir / "external-mcps.json", {"z": {"command": "z"}})
     assert quick_trusted(str(own), "z", {"command": "z"}, {}) is True
+
+
+def test_the_first_digest_of_a_process_loads_sha256(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from mcpctl.config import trustrecord
+
+    monkeypatch.setattr(trustrecord, "_SHA256", [])  # as in a fresh launcher process
+    expected = "sha256:" + hashlib.sha256(b'{"command":"x"}').hexdigest()
+    assert trustrecord.digest_of({"command": "x"}) == expected
+    assert trustrecord.digest_of({"command": "x"}) == expected  # and again, from the cache
+
+
+def test_the_users_own_file_as_named_or_resolved(tmp_path: Path) -> None:
+    from mcpctl.config.trustrecord import is_own
+
+    base, sibling = tmp_path / "cfg", tmp_path / "cfg2"
+    for folder in (base, sibling):
+        folder.mkdir()
+        (folder / "f.json").write_text("{}")
+    outside = tmp_path / "out.json"
+    outside.write_text("{}")
+    assert is_own(base / "f.json", base)
+    assert not is_own(sibling / "f.json", base)  # a folder whose name only starts the same
+    assert not is_own(outside, base)
+    (base / "named.json").symlink_to(outside)
+    assert is_own(base / "named.json", base)  # under the config dir as named
+    (tmp_path / "resolved.json").symlink_to(base / "f.json")
+    assert is_own(tmp_path / "resolved.json", base)  # under it once resolved
+
+
+def test_the_record_keeps_only_what_has_its_shape() -> None:
+    from mcpctl.config.trustrecord import MAX_HISTORY, parse_record
+
+    good = "sha256:" + "b" * 64
+    document = {
+        "files": {
+            "/a.json": 3,
+            "relative.json": {"servers": {"s": [good]}},
+            "/b.json": {"servers": {"s": ["sha256:x", 7, good], "t": "no", "u": []}, "client": "c"},
+            "/c.json": {"servers": {"s": [good] * (MAX_HISTORY + 5)}},
+        }
+    }
+    assert parse_record(document) == {
+        "/b.json": {"servers": {"s": [good]}, "client": "c"},
+        "/c.json": {"servers": {"s": [good] * MAX_HISTORY}},
+    }
