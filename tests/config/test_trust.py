@@ -486,3 +486,61 @@ def test_the_record_keeps_only_what_has_its_shape() -> None:
         "/b.json": {"servers": {"s": [good]}, "client": "c"},
         "/c.json": {"servers": {"s": [good] * MAX_HISTORY}},
     }
+
+
+def test_a_files_servers_and_reason_shown_in_full(tmp_path: Path, store: TrustStore) -> None:
+    path, entries = project(tmp_path, {"a": {"command": "a"}, "b": {"command": "b"}})
+    store.trust(path, {"a": entries["a"]})
+    status = store.check(path, entries)
+    assert status.real == os.path.realpath(path) and status.client is None
+    assert status.servers == {
+        "a": ("a", "trusted", digest({"command": "a"})),
+        "b": ("b", "new", digest({"command": "b"})),
+    }
+    # A file trusted whole: the servers are worked out only when asked for.
+    trusting = TrustStore.from_paths(Paths.from_env(), environ={"CI": "true"})
+    assert trusting.policy() == "CI" and trusting.check(path, entries).servers == {}
+    assert trusting.check_digests(path, {"a": digest({"command": "a"})}).servers == {}
+    shown = trusting.check(path, entries, always=True)
+    assert shown.reason == "CI" and {n: s.state for n, s in shown.servers.items()} == {
+        "a": "trusted", "b": "new"}  # fmt: skip
+    assert store.policy() is None
+    by_client = store.check_digests(path, {"a": digest({"command": "a"})}, client="cursor")
+    assert by_client.client == "cursor" and by_client.trusted
+
+
+def test_the_users_own_file_by_the_store(tmp_path: Path, store: TrustStore) -> None:
+    config_dir = Paths.from_env().config_dir
+    assert store.is_own(config_dir / "external-mcps.json")
+    assert not store.is_own(tmp_path / "repo" / "external-mcps.json")
+    assert not TrustStore(store.record).is_own(config_dir / "external-mcps.json")
+
+
+def test_an_approval_is_dated_names_its_client_and_keeps_the_contents_before(
+    tmp_path: Path, store: TrustStore
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    path, _ = project(tmp_path, {"a": {"command": "a1"}})
+    store.trust_digests(path, {"a": digest({"command": "a1"})}, client="cursor")
+    [listed] = store.files()
+    assert listed.client == "cursor" and listed.trusted_at is not None
+    at = datetime.fromisoformat(listed.trusted_at)
+    assert at.tzinfo is not None and abs(datetime.now(UTC) - at) < timedelta(minutes=5)
+    assert listed.to_dict() == {
+        "path": os.path.realpath(path), "servers": ["a"], "trusted_at": listed.trusted_at,
+        "client": "cursor", "exists": True}  # fmt: skip
+    # Approved again as a2 and then a1 once more: a1 is not kept twice, a2 is kept.
+    store.trust_digests(path, {"a": digest({"command": "a2"})})
+    assert store.files()[0].client is None
+    store.trust_digests(path, {"a": digest({"command": "a1"})})
+    record = json.loads(store.record.read_text())["files"][os.path.realpath(path)]
+    assert record["servers"]["a"] == [digest({"command": "a1"}), digest({"command": "a2"})]
+
+
+def test_the_record_is_locked_where_the_store_is_told(tmp_path: Path) -> None:
+    locks = tmp_path / "my-locks"
+    store = TrustStore(tmp_path / "state" / "trust.json", locks=locks)
+    path, entries = project(tmp_path, {"a": {"command": "a"}})
+    store.trust(path, entries)
+    assert [p.suffix for p in locks.iterdir()] == [".lock"]
