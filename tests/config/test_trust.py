@@ -544,3 +544,24 @@ def test_the_record_is_locked_where_the_store_is_told(tmp_path: Path) -> None:
     path, entries = project(tmp_path, {"a": {"command": "a"}})
     store.trust(path, entries)
     assert [p.suffix for p in locks.iterdir()] == [".lock"]
+
+
+def test_the_store_of_some_paths_or_the_platforms_dirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = Paths(home=tmp_path / "given")
+    store = TrustStore.from_paths(given, environ={})
+    assert store.record == tmp_path / "given" / "state" / RECORD_NAME
+    assert store.config_dir == tmp_path / "given" / "config"
+    assert store.locks == tmp_path / "given" / "state" / "locks" and store.environ == {}
+    # No MCPCTL_HOME: the platform's dirs, as Paths finds them (XDG's rules here).
+    monkeypatch.delenv("MCPCTL_HOME")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xc"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xs"))
+    store = TrustStore.from_paths()
+    paths = Paths.from_env()
+    assert store.config_dir == paths.config_dir and store.record.parent == paths.state_dir
+    if sys.platform == "linux":
+        assert store.record == tmp_path / "xs" / "mcpctl" / RECORD_NAME
+        assert store.config_dir == tmp_path / "xc" / "mcpctl"
+        assert store.locks == tmp_path / "xs" / "mcpctl" / "locks"
