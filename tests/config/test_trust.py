@@ -565,3 +565,42 @@ def test_the_store_of_some_paths_or_the_platforms_dirs(
         assert store.record == tmp_path / "xs" / "mcpctl" / RECORD_NAME
         assert store.config_dir == tmp_path / "xc" / "mcpctl"
         assert store.locks == tmp_path / "xs" / "mcpctl" / "locks"
+
+
+def test_the_servers_a_change_writes() -> None:
+    from mcpctl.config.trustkeep import touched
+
+    before = {"$schema": "x", "a": {"command": "a"}, "b": {"command": "b"}}
+    after = {"$schema": "y", "a": {"command": "a"}, "b": {"command": "b2"}, "c": {"command": "c"}}
+    assert touched(before, after) == ["b", "c"]  # "$schema" is no server
+    assert touched(before, after, authored=["a"]) == ["a", "b", "c"]
+
+
+def test_what_an_edit_keeps_approved_in_the_record() -> None:
+    from mcpctl.config.trustkeep import keep_edit
+
+    a1, a2 = {"command": "a1"}, {"command": "a2"}
+    d1, d2 = raw_digest("a", a1), raw_digest("a", a2)
+    files: dict[str, dict[str, object]] = {}
+    assert keep_edit(files, "/f", {"a": a1}, {"a": a1}) is False and files == {}
+    assert keep_edit(files, "/f", {"a": a1}, {"a": a1}, authored=["a"]) is True
+    assert files == {"/f": {"servers": {"a": [d1]}}}
+    # A record's item of the wrong shape gets servers, keeping the rest.
+    files = {"/f": {"servers": 3, "client": "c"}}
+    assert keep_edit(files, "/f", {}, {"n": a1}) is True
+    assert files == {"/f": {"servers": {"n": [raw_digest("n", a1)]}, "client": "c"}}
+    # A server already approved as it is now is skipped, the next one still recorded.
+    files = {"/f": {"servers": {"a": [d1]}}}
+    assert keep_edit(files, "/f", {}, {"a": a1, "b": a2}) is True
+    assert files["/f"]["servers"] == {"a": [d1], "b": [raw_digest("b", a2)]}
+    # A change of an untrusted server adds nothing; of a trusted one, its new content.
+    assert keep_edit({}, "/f", {"x": a1}, {"x": a2}) is False
+    files = {"/f": {"servers": {"a": [d1]}}}
+    assert keep_edit(files, "/f", {"a": a1}, {"a": a2}) is True
+    assert files["/f"]["servers"] == {"a": [d2, d1]}
+
+
+def test_an_invalid_entrys_digest_leaves_out_what_changes_nothing() -> None:
+    assert raw_digest("s", {"command": 3, "description": "a"}) == raw_digest(
+        "s", {"command": 3, "description": "b"}
+    )
