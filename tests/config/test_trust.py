@@ -604,3 +604,15 @@ def test_an_invalid_entrys_digest_leaves_out_what_changes_nothing() -> None:
     assert raw_digest("s", {"command": 3, "description": "a"}) == raw_digest(
         "s", {"command": 3, "description": "b"}
     )
+
+
+def test_a_listed_files_date_and_client_are_texts_or_nothing(
+    tmp_path: Path, store: TrustStore
+) -> None:
+    path, entries = project(tmp_path, {"a": {"command": "a"}})
+    store.trust(path, entries)
+    record = json.loads(store.record.read_text())
+    record["files"][os.path.realpath(path)].update(trusted_at=5, client=["cursor"])
+    store.record.write_text(json.dumps(record))
+    [listed] = store.files()
+    assert listed.trusted_at is None and listed.client is None and listed.servers == ("a",)
