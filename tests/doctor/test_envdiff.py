@@ -13,7 +13,7 @@ def test_the_names_missing_come_mentioned_first_then_likely_then_the_rest() -> N
         "MCPCTL_HOME": "h", "GIVEN": "g", "lc_all": "C", "URL": "u",
     }  # fmt: skip
     child = {"GIVEN": "g"}
-    stderr = ["error: DB_URL is not set", "(ALPHA_2 is not ALPHA_ nor ZED)"]
+    stderr = ["error: no DB_URL", "ZED, then (ALPHA_2 is not ALPHA_)"]  # names end, start lines
     assert missing_names(child, environ, stderr) == [
         "DB_URL", "ZED",  # mentioned as whole names (not MY_DB_URL_2, not ALPHA in ALPHA_2)
         "HTTPS_PROXY", "KUBECONFIG", "NODE_OPTIONS", "lc_all",  # likely to matter, any case
