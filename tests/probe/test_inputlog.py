@@ -341,3 +341,19 @@ def test_what_nobody_answered_says_how_to_answer() -> None:
     with pytest.raises(InputRequiredError) as caught:
         log.check("t")
     assert caught.value.hint == "run it on a terminal to visit the page the server names"
+
+
+def test_sampling_and_roots_are_declined_with_a_warning() -> None:
+    import mcp_types as types
+
+    from mcpctl.probe.inputlog import InputLog, _answer
+
+    log = InputLog()
+    params = types.CreateMessageRequestParams(messages=[], max_tokens=1)
+    assert anyio.run(_answer, "1", types.CreateMessageRequest(params=params), None, log) is None
+    assert anyio.run(_answer, "2", types.ListRootsRequest(), None, log) is None
+    assert log.warnings == [
+        "the server asked for sampling, which mcpctl declines",
+        "the server asked for roots, which mcpctl declines",
+    ]
+    assert not log.stopping and log.rounds == 0
