@@ -82,3 +82,11 @@ def test_what_tells_items_apart() -> None:
     assert item_key(tool("n")) == ("name", "n")
     nameless = SimpleNamespace(name=None)
     assert item_key(nameless) == id(nameless)
+
+
+def test_a_page_without_the_list_has_no_items() -> None:
+    async def bare(cursor: str | None) -> SimpleNamespace:
+        return SimpleNamespace(next_cursor=None)  # no "tools" at all
+
+    warnings: list[str] = []
+    assert run(bare, warnings) == [] and warnings == []
