@@ -111,6 +111,10 @@ def test_defaults_written_out_are_the_same_entry() -> None:
         {"command": "x", "inherit_env": ["HOME2"], "protocol": "modern", "transport": "stdio"},
         {"command": "x", "inherit_env": True, "args": [], "timeout": 5, "enabled": True},
         {"command": "x", "env": {"K": "caf\u00e9 \ud800"}, "groups": ["g"]},
+        # auth as written: the default header name and empty fields are the model's defaults
+        {"url": "https://x/mcp", "auth": {"type": "header", "name": "Authorization", "value": "v"}},
+        {"url": "https://x/mcp", "auth": {"type": "header", "name": "X-Key", "value": "v"}},
+        {"url": "https://x/mcp", "auth": {"type": "oauth", "scopes": []}},
     ],
 )
 def test_the_launchers_digest_of_the_raw_entry_is_the_models(data: dict[str, Any]) -> None:
@@ -130,6 +134,10 @@ def test_the_digest_is_sha256_of_the_canonical_json() -> None:
 def test_an_invalid_entry_still_has_a_digest_that_follows_it() -> None:
     assert raw_digest("s", {"command": 3}) != raw_digest("s", {"command": 4})
     assert raw_digest("s", [1]) != raw_digest("s", [2])
+    # Only auth's empty fields are its defaults: an invalid env's are what was written.
+    assert raw_digest("s", {"command": "x", "env": {"A": None}}) != raw_digest(
+        "s", {"command": "x", "env": {}}
+    )
 
 
 # --- the environment ---------------------------------------------------------------------
@@ -379,3 +387,232 @@ def test_a_library_store_keeps_the_trust_in_the_environments_state_dir(
     ConfigStore(path).add("b", ServerEntry(command="b"))
     assert store.check(path, load_config(path).config.entries).trusted
     assert store.record == Paths.from_env().state_dir / RECORD_NAME
+
+
+# --- what mutation testing found unpinned -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "policy"),
+    [
+        ({"MCPCTL_TRUST": " TRUE "}, "MCPCTL_TRUST=1"), ({"MCPCTL_TRUST": "On"}, "MCPCTL_TRUST=1"),
+        ({"CI": " Yes\n"}, "CI"), ({"MCPCTL_TRUST": " Off ", "CI": "true"}, None),
+        ({"MCPCTL_TRUST": "NO", "CI": "1"}, None),
+    ],
+)  # fmt: skip
+def test_the_environment_is_read_without_regard_to_case_or_blanks(
+    env: dict[str, str], policy: str | None
+) -> None:
+    assert env_policy(env) == policy
+
+
+def test_the_record_is_written_indented_with_sorted_keys_and_a_final_newline() -> None:
+    from mcpctl.config.trustrecord import dump_record, load_record
+
+    digest_a = "sha256:" + "a" * 64
+    files = {"/p/x.json": {"servers": {"s": [digest_a]}, "trusted_at": "t", "client": "c"}}
+    raw = dump_record(files)
+    assert raw.decode("utf-8") == (
+        '{\n  "files": {\n    "/p/x.json": {\n      "client": "c",\n      "servers": {\n'
+        f'        "s": [\n          "{digest_a}"\n        ]\n      }},\n'
+        '      "trusted_at": "t"\n    }\n  },\n  "mcpctl_trust": 1\n}\n'
+    )
+    assert load_record(raw) == files
+
+
+def test_the_launchers_quick_check_agrees_with_the_store(tmp_path: Path, store: TrustStore) -> None:
+    path, entries = project(tmp_path, {"a": {"command": "a"}, "b": {"command": "b"}})
+    assert quick_trusted(str(path), "a", {"command": "a"}, {}) is False
+    store.trust(path, {"a": entries["a"]})
+    assert quick_trusted(str(path), "a", {"command": "a", "args": []}, {}) is True
+    assert quick_trusted(str(path), "a", {"command": "a2"}, {}) is False  # changed since
+    assert quick_trusted(str(path), "b", {"command": "b"}, {}) is False  # never approved
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    assert quick_trusted(str(link), "a", {"command": "a"}, {}) is True  # the file's real path
+    elsewhere = write_config(tmp_path / "other.json", {"a": {"command": "a"}})
+    assert quick_trusted(str(elsewhere), "a", {"command": "a"}, {}) is False
+    # The environment trusts every file, as the store's policy does.
+    assert quick_trusted(str(elsewhere), "a", {"command": "a"}, {"CI": "true"}) is True
+    assert quick_trusted(str(elsewhere), "a", {"command": "a"}, {"MCPCTL_TRUST": "1"}) is True
+    # The user's own file needs no record.
+    Paths.from_env().config_dir.mkdir(parents=True)
+    own = write_config(Paths.from_env().config_dir / "external-mcps.json", {"z": {"command": "z"}})
+    assert quick_trusted(str(own), "z", {"command": "z"}, {}) is True
+
+
+def test_the_first_digest_of_a_process_loads_sha256(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from mcpctl.config import trustrecord
+
+    monkeypatch.setattr(trustrecord, "_SHA256", [])  # as in a fresh launcher process
+    expected = "sha256:" + hashlib.sha256(b'{"command":"x"}').hexdigest()
+    assert trustrecord.digest_of({"command": "x"}) == expected
+    assert trustrecord.digest_of({"command": "x"}) == expected  # and again, from the cache
+
+
+def test_the_users_own_file_as_named_or_resolved(tmp_path: Path) -> None:
+    from mcpctl.config.trustrecord import is_own
+
+    base, sibling = tmp_path / "cfg", tmp_path / "cfg2"
+    for folder in (base, sibling):
+        folder.mkdir()
+        (folder / "f.json").write_text("{}")
+    outside = tmp_path / "out.json"
+    outside.write_text("{}")
+    assert is_own(base / "f.json", base)
+    assert not is_own(sibling / "f.json", base)  # a folder whose name only starts the same
+    assert not is_own(outside, base)
+    (base / "named.json").symlink_to(outside)
+    assert is_own(base / "named.json", base)  # under the config dir as named
+    (tmp_path / "resolved.json").symlink_to(base / "f.json")
+    assert is_own(tmp_path / "resolved.json", base)  # under it once resolved
+
+
+def test_the_record_keeps_only_what_has_its_shape() -> None:
+    from mcpctl.config.trustrecord import MAX_HISTORY, parse_record
+
+    good = "sha256:" + "b" * 64
+    document = {
+        "files": {
+            "/a.json": 3,
+            "relative.json": {"servers": {"s": [good]}},
+            "/b.json": {"servers": {"s": ["sha256:x", 7, good], "t": "no", "u": []}, "client": "c"},
+            "/c.json": {"servers": {"s": [good] * (MAX_HISTORY + 5)}},
+        }
+    }
+    assert parse_record(document) == {
+        "/b.json": {"servers": {"s": [good]}, "client": "c"},
+        "/c.json": {"servers": {"s": [good] * MAX_HISTORY}},
+    }
+
+
+def test_a_files_servers_and_reason_shown_in_full(tmp_path: Path, store: TrustStore) -> None:
+    path, entries = project(tmp_path, {"a": {"command": "a"}, "b": {"command": "b"}})
+    store.trust(path, {"a": entries["a"]})
+    status = store.check(path, entries)
+    assert status.real == os.path.realpath(path) and status.client is None
+    assert status.servers == {
+        "a": ("a", "trusted", digest({"command": "a"})),
+        "b": ("b", "new", digest({"command": "b"})),
+    }
+    # A file trusted whole: the servers are worked out only when asked for.
+    trusting = TrustStore.from_paths(Paths.from_env(), environ={"CI": "true"})
+    assert trusting.policy() == "CI" and trusting.check(path, entries).servers == {}
+    assert trusting.check_digests(path, {"a": digest({"command": "a"})}).servers == {}
+    shown = trusting.check(path, entries, always=True)
+    assert shown.reason == "CI" and {n: s.state for n, s in shown.servers.items()} == {
+        "a": "trusted", "b": "new"}  # fmt: skip
+    assert store.policy() is None
+    by_client = store.check_digests(path, {"a": digest({"command": "a"})}, client="cursor")
+    assert by_client.client == "cursor" and by_client.trusted
+
+
+def test_the_users_own_file_by_the_store(tmp_path: Path, store: TrustStore) -> None:
+    config_dir = Paths.from_env().config_dir
+    assert store.is_own(config_dir / "external-mcps.json")
+    assert not store.is_own(tmp_path / "repo" / "external-mcps.json")
+    assert not TrustStore(store.record).is_own(config_dir / "external-mcps.json")
+
+
+def test_an_approval_is_dated_names_its_client_and_keeps_the_contents_before(
+    tmp_path: Path, store: TrustStore
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    path, _ = project(tmp_path, {"a": {"command": "a1"}})
+    store.trust_digests(path, {"a": digest({"command": "a1"})}, client="cursor")
+    [listed] = store.files()
+    assert listed.client == "cursor" and listed.trusted_at is not None
+    at = datetime.fromisoformat(listed.trusted_at)
+    assert at.tzinfo is not None and abs(datetime.now(UTC) - at) < timedelta(minutes=5)
+    assert listed.to_dict() == {
+        "path": os.path.realpath(path), "servers": ["a"], "trusted_at": listed.trusted_at,
+        "client": "cursor", "exists": True}  # fmt: skip
+    # Approved again as a2 and then a1 once more: a1 is not kept twice, a2 is kept.
+    store.trust_digests(path, {"a": digest({"command": "a2"})})
+    assert store.files()[0].client is None
+    store.trust_digests(path, {"a": digest({"command": "a1"})})
+    record = json.loads(store.record.read_text())["files"][os.path.realpath(path)]
+    assert record["servers"]["a"] == [digest({"command": "a1"}), digest({"command": "a2"})]
+
+
+def test_the_record_is_locked_where_the_store_is_told(tmp_path: Path) -> None:
+    locks = tmp_path / "my-locks"
+    store = TrustStore(tmp_path / "state" / "trust.json", locks=locks)
+    path, entries = project(tmp_path, {"a": {"command": "a"}})
+    store.trust(path, entries)
+    assert [p.suffix for p in locks.iterdir()] == [".lock"]
+
+
+def test_the_store_of_some_paths_or_the_platforms_dirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = Paths(home=tmp_path / "given")
+    store = TrustStore.from_paths(given, environ={})
+    assert store.record == tmp_path / "given" / "state" / RECORD_NAME
+    assert store.config_dir == tmp_path / "given" / "config"
+    assert store.locks == tmp_path / "given" / "state" / "locks" and store.environ == {}
+    # No MCPCTL_HOME: the platform's dirs, as Paths finds them (XDG's rules here).
+    monkeypatch.delenv("MCPCTL_HOME")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xc"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xs"))
+    store = TrustStore.from_paths()
+    paths = Paths.from_env()
+    assert store.config_dir == paths.config_dir and store.record.parent == paths.state_dir
+    if sys.platform == "linux":
+        assert store.record == tmp_path / "xs" / "mcpctl" / RECORD_NAME
+        assert store.config_dir == tmp_path / "xc" / "mcpctl"
+        assert store.locks == tmp_path / "xs" / "mcpctl" / "locks"
+
+
+def test_the_servers_a_change_writes() -> None:
+    from mcpctl.config.trustkeep import touched
+
+    before = {"$schema": "x", "a": {"command": "a"}, "b": {"command": "b"}}
+    after = {"$schema": "y", "a": {"command": "a"}, "b": {"command": "b2"}, "c": {"command": "c"}}
+    assert touched(before, after) == ["b", "c"]  # "$schema" is no server
+    assert touched(before, after, authored=["a"]) == ["a", "b", "c"]
+
+
+def test_what_an_edit_keeps_approved_in_the_record() -> None:
+    from mcpctl.config.trustkeep import keep_edit
+
+    a1, a2 = {"command": "a1"}, {"command": "a2"}
+    d1, d2 = raw_digest("a", a1), raw_digest("a", a2)
+    files: dict[str, dict[str, object]] = {}
+    assert keep_edit(files, "/f", {"a": a1}, {"a": a1}) is False and files == {}
+    assert keep_edit(files, "/f", {"a": a1}, {"a": a1}, authored=["a"]) is True
+    assert files == {"/f": {"servers": {"a": [d1]}}}
+    # A record's item of the wrong shape gets servers, keeping the rest.
+    files = {"/f": {"servers": 3, "client": "c"}}
+    assert keep_edit(files, "/f", {}, {"n": a1}) is True
+    assert files == {"/f": {"servers": {"n": [raw_digest("n", a1)]}, "client": "c"}}
+    # A server already approved as it is now is skipped, the next one still recorded.
+    files = {"/f": {"servers": {"a": [d1]}}}
+    assert keep_edit(files, "/f", {}, {"a": a1, "b": a2}) is True
+    assert files["/f"]["servers"] == {"a": [d1], "b": [raw_digest("b", a2)]}
+    # A change of an untrusted server adds nothing; of a trusted one, its new content.
+    assert keep_edit({}, "/f", {"x": a1}, {"x": a2}) is False
+    files = {"/f": {"servers": {"a": [d1]}}}
+    assert keep_edit(files, "/f", {"a": a1}, {"a": a2}) is True
+    assert files["/f"]["servers"] == {"a": [d2, d1]}
+
+
+def test_an_invalid_entrys_digest_leaves_out_what_changes_nothing() -> None:
+    assert raw_digest("s", {"command": 3, "description": "a"}) == raw_digest(
+        "s", {"command": 3, "description": "b"}
+    )
+
+
+def test_a_listed_files_date_and_client_are_texts_or_nothing(
+    tmp_path: Path, store: TrustStore
+) -> None:
+    path, entries = project(tmp_path, {"a": {"command": "a"}})
+    store.trust(path, entries)
+    record = json.loads(store.record.read_text())
+    record["files"][os.path.realpath(path)].update(trusted_at=5, client=["cursor"])
+    store.record.write_text(json.dumps(record))
+    [listed] = store.files()
+    assert listed.trusted_at is None and listed.client is None and listed.servers == ("a",)

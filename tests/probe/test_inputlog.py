@@ -284,3 +284,76 @@ def test_a_followed_server_never_gets_an_answer(tmp_path: Path) -> None:
     assert seen == [6]  # listed, after the question was refused
     [(answer, _)] = server.answers()
     assert answer.startswith("error:")
+
+
+# --- what mutation testing found unpinned -------------------------------------------------
+
+
+def test_the_rounds_past_the_cap_give_the_call_up() -> None:
+    from mcpctl.probe.inputlog import InputLog
+
+    log = InputLog(max_rounds=2)
+    assert log.next_round() is True and log.next_round() is True and not log.stopping
+    assert log.next_round() is False and log.capped and log.stopping
+    with pytest.raises(UsageError) as caught:
+        log.check("db.query")
+    assert caught.value.message == (
+        "db.query kept asking for input: 2 rounds answered, and it asks again; the server was "
+        "told cancel and the call stopped"
+    )
+    assert caught.value.hint == (
+        "the server may not accept the answers given; check them, or call it elsewhere"
+    )
+
+
+def test_the_first_failure_is_the_one_raised() -> None:
+    from mcpctl.probe.inputlog import InputLog
+
+    log = InputLog()
+    first, second = UsageError("first"), UsageError("second")
+    log.give_up(first)
+    log.give_up(second)
+    log.give_up()
+    assert log.failure is first and log.stopping
+    with pytest.raises(UsageError) as caught:
+        log.check("t")
+    assert caught.value is first
+
+
+def test_what_nobody_answered_says_how_to_answer() -> None:
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.inputs import InputField
+
+    form = InputRequest("1", "form", "who?", (InputField("user", required=True),
+                                             InputField("org"), InputField("user")))  # fmt: skip
+    empty = InputRequest("2", "form", "go on?")
+    page = InputRequest("3", "url", "sign in", url="https://example.com/x")
+    log = InputLog(unanswered=[form, empty])
+    with pytest.raises(InputRequiredError) as caught:
+        log.check("db.query")
+    err = caught.value
+    assert err.message == "db.query asks for input nobody gave; the server was told cancel"
+    assert err.hint == (
+        "answer on a terminal, or give each field with --input user=VALUE --input org=VALUE; "
+        "or accept a form that asks for nothing with --input-accept"
+    )
+    log = InputLog(unanswered=[page])
+    with pytest.raises(InputRequiredError) as caught:
+        log.check("t")
+    assert caught.value.hint == "run it on a terminal to visit the page the server names"
+
+
+def test_sampling_and_roots_are_declined_with_a_warning() -> None:
+    import mcp_types as types
+
+    from mcpctl.probe.inputlog import InputLog, _answer
+
+    log = InputLog()
+    params = types.CreateMessageRequestParams(messages=[], max_tokens=1)
+    assert anyio.run(_answer, "1", types.CreateMessageRequest(params=params), None, log) is None
+    assert anyio.run(_answer, "2", types.ListRootsRequest(), None, log) is None
+    assert log.warnings == [
+        "the server asked for sampling, which mcpctl declines",
+        "the server asked for roots, which mcpctl declines",
+    ]
+    assert not log.stopping and log.rounds == 0
