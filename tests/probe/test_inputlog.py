@@ -322,7 +322,7 @@ def test_the_first_failure_is_the_one_raised() -> None:
 
 def test_what_nobody_answered_says_how_to_answer() -> None:
     from mcpctl.probe.inputlog import InputLog
-    from mcpctl.probe.inputs import InputField
+    from mcpctl.probe.inputrequests import InputField
 
     form = InputRequest("1", "form", "who?", (InputField("user", required=True),
                                              InputField("org"), InputField("user")))  # fmt: skip
