@@ -130,7 +130,7 @@ def plain_entry(
     try:
         if allowed is not None and not allowed(data):
             return None
-    except Exception:  # the full path checks again, and says why
+    except (OSError, ValueError, TypeError):  # the full path checks again, and says why
         return None
 
     def value(match: re.Match[str]) -> str:
@@ -151,7 +151,9 @@ def plain_entry(
         argv = [text(data["command"]), *(text(a) for a in data.get("args", []))]
         env = {k: text(v) for k, v in data.get("env", {}).items()}
         cwd = text(data["cwd"]) if "cwd" in data else None
-    except Exception:  # unresolved, or the secret source failed: the full path says why
+    # Unresolved, or the secret source failed however a caller's source fails: the full
+    # path resolves again and reports it, so nothing of the source's may escape here.
+    except Exception:
         return None
     inherit = data.get("inherit_env", False)
     return PlainEntry(argv, env, inherit if isinstance(inherit, bool) else tuple(inherit), cwd)

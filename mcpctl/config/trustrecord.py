@@ -189,11 +189,14 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, dict[str, object]]:
     """The files of the record at ``path``; nothing when it is missing, not a regular file,
     over the size limit, not UTF-8 JSON, or of another shape."""
     from mcpctl.config.safefile import read_file
+    from mcpctl.errors import McpctlError
 
     try:
         raw = read_file(path)
         document = json.loads(raw.decode("utf-8")) if raw is not None else None
-    except Exception:  # a hostile record is no record: nothing is trusted by it
+    # A hostile record is no record (nothing is trusted by it): not a regular file, too big,
+    # unreadable (McpctlError), not UTF-8 JSON (ValueError), nested past the parser.
+    except (McpctlError, ValueError, RecursionError):
         return {}
     return parse_record(document)
 

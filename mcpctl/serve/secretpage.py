@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
+from mcpctl.errors import McpctlError
+
 __all__ = ["PAGE_TTL", "SecretPage", "SecretPages"]
 
 #: How long a page takes a value (seconds).
@@ -129,8 +131,8 @@ class SecretPages:
         """Keep ``value`` for ``page`` (in the keyring) and end the page."""
         try:
             self._store(page.name, value)
-        except Exception as exc:  # the page says so; the tool reports it
-            page.finish(stored=False, error=str(getattr(exc, "message", "")) or type(exc).__name__)
+        except McpctlError as exc:  # the keyring refused: the page says so, the tool reports it
+            page.finish(stored=False, error=exc.message or type(exc).__name__)
         else:
             page.finish(stored=True)
 
