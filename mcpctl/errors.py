@@ -55,6 +55,8 @@ from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from os import PathLike
 
+from mcpctl.text import closest
+
 __all__ = [
     "BudgetExceededError",
     "CommandNotFoundError",
@@ -93,8 +95,6 @@ __all__ = [
     "UndoConflictError",
     "UntrustedConfigError",
     "UsageError",
-    "closest",
-    "exception_leaves",
 ]
 
 
@@ -541,28 +541,3 @@ class Interrupted(BaseException):
     def to_dict(self) -> dict[str, object]:
         """The error as it appears in the JSON envelope's ``errors`` list."""
         return {"code": self.code, "message": self.message, "hint": None}
-
-
-def closest(word: str, choices: Iterable[str]) -> str | None:
-    """The one of ``choices`` closest to a mistyped ``word``, if any is close."""
-    import difflib
-
-    options = list(choices)
-    lowered = {c.lower(): c for c in options}
-    if word.lower() in lowered:
-        return lowered[word.lower()]
-    match = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return match[0] if match else None
-
-
-def exception_leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside (nested) exception groups, or ``[exc]`` itself.
-
-    Task groups (anyio, the MCP SDK) wrap a failure in groups; the cause is a leaf.
-    """
-    if isinstance(exc, BaseExceptionGroup):
-        out: list[BaseException] = []
-        for sub in exc.exceptions:
-            out.extend(exception_leaves(sub))
-        return out
-    return [exc]

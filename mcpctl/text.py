@@ -10,15 +10,18 @@ everything that checks or shows such text: the CLI's output shows them escaped (
 the registry conversion refuses them.
 
 And what a program's stderr says went wrong (:func:`stderr_cause`): the lines ``health``,
-``doctor`` and a failed call show of a server that did not start.
+``doctor`` and a failed call show of a server that did not start; and the name a mistyped
+one was probably meant to be (:func:`closest`), for "did you mean".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 __all__ = [
     "STDERR_CAUSE_LINES",
+    "closest",
     "controls_in",
     "controls_re",
     "escape_controls",
@@ -130,3 +133,15 @@ def stderr_cause(lines: list[str], limit: int = STDERR_CAUSE_LINES) -> list[str]
             break
         picked.add(i)
     return [lines[i] for i in sorted(picked)]
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` closest to a mistyped ``word``, if any is close."""
+    import difflib
+
+    options = list(choices)
+    lowered = {c.lower(): c for c in options}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    match = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return match[0] if match else None

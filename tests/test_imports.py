@@ -58,6 +58,8 @@ LIST_JSON_MODULES = {
     "mcpctl.config.safefile",
     "mcpctl.config.secretvalues", "mcpctl.config.shown", "mcpctl.config.transports", "mcpctl.errors", "mcpctl.paths",
     "mcpctl.results", "mcpctl.text",
+    # The signals that stop a command (its handlers are set before it runs).
+    "mcpctl.stopsignals",
     # Whether the file is trusted (its own or by the environment: nothing more is loaded).
     "mcpctl.config.trustguard", "mcpctl.config.trustrecord", "mcpctl.quickpaths",
 }  # fmt: skip

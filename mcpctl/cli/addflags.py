@@ -6,7 +6,8 @@ warnings for a value the shell most likely expanded to nothing or a NAME given a
 
 from __future__ import annotations
 
-from mcpctl.cli.common import Protocol, duration_option
+from mcpctl.cli.common import Protocol
+from mcpctl.cli.flagvalues import duration_option
 from mcpctl.cli.output import STATE
 from mcpctl.config.model import MAX_TIMEOUT_MS, ProtocolMode
 from mcpctl.config.transports import remote_transports

@@ -25,12 +25,12 @@ from typer.core import TyperOption
 from mcpctl._version import __version__
 from mcpctl.cli import output
 from mcpctl.cli.commandgroup import CommandGroup
-from mcpctl.cli.common import stop_signals
 from mcpctl.cli.output import STATE
 from mcpctl.config import trustguard
 from mcpctl.config.redaction import forget as forget_secrets
 from mcpctl.errors import ExitCode, InternalError, Interrupted, McpctlError, UsageError
 from mcpctl.results import Result
+from mcpctl.stopsignals import stop_signals
 
 __all__ = [
     "COMMAND_MODULES",

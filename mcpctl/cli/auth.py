@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.asyncrun import run_async
 from mcpctl.cli.commandgroup import CommandGroup
-from mcpctl.cli.common import parse_duration, read_config, require_trusted, run_async
+from mcpctl.cli.common import read_config, require_trusted
+from mcpctl.cli.flagvalues import parse_duration
 from mcpctl.cli.output import STATE, Table
 from mcpctl.errors import ExitCode, Interrupted, ServerNotFoundError, SignInError, UsageError
 from mcpctl.results import Result

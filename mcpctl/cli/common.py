@@ -1,14 +1,12 @@
-"""What several command modules share: locations, the config, input parsing, async runs."""
+"""What several command modules share: locations, the config and its trust, shared options,
+the servers a command targets, registries."""
 
 from __future__ import annotations
 
-import math
-import re
-import signal
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 from mcpctl.cli import output
 from mcpctl.cli.output import STATE
@@ -31,20 +29,15 @@ __all__ = [
     "Protocol",
     "cache",
     "config_store",
-    "duration_option",
     "entry_summary",
     "entry_target",
     "era_options",
     "group_selection",
     "missing_config",
-    "parse_duration",
-    "parse_pairs",
     "paths",
     "read_config",
     "require_trusted",
-    "run_async",
     "sources",
-    "stop_signals",
     "targets",
 ]
 
@@ -172,169 +165,6 @@ def require_trusted(loaded: LoadResult | None, names: Iterable[str]) -> None:
     TrustStore.from_paths(paths()).require(loaded.path, chosen)
 
 
-def parse_pairs(values: Sequence[str], sep: str, flag: str, example: str) -> dict[str, str]:
-    """``KEY=VALUE`` (or ``Name: value``) options as a dict.
-
-    Raises:
-        UsageError: a value is not in the form ``example``.
-    """
-    pairs: dict[str, str] = {}
-    for raw in values:
-        key, found, value = raw.partition(sep)
-        key = key.strip()
-        if not found or not key:
-            raise UsageError(f"{flag} {raw!r} is not in the form {example}")
-        pairs[key] = value.strip() if sep == ":" else value
-    return pairs
-
-
-_DURATION_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*", re.IGNORECASE)
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-#: Over this many seconds a bare number gets a warning (milliseconds may have been meant).
-BARE_SECONDS_WARN = 600
-
-
-def parse_duration(text: str, *, flag: str = "--timeout") -> tuple[float, str | None]:
-    """Seconds from ``30s``, ``500ms``, ``1.5s``, ``2m`` or ``1h``; a bare number is seconds,
-    for every option that takes a duration.
-
-    Returns the seconds and a warning when a bare number is implausible as seconds
-    (``--timeout 30000``, where milliseconds were probably meant).
-
-    Raises:
-        UsageError: not a duration, zero or negative.
-    """
-    match = _DURATION_RE.fullmatch(text)
-    if match is None:
-        if re.fullmatch(r"\s*-.*", text):
-            raise UsageError(
-                f"{flag} {text!r} must be more than zero", hint="for example 500ms, 30s, 2m"
-            )
-        raise UsageError(
-            f"{flag} {text!r} is not a duration",
-            hint="a number of seconds, or one with a unit: 500ms, 30s, 1.5s, 2m",
-        )
-    number, unit = float(match[1]), (match[2] or "").lower()
-    seconds = number * _UNIT_SECONDS[unit or "s"]
-    if seconds <= 0:
-        raise UsageError(f"{flag} {text!r} must be more than zero")
-    if not math.isfinite(seconds):
-        raise UsageError(f"{flag} {text!r} is too long", hint="for example 500ms, 30s, 2m")
-    warning = None
-    if not unit and number > BARE_SECONDS_WARN:
-        warning = (
-            f"{flag} {text.strip()} is read as {number:g} s ({number / 3600:.1f} h; a bare "
-            f"number is seconds); write {number:g}ms for milliseconds"
-        )
-    return seconds, warning
-
-
-@overload
-def duration_option(
-    text: str | None, warnings: list[str], *, flag: str = ..., default: float
-) -> float: ...
-
-
-@overload
-def duration_option(
-    text: str | None, warnings: list[str], *, flag: str = ..., default: None = None
-) -> float | None: ...
-
-
-def duration_option(
-    text: str | None, warnings: list[str], *, flag: str = "--timeout", default: float | None = None
-) -> float | None:
-    """Seconds of a duration option (``default`` when not given), through
-    :func:`parse_duration`; its warning about an implausible bare number goes to ``warnings``.
-
-    Raises:
-        UsageError: not a duration, zero or negative.
-    """
-    if text is None:
-        return default
-    seconds, note = parse_duration(text, flag=flag)
-    if note:
-        warnings.append(note)
-    return seconds
-
-
-def run_async(fn: Callable[[], Any], what: str, *, spinner: bool = True) -> Any:
-    """Run async work (it may start servers), with a spinner on a terminal unless ``spinner``
-    is false.
-
-    SIGINT, SIGTERM and SIGHUP cancel the work: every server it started is stopped the usual
-    way, then :class:`mcpctl.errors.Interrupted` is raised. Meanwhile this process is a
-    child subreaper (Linux): what a server's children leave behind (a double fork) is adopted
-    here and stopped before this returns.
-    """
-    import signal
-    import threading
-
-    import anyio
-
-    from mcpctl import procs, reaper
-    from mcpctl.errors import Interrupted
-    from mcpctl.probe.spawn import use_client_half
-
-    use_client_half()  # this process is mcpctl's own: the SDK's client half is enough
-    output.configure_logging()
-    main_thread = threading.current_thread() is threading.main_thread()
-    wanted = stop_signals() if main_thread else []
-    received: list[int] = []
-    outcome: list[Any] = []
-    failure: list[Exception] = []
-
-    async def work() -> None:
-        with anyio.open_signal_receiver(*wanted) as signals:
-            async with anyio.create_task_group() as tg:
-
-                async def on_signal() -> None:
-                    async for signum in signals:
-                        received.append(signum)
-                        tg.cancel_scope.cancel()  # the servers are stopped as the work unwinds
-                        return
-
-                async def run() -> None:
-                    try:
-                        outcome.append(await fn())
-                    except Exception as exc:  # raised below as it is, not in an exception group
-                        failure.append(exc)
-                    finally:
-                        tg.cancel_scope.cancel()
-
-                if wanted:
-                    tg.start_soon(on_signal)
-                tg.start_soon(run)
-
-    handlers = {sig: signal.getsignal(sig) for sig in wanted}
-    was_subreaper = procs.is_subreaper()
-    reaper.become_subreaper()
-    try:
-        if spinner:
-            from mcpctl.cli.progress import progress
-
-            with progress(what):  # shown only on a terminal, for a person
-                anyio.run(work)
-        else:
-            anyio.run(work)
-    finally:
-        # A signal now waits until what the servers left behind is stopped too.
-        for sig in wanted:
-            signal.signal(sig, lambda signum, _: received.append(signum))
-        try:
-            reaper.reap_orphans()
-            if not was_subreaper:
-                reaper.become_subreaper(False)
-        finally:
-            for sig, handler in handlers.items():  # the event loop reset them to the defaults
-                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-    if received:
-        raise Interrupted(received[0])
-    if failure:
-        raise failure[0]
-    return outcome[0] if outcome else None
-
-
 def group_selection(entries: Mapping[str, ServerEntry], groups: Sequence[str]) -> list[str] | None:
     """The servers ``--group`` selects (the members of any of ``groups``, in file order), or
     ``None`` without ``--group``.
@@ -424,12 +254,6 @@ def entry_target(summary: dict[str, Any]) -> str:
     from mcpctl.config.shown import entry_target as target
 
     return target(summary)
-
-
-def stop_signals() -> list[signal.Signals]:
-    """SIGINT, SIGTERM and SIGHUP, where they exist, less those ignored (``nohup``, ``&``)."""
-    found = (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP"))
-    return [s for s in found if s is not None and signal.getsignal(s) is not signal.SIG_IGN]
 
 
 REGISTRY_TIMEOUT_HELP = (

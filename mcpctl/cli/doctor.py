@@ -76,7 +76,7 @@ def doctor(
     if name is not None:
         return doctor_server(name, timeout, protocol)
     if timeout is not None or protocol is not None:
-        from mcpctl.cli.common import duration_option
+        from mcpctl.cli.flagvalues import duration_option
         from mcpctl.errors import UsageError
 
         duration_option(timeout, [])  # a bad duration is named as everywhere else
@@ -163,7 +163,9 @@ def summary(report: DoctorReport) -> str:
 
 def doctor_server(name: str, timeout: str | None, protocol: Protocol | None) -> int:
     """``mcpctl doctor NAME``: one server, layer by layer."""
-    from mcpctl.cli.common import duration_option, era_options, run_async
+    from mcpctl.cli.asyncrun import run_async
+    from mcpctl.cli.common import era_options
+    from mcpctl.cli.flagvalues import duration_option
     from mcpctl.doctor.server import diagnose_server_async
 
     warnings: list[str] = []

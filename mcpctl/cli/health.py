@@ -10,20 +10,20 @@ import typer
 
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
+from mcpctl.cli.asyncrun import run_async
 from mcpctl.cli.common import (
     GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
-    duration_option,
     era_options,
     missing_config,
     protocol_cell,
-    run_async,
     targets,
 )
 from mcpctl.cli.completion import remember_probed
+from mcpctl.cli.flagvalues import duration_option
 from mcpctl.cli.output import STATE, Table
 from mcpctl.cli.progress import progress
 from mcpctl.errors import ExitCode, ProbeFailed

@@ -42,7 +42,8 @@ def health_as(
             approval.
     """
     from mcpctl.auth.secrets import keyring_source
-    from mcpctl.cli.common import paths, run_async, targets
+    from mcpctl.cli.asyncrun import run_async
+    from mcpctl.cli.common import paths, targets
     from mcpctl.cli.progress import progress
     from mcpctl.config.trust import TrustStore
     from mcpctl.render.clientfile import client_target, read_client

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import GROUP, duration_option, run_async
+from mcpctl.cli.asyncrun import run_async
+from mcpctl.cli.common import GROUP
+from mcpctl.cli.flagvalues import duration_option
 from mcpctl.cli.output import STATE, Table
 from mcpctl.results import Result
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from mcpctl.cli import common, output
+from mcpctl.cli import common, flagvalues, output
 from mcpctl.cli.commandgroup import CommandGroup
 from mcpctl.cli.output import Detail, Table
 from mcpctl.cli.progress import progress
@@ -139,7 +139,7 @@ def registry_sync(
     from mcpctl.registry.syncing import SYNC_TIMEOUT, SyncFailure, sync_many
 
     warnings: list[str] = []
-    seconds = common.duration_option(timeout, warnings, default=SYNC_TIMEOUT)
+    seconds = flagvalues.duration_option(timeout, warnings, default=SYNC_TIMEOUT)
     srcs = common.sources(registry_ids)
     done, errors = [], []
     names = ", ".join(dict.fromkeys(s.id for s in srcs))
@@ -219,7 +219,7 @@ def discover(
     if refresh and offline:
         raise UsageError("--refresh and --offline contradict each other")
     warnings: list[str] = []
-    seconds = common.duration_option(timeout, warnings, default=REFRESH_TIMEOUT)
+    seconds = flagvalues.duration_option(timeout, warnings, default=REFRESH_TIMEOUT)
     sources = common.sources(registry)
     cache = common.cache()
     with progress("Refreshing the registries' cache"):
@@ -341,7 +341,7 @@ def show(
     from mcpctl.registry.syncing import refresh as refresh_cache
 
     warnings: list[str] = []
-    seconds = common.duration_option(timeout, warnings, default=REFRESH_TIMEOUT)
+    seconds = flagvalues.duration_option(timeout, warnings, default=REFRESH_TIMEOUT)
     cache = common.cache()
     wanted = common.sources([registry] if registry else None)
     with progress("Refreshing the registries' cache"):

@@ -16,13 +16,8 @@ from mcpctl.cli.addflags import (
 )
 from mcpctl.cli.adding import add_from_registry
 from mcpctl.cli.authflags import auth_from_flags
-from mcpctl.cli.common import (
-    Protocol,
-    config_store,
-    duration_option,
-    entry_summary,
-    parse_pairs,
-)
+from mcpctl.cli.common import Protocol, config_store, entry_summary
+from mcpctl.cli.flagvalues import duration_option, parse_pairs
 from mcpctl.config.model import ServerEntry, ToolFilter
 from mcpctl.config.transports import remote_transports
 from mcpctl.errors import UsageError

@@ -18,13 +18,13 @@ from mcpctl.cli.common import (
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
-    duration_option,
     era_options,
     group_selection,
     paths,
     read_config,
 )
 from mcpctl.cli.difftext import NOUNS, diff_lines, diff_summary, package_lines
+from mcpctl.cli.flagvalues import duration_option
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.cli.progress import progress
 from mcpctl.errors import ExitCode, UsageError
@@ -130,7 +130,8 @@ def take_now(
     warnings = list(loaded.warnings) + more
     if probe and chosen:
         from mcpctl.auth.secrets import keyring_source
-        from mcpctl.cli.common import require_trusted, run_async
+        from mcpctl.cli.asyncrun import run_async
+        from mcpctl.cli.common import require_trusted
 
         require_trusted(loaded, [n for n, _, kind in chosen if kind == "external"])
         from mcpctl.probe.catalog import catalog_all

@@ -10,20 +10,20 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
+from mcpctl.cli.asyncrun import run_async
 from mcpctl.cli.common import (
     GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
-    duration_option,
     era_options,
     group_selection,
     paths,
     read_config,
     require_trusted,
-    run_async,
 )
+from mcpctl.cli.flagvalues import duration_option
 from mcpctl.cli.output import STATE, Lines
 from mcpctl.errors import ExitCode, McpctlError, UsageError
 from mcpctl.results import Result

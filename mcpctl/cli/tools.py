@@ -12,29 +12,24 @@ import typer
 
 from mcpctl.auth.secrets import keyring_source
 from mcpctl.cli import output
+from mcpctl.cli.asyncrun import run_async
 from mcpctl.cli.common import (
     GROUP,
     INTERNAL_ROOT,
     MANIFEST_KEY,
     PROTOCOL,
     Protocol,
-    duration_option,
     era_options,
     missing_config,
-    parse_pairs,
     paths,
     require_trusted,
-    run_async,
     targets,
 )
 from mcpctl.cli.completion import remember_probed
+from mcpctl.cli.flagvalues import duration_option, parse_pairs
 from mcpctl.cli.output import STATE, Lines, Table
 from mcpctl.cli.progress import Ticker, progress
-from mcpctl.errors import (
-    ExitCode,
-    ToolError,
-    UsageError,
-)
+from mcpctl.errors import ExitCode, ToolError, UsageError
 from mcpctl.results import Result
 from mcpctl.text import plural
 

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from mcpctl.cli import common, output
-from mcpctl.cli.common import (
-    cache,
-    config_store,
-    parse_pairs,
-    read_config,
-    sources,
-)
+from mcpctl.cli import common, flagvalues, output
+from mcpctl.cli.common import cache, config_store, read_config, sources
+from mcpctl.cli.flagvalues import parse_pairs
 from mcpctl.cli.output import Table
 from mcpctl.errors import ExitCode
 from mcpctl.results import Result
@@ -40,7 +35,7 @@ def outdated(
     from mcpctl.registry.updates import find_updates
 
     notes: list[str] = []
-    seconds = common.duration_option(timeout, notes, default=REFRESH_TIMEOUT)
+    seconds = flagvalues.duration_option(timeout, notes, default=REFRESH_TIMEOUT)
     loaded = read_config()
     entries = dict(loaded.config.entries)
     # Only the registries the entries come from (none when no entry has a source).
@@ -104,7 +99,7 @@ def upgrade(
     from mcpctl.registry.syncing import REFRESH_TIMEOUT
 
     notes: list[str] = []
-    seconds = common.duration_option(timeout, notes, default=REFRESH_TIMEOUT)
+    seconds = flagvalues.duration_option(timeout, notes, default=REFRESH_TIMEOUT)
     loaded = read_config()
     plan = plan_upgrade(
         cache(), sources(), loaded.config.entries, names or [],

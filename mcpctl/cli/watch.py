@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from mcpctl.cli import output
-from mcpctl.cli.common import PROTOCOL, Protocol, parse_duration, paths, run_async
+from mcpctl.cli.asyncrun import run_async
+from mcpctl.cli.common import PROTOCOL, Protocol, paths
+from mcpctl.cli.flagvalues import parse_duration
 from mcpctl.cli.output import STATE
 from mcpctl.errors import Interrupted, McpctlError, UsageError
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from mcpctl.cli import output
-from mcpctl.cli.common import Protocol, run_async
+from mcpctl.cli.asyncrun import run_async
+from mcpctl.cli.common import Protocol
 from mcpctl.cli.output import STATE
 from mcpctl.errors import Interrupted
 

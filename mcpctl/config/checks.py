@@ -34,7 +34,7 @@ from mcpctl.config.model import (
     ToolFilter,
 )
 from mcpctl.config.transports import DEFAULT_REMOTE, TRANSPORT_NAMES, TRANSPORTS
-from mcpctl.errors import closest
+from mcpctl.text import closest
 
 __all__ = [
     "check_group_name",

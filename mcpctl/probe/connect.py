@@ -34,9 +34,10 @@ from mcpctl.config.placeholders import (
     resolve_entry,
 )
 from mcpctl.config.transports import REMOTE_FALLBACKS, TRANSPORTS, Transport
-from mcpctl.errors import PlaceholderError, exception_leaves
+from mcpctl.errors import PlaceholderError
 from mcpctl.probe import streams
 from mcpctl.probe.eras import Era, EraMemory, effective_mode
+from mcpctl.probe.failures import exception_leaves
 from mcpctl.probe.listingrepair import Listing, tolerant_streams
 from mcpctl.probe.negotiate import discover_timeout, handshake_instead, negotiate, sse_mismatch
 from mcpctl.probe.spawn import StdioDiagnostics

@@ -22,7 +22,6 @@ from mcpctl.errors import (
     PlaceholderError,
     ProbeFailed,
     SecretUnreachableError,
-    exception_leaves,
 )
 from mcpctl.probe.childenv import ProbeError, child_env, command_not_found
 from mcpctl.probe.serverenv import find_program
@@ -35,6 +34,7 @@ __all__ = [
     "MESSAGE_MAX",
     "as_exception",
     "classify",
+    "exception_leaves",
     "list_failed",
     "one_line",
     "precheck",
@@ -272,3 +272,16 @@ def as_exception(name: str, error: ProbeError, stderr: Sequence[str] = ()) -> Mc
     if error.code == "invalid_entry":
         return InvalidEntryError(f"{name}: {error.message}", hint=error.hint)
     return ProbeFailed(name, error.code, error.message, hint=error.hint, stderr=stderr)
+
+
+def exception_leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or ``[exc]`` itself.
+
+    Task groups (anyio, the MCP SDK) wrap a failure in groups; the cause is a leaf.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        out: list[BaseException] = []
+        for sub in exc.exceptions:
+            out.extend(exception_leaves(sub))
+        return out
+    return [exc]

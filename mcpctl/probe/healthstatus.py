@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from mcpctl.errors import UsageError, closest
+from mcpctl.errors import UsageError
 from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.eras import Era
 from mcpctl.probe.toolinfo import ToolInfo
+from mcpctl.text import closest
 
 __all__ = [
     "DEFAULT_SLOW",

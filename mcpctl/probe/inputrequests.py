@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from mcpctl.errors import UsageError, closest
-from mcpctl.text import escape_controls
+from mcpctl.errors import UsageError
+from mcpctl.text import closest, escape_controls
 
 __all__ = [
     "MAX_INPUT_ROUNDS",

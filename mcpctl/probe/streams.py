@@ -242,7 +242,7 @@ async def open_streamable_http(
 def _stand_in_for_status(exc: BaseException) -> bool:
     """Whether ``exc`` is the SDK's stand-in for an HTTP error status (and not a failure
     mcpctl already explained, such as a sign-in that is needed)."""
-    from mcpctl.errors import exception_leaves
+    from mcpctl.probe.failures import exception_leaves
     from mcpctl.sdk import MCPError
 
     leaves = exception_leaves(exc)

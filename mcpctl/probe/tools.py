@@ -19,16 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from mcpctl.config.model import ProtocolMode, ServerEntry
 from mcpctl.config.placeholders import MissingPolicy, SecretSource
-from mcpctl.errors import (
-    McpctlError,
-    ToolArgumentsError,
-    ToolNotFoundError,
-    closest,
+from mcpctl.errors import McpctlError, ToolArgumentsError, ToolNotFoundError
+from mcpctl.probe.failures import (
+    as_exception,
+    classify,
     exception_leaves,
+    one_line,
+    precheck,
+    timeout_error,
 )
-from mcpctl.probe.failures import as_exception, classify, one_line, precheck, timeout_error
 from mcpctl.probe.toolinfo import ToolInfo, list_all_tools
 from mcpctl.probe.toolinfo import type_of as _type_of
+from mcpctl.text import closest
 
 if TYPE_CHECKING:
     from mcpctl.probe.connect import Connection

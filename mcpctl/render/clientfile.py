@@ -117,8 +117,8 @@ def client_target(name: str) -> ClientTarget:
     Raises:
         UsageError: no such target, or it is not a client with a config file of its own.
     """
-    from mcpctl.errors import closest
     from mcpctl.render.importing import client_targets
+    from mcpctl.text import closest
 
     clients = {t.name: t for t in client_targets()}
     if name in clients:

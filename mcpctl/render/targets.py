@@ -9,7 +9,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from mcpctl.errors import UsageError, closest
+from mcpctl.errors import UsageError
+from mcpctl.text import closest
 
 if TYPE_CHECKING:
     from mcpctl.render.base import Target

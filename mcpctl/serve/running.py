@@ -21,20 +21,15 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from mcpctl.serve.workspace import Workspace
+from mcpctl.stopsignals import stop_signals
 
 if TYPE_CHECKING:
     from mcpctl.serve.http import Endpoint
 
-__all__ = ["GRACE", "run", "stop_signals"]
+__all__ = ["GRACE", "run"]
 
 #: Seconds an HTTP server may take to finish its open requests once stopped.
 GRACE = 3.0
-
-
-def stop_signals() -> list[signal.Signals]:
-    """SIGINT, SIGTERM and SIGHUP, where they exist, less those ignored (``nohup``)."""
-    found = (getattr(signal, name, None) for name in ("SIGINT", "SIGTERM", "SIGHUP"))
-    return [s for s in found if s is not None and signal.getsignal(s) is not signal.SIG_IGN]
 
 
 def run(

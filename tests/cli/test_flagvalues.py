@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcpctl.cli.app import build_command
-from mcpctl.cli.common import duration_option, parse_duration
+from mcpctl.cli.flagvalues import duration_option, parse_duration
 from mcpctl.errors import UsageError
 from tests.conftest import Cli
 
