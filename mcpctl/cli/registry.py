@@ -83,11 +83,11 @@ def registry_add(
 
       mcpctl registry add team ./approved-servers.json
     """
-    from mcpctl.registry.sources import parse_location, save_sources
+    from mcpctl.registry.sources import add_source, parse_location
 
     source = parse_location(registry_id, location)
-    sources = [s for s in common.sources() if s.id != registry_id] + [source]
-    save_sources(common.paths().registries, sources)
+    where = common.paths()
+    add_source(where.registries, source, locks=where.locks_dir)
     output.info(f"Added registry {registry_id!r} ({source.location})")
     return output.emit(Result("registry add", source.to_dict()))
 
@@ -102,12 +102,10 @@ def registry_remove(
 
       mcpctl registry remove official
     """
-    from mcpctl.registry.sources import save_sources
+    from mcpctl.registry.sources import remove_source
 
-    sources = common.sources()
-    if registry_id not in {s.id for s in sources}:
-        raise UsageError(f"no registry {registry_id!r}", hint="run 'mcpctl registry list'")
-    save_sources(common.paths().registries, [s for s in sources if s.id != registry_id])
+    where = common.paths()
+    remove_source(where.registries, registry_id, locks=where.locks_dir)
     common.cache().drop(registry_id)
     output.info(f"Removed registry {registry_id!r}")
     return output.emit(Result("registry remove", {"id": registry_id}))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,12 +26,14 @@ __all__ = [
     "DEFAULT_TTL",
     "RETRY_AFTER_FAILURE",
     "RegistrySource",
+    "add_source",
     "age",
+    "change_sources",
     "find_record",
     "is_stale",
     "load_sources",
     "parse_location",
-    "save_sources",
+    "remove_source",
 ]
 
 OFFICIAL_URL = "https://registry.modelcontextprotocol.io"
@@ -65,39 +67,100 @@ def load_sources(path: Path) -> list[RegistrySource]:
     """The configured registries: the defaults, then the user's (which may override them).
 
     Raises:
-        UsageError: registries.json exists but is not valid.
+        UsageError: registries.json exists but is not valid, is not a regular file (a
+            FIFO, a device) or is over the size limit.
+        StorageError: it cannot be read.
     """
+    from mcpctl.config.safefile import read_file
+
+    return _parse_sources(path, read_file(path))
+
+
+def _parse_sources(path: Path, raw: bytes | None) -> list[RegistrySource]:
     sources = {s.id: s for s in DEFAULTS}
-    if path.exists():
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"{path} is not valid JSON: {exc}",
-                             hint=f"fix or delete {path}") from None  # fmt: skip
-        items = data.get("registries") if isinstance(data, dict) else None
-        if not isinstance(items, list):
-            raise UsageError(f'{path} must hold {{"registries": [...]}}')
-        for item in items:
-            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-                continue
-            if item.get("removed") is True:
-                sources.pop(item["id"], None)
-                continue
-            if isinstance(item.get("url"), str):
-                sources[item["id"]] = RegistrySource(item["id"], "http", item["url"])
-            elif isinstance(item.get("file"), str):
-                sources[item["id"]] = RegistrySource(item["id"], "file", item["file"])
+    if raw is None:
+        return list(sources.values())
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{path} is not valid JSON: {exc}",
+                         hint=f"fix or delete {path}") from None  # fmt: skip
+    items = data.get("registries") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise UsageError(f'{path} must hold {{"registries": [...]}}')
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        if item.get("removed") is True:
+            sources.pop(item["id"], None)
+            continue
+        if isinstance(item.get("url"), str):
+            sources[item["id"]] = RegistrySource(item["id"], "http", item["url"])
+        elif isinstance(item.get("file"), str):
+            sources[item["id"]] = RegistrySource(item["id"], "file", item["file"])
     return list(sources.values())
 
 
-def save_sources(path: Path, sources: list[RegistrySource]) -> None:
-    """Write registries.json: the user's registries, and tombstones for removed defaults."""
-    from mcpctl.config.atomicwrite import write_json
+def _dump_sources(sources: Sequence[RegistrySource]) -> bytes:
+    """registries.json's bytes: the user's registries, and tombstones for removed defaults."""
+    from mcpctl.config.jsontext import dump_config
 
     ids = {s.id for s in sources}
     items: list[dict[str, Any]] = [s.to_dict() for s in sources if s not in DEFAULTS]
     items += [{"id": d.id, "removed": True} for d in DEFAULTS if d.id not in ids]
-    write_json(path, {"registries": items})
+    return dump_config({"registries": items})
+
+
+def change_sources(
+    path: Path,
+    change: Callable[[list[RegistrySource]], list[RegistrySource]],
+    *,
+    locks: Path | None = None,
+) -> list[RegistrySource]:
+    """Read registries.json, apply ``change`` and write what it returns, all under the
+    file's lock, so that two commands changing it at once both land. Returns the
+    registries as written.
+
+    Raises:
+        UsageError: registries.json is not valid, not a regular file or too large.
+        ReadOnlyError, LockTimeoutError, StorageError: it cannot be written.
+    """
+    from mcpctl.config.filestore import FileStore
+
+    changed: list[RegistrySource] = []
+
+    def apply(current: bytes | None) -> bytes:
+        changed[:] = change(_parse_sources(path, current))
+        return _dump_sources(changed)
+
+    FileStore(path, locks=locks).replace(apply, action="registries")
+    return changed
+
+
+def add_source(path: Path, source: RegistrySource, *, locks: Path | None = None) -> None:
+    """Add ``source`` to registries.json (replacing a registry of the same id).
+
+    Raises:
+        the errors of :func:`change_sources`.
+    """
+    change_sources(path, lambda now: [s for s in now if s.id != source.id] + [source],
+                   locks=locks)  # fmt: skip
+
+
+def remove_source(path: Path, registry_id: str, *, locks: Path | None = None) -> None:
+    """Remove the registry ``registry_id`` (a default one is remembered as removed).
+
+    Raises:
+        UsageError: there is no such registry.
+        and the errors of :func:`change_sources`.
+    """
+
+    def without(now: list[RegistrySource]) -> list[RegistrySource]:
+        if registry_id not in {s.id for s in now}:
+            raise UsageError(f"no registry {registry_id!r}", hint="run 'mcpctl registry list'")
+        return [s for s in now if s.id != registry_id]
+
+    change_sources(path, without, locks=locks)
 
 
 def parse_location(registry_id: str, location: str) -> RegistrySource:
