@@ -35,19 +35,36 @@ __all__ = [
 TOOLS_CACHE = "completion-tools.json"
 DEFAULT_REGISTRIES = ("official", "builtin")
 MAX_PACKAGES = 200
+#: The largest file a tab press reads (the config reader's default cap).
+MAX_FILE_BYTES = 16 * 1024 * 1024
 
 Pairs = list[tuple[str, str]]
 
 
 def read_json(path: str) -> Any:
-    """The JSON document at ``path``, or ``None``."""
+    """The JSON document at ``path``, or ``None``: also for anything but a regular file of at
+    most :data:`MAX_FILE_BYTES` (a FIFO in a cloned repository must not hang a tab press).
+
+    The config package's reader does the same with errors to show; a tab press shows none,
+    and loads only the standard library.
+    """
     import json
+    import stat
 
     try:
-        with open(path, "rb") as file:
-            return json.loads(file.read())
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            return None
+        raw = os.read(fd, MAX_FILE_BYTES + 1)
+        return json.loads(raw) if len(raw) <= MAX_FILE_BYTES else None
     except (OSError, ValueError, RecursionError):
         return None
+    finally:
+        os.close(fd)
 
 
 def _entries(config: str) -> dict[str, dict[str, Any]]:

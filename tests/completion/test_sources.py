@@ -149,3 +149,23 @@ def test_the_tool_cache_survives_odd_names(config_path: Path) -> None:
     cache = Paths.from_env().cache_dir
     remember_tools(cache, config_path, {"a": ["caf\u00e9", "lone\udc80"]})
     assert names(sources.tool_names(str(config_path), "a")) == ["caf\u00e9", "lone\udc80"]
+
+
+def test_a_config_that_is_no_regular_file_completes_nothing_and_never_blocks(
+    tmp_path: Path,
+) -> None:
+    """A FIFO named like the config (a cloned repository's) must not hang a tab press."""
+    fifo = tmp_path / "external-mcps.json"
+    os.mkfifo(fifo)
+    assert sources.servers(str(fifo)) == []
+    assert sources.servers(str(tmp_path)) == []  # a folder
+
+
+def test_a_config_over_the_cap_completes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "external-mcps.json"
+    write_config(config, {"time": {"command": "uvx", "args": ["mcp-server-time"]}})
+    assert [name for name, _ in sources.servers(str(config))] == ["time"]
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", config.stat().st_size - 1)
+    assert sources.servers(str(config)) == []
