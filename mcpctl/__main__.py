@@ -48,7 +48,9 @@ def run() -> NoReturn:
 
         code = quick.answer(args)
         if code is not None:
-            quick.finish(code)
+            from mcpctl.stdstreams import leave
+
+            leave(code)
     from mcpctl.cli.app import run as run_cli
 
     run_cli(collector_paused=True)

@@ -15,6 +15,9 @@ replaced:
 
 Only :mod:`mcpctl.__main__` calls :func:`reopen_closed`, first thing, and only when the
 interpreter found a stream missing (it sets ``sys.stdout`` and the others to ``None``).
+
+And how the program leaves them: :func:`reader_gone` when the reader of stdout went away
+(``mcpctl list | head -1``), :func:`leave` once a command is done.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ import errno
 import io
 import os
 import sys
+from typing import NoReturn
 
-__all__ = ["CLOSED_STDOUT", "reopen_closed"]
+from mcpctl.errors import ExitCode
+
+__all__ = ["CLOSED_STDOUT", "leave", "reader_gone", "reopen_closed"]
 
 CLOSED_STDOUT = "standard output is closed"
 
@@ -112,3 +118,30 @@ def reopen_closed() -> tuple[int, ...]:
         )
         closed.append(2)
     return tuple(closed)
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (``mcpctl list | head -1``): its choice, not an error
+    worth a message. Stdout becomes ``/dev/null``, so nothing is left to fail at exit; 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def leave(code: int) -> NoReturn:
+    """Exit with ``code`` once the standard streams are flushed, without the interpreter's
+    teardown; a failed flush of stdout (a full disk) exits 120 (``ExitCode.FLUSH_FAILED``), as the
+    interpreter would."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started without it, and not through mcpctl.__main__
+            continue
+        try:
+            stream.flush()
+        except BrokenPipeError:  # the reader is gone: nothing more can reach it anyway
+            pass
+        except OSError:
+            if stream is sys.stdout and code == ExitCode.OK:
+                code = ExitCode.FLUSH_FAILED
+        except ValueError:  # closed
+            pass
+    os._exit(code)

@@ -60,6 +60,8 @@ LIST_JSON_MODULES = {
     "mcpctl.results", "mcpctl.text",
     # The signals that stop a command (its handlers are set before it runs).
     "mcpctl.stopsignals",
+    # How the program leaves its standard streams (flushed, or /dev/null for a gone reader).
+    "mcpctl.stdstreams",
     # Whether the file is trusted (its own or by the environment: nothing more is loaded).
     "mcpctl.config.trustguard", "mcpctl.config.trustrecord", "mcpctl.quickpaths",
 }  # fmt: skip

@@ -30,6 +30,7 @@ from mcpctl.config import trustguard
 from mcpctl.config.redaction import forget as forget_secrets
 from mcpctl.errors import ExitCode, InternalError, Interrupted, McpctlError, UsageError
 from mcpctl.results import Result
+from mcpctl.stdstreams import leave, reader_gone
 from mcpctl.stopsignals import stop_signals
 
 __all__ = [
@@ -281,12 +282,12 @@ def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> 
     except (KeyboardInterrupt, typer.Abort):  # typer.Abort: a prompt got Ctrl-C or its input ended
         return _interrupted(Interrupted(signal.SIGINT))
     except BrokenPipeError:
-        return _reader_gone()
+        return reader_gone()
     except SystemExit as exc:
         # click turns a closed stdout into exit 1 itself; it is the reader's choice, not a
         # failure (the same as above and as `watch`).
         if isinstance(exc.__context__, OSError) and exc.__context__.errno == errno.EPIPE:
-            return _reader_gone()
+            return reader_gone()
         raise
     except OSError as exc:
         if exc.errno in _OUTPUT_ERRNOS and not os.environ.get("MCPCTL_DEBUG"):
@@ -339,13 +340,6 @@ def _unknown_option(exc: typer.TyperException, ctx: Any) -> bool:
     return not any(name in (*p.opts, *p.secondary_opts) for p in ctx.command.get_params(ctx))
 
 
-def _reader_gone() -> int:
-    """The reader went away (mcpctl list | head -1): not an error worth a message."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
-    return 0
-
-
 class _Collector:
     """The garbage collector, paused by the program for its start-up (:func:`run`)."""
 
@@ -390,17 +384,4 @@ def run(*, collector_paused: bool = False) -> NoReturn:
     _COLLECTOR.paused = collector_paused
     if not os.environ.get("MCPCTL_DEBUG"):
         sys.unraisablehook = _unraisable_quietly
-    code = main(started=time.monotonic() - process_age())
-    for stream in (sys.stdout, sys.stderr):
-        if stream is None:  # started without it, and not through mcpctl.__main__
-            continue
-        try:
-            stream.flush()
-        except BrokenPipeError:  # the reader is gone: nothing more can reach it anyway
-            pass
-        except OSError:
-            if stream is sys.stdout and code == ExitCode.OK:
-                code = ExitCode.FLUSH_FAILED
-        except ValueError:  # closed
-            pass
-    os._exit(code)
+    leave(main(started=time.monotonic() - process_age()))

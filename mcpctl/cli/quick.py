@@ -13,17 +13,15 @@ it always does: nothing has been printed by then.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Sequence
 
 from mcpctl.cli import output
 from mcpctl.cli.common import entry_summary, entry_target, group_selection, read_config
 from mcpctl.cli.output import STATE, Table
-from mcpctl.errors import ExitCode
 from mcpctl.results import Result
+from mcpctl.stdstreams import reader_gone
 
-__all__ = ["answer", "finish", "list_args", "show_list"]
+__all__ = ["answer", "list_args", "show_list"]
 
 
 def show_list(enabled_only: bool, groups: Sequence[str]) -> int:
@@ -124,24 +122,6 @@ def answer(argv: Sequence[str]) -> int | None:
     except KeyboardInterrupt:
         return 130  # 128 + SIGINT, as the full CLI says it
     except BrokenPipeError:  # the reader went away (mcpctl list | head -1): its choice
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return reader_gone()
     except Exception:  # an error to report (raised before anything was printed)
         return None
-
-
-def finish(code: int) -> None:
-    """Leave with ``code`` once the standard streams are flushed, without the interpreter's
-    teardown (as :func:`mcpctl.cli.app.run` leaves); a failed flush of stdout exits 120."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:
-            pass
-        except OSError:
-            if stream is sys.stdout and code == ExitCode.OK:
-                code = ExitCode.FLUSH_FAILED
-        except ValueError:  # closed
-            pass
-    os._exit(code)
