@@ -93,11 +93,7 @@ class McpProxyTarget(ServersTarget):
         item: dict[str, Any] = {}
         transport = entry.effective_transport
         if not entry.is_remote:
-            item["command"] = w.text(name, "command", entry.command or "")
-            if entry.args:
-                item["args"] = [w.text(name, "args", a) for a in entry.args]
-            if entry.env:
-                item["env"] = w.texts(name, "env", entry.env)
+            item.update(w.stdio(name, entry))
             if entry.cwd is not None:
                 w.warn(name, "cwd", "is left out: mcp-proxy starts servers in its own directory")
             if entry.inherit_env:
@@ -254,11 +250,7 @@ class OneMcpTarget(ServersTarget):
         transport = entry.effective_transport
         item: dict[str, Any] = {"type": "http" if transport == "streamable-http" else transport}
         if not entry.is_remote:
-            item["command"] = w.text(name, "command", entry.command or "")
-            if entry.args:
-                item["args"] = [w.text(name, "args", a) for a in entry.args]
-            if entry.env:
-                item["env"] = w.texts(name, "env", entry.env)
+            item.update(w.stdio(name, entry))
             if entry.cwd is not None:
                 item["cwd"] = w.text(name, "cwd", entry.cwd)
             item["inheritParentEnv"] = True  # else 1mcp passes only the SDK's few variables

@@ -90,6 +90,16 @@ class Writer:
         """Each value of a mapping (env, headers) through :meth:`text`."""
         return {k: self.text(server, f"{what}.{k}", v) for k, v in values.items()}
 
+    def stdio(self, server: str, entry: ServerEntry) -> dict[str, Any]:
+        """A stdio entry's ``command``, ``args`` and ``env`` (those it has), each through
+        :meth:`text`: the fields every proxy's file spells the same."""
+        item: dict[str, Any] = {"command": self.text(server, "command", entry.command or "")}
+        if entry.args:
+            item["args"] = [self.text(server, "args", a) for a in entry.args]
+        if entry.env:
+            item["env"] = self.texts(server, "env", entry.env)
+        return item
+
     def resolved(self, value: str) -> str:
         """``value`` with its placeholders resolved (only under ``inline_secrets``).
 

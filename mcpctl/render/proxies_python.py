@@ -66,11 +66,7 @@ class FastMCPTarget(ServersTarget):
     def _server(self, w: Writer, name: str, entry: ServerEntry) -> dict[str, Any]:
         item: dict[str, Any] = {}
         if not entry.is_remote:
-            item["command"] = w.text(name, "command", entry.command or "")
-            if entry.args:
-                item["args"] = [w.text(name, "args", a) for a in entry.args]
-            if entry.env:
-                item["env"] = w.texts(name, "env", entry.env)
+            item.update(w.stdio(name, entry))
             if entry.cwd is not None:
                 item["cwd"] = w.text(name, "cwd", entry.cwd)
             _stdio_env_warning(w, name, entry, "FastMCP gives a server the MCP SDK's default "
@@ -163,11 +159,7 @@ class McpProxyPyTarget(ServersTarget):
 
     def _server(self, w: Writer, name: str, entry: ServerEntry) -> dict[str, Any]:
         if not entry.is_remote:
-            item: dict[str, Any] = {"command": w.text(name, "command", entry.command or "")}
-            if entry.args:
-                item["args"] = [w.text(name, "args", a) for a in entry.args]
-            if entry.env:
-                item["env"] = w.texts(name, "env", entry.env)
+            item: dict[str, Any] = w.stdio(name, entry)
             _stdio_env_warning(w, name, entry, "named servers get the MCP SDK's default "
                                "environment and env only (mcp-proxy --pass-environment "
                                "passes everything to every server)")  # fmt: skip
