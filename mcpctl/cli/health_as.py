@@ -66,12 +66,13 @@ def health_as(
     if file is not None and not file.is_file():  # a FIFO or a device would never end
         raise UsageError(f"{file} is not a regular file: give the client's config file")
     view = read_client(target, file)
-    # A project's client file is someone else's words: nothing of it runs unless approved.
-    require_client_trusted(view, TrustStore.from_paths(paths()))
     chosen, more = targets([], scope, internal_root, manifest_key, groups or ())  # type: ignore[arg-type]
     if groups:  # a group is mcpctl's: the client's servers of those names
         members = {name for name, _, _ in chosen}
         view.entries = {n: item for n, item in view.entries.items() if n in members}
+    # A project's client file is someone else's words: nothing of it runs unless approved
+    # (only the servers that would run: those of the groups asked for).
+    require_client_trusted(view, TrustStore.from_paths(paths()))
     warnings += more
     # Plain health's probes come on top of the client's ones: no total to count down to.
     with progress(f"Probing {plural(len(view.entries), 'server')} as {target}") as tick:

@@ -656,3 +656,22 @@ def test_a_failing_headers_helper_is_the_verdict_not_the_401(
     write_config(file, {"mcpServers": {"remote": {"type": "http", "url": unauthorized_url}}})
     r = cli("health", "--as", "claude-code", str(file), "--json")
     assert as_rows(r.json["data"])["remote"]["status"] == "needs_auth"
+
+
+def test_group_needs_only_its_own_servers_approved(
+    cli: Cli, config_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:  # fmt: skip
+    """A server the client's file gained since it was approved holds back only the runs
+    that would start it, not a group it is not in."""
+    monkeypatch.setenv("MCPCTL_TRUST", "0")
+    write_config(config_path, {"a": {**BASIC, "groups": ["work"]}, "x": BASIC})
+    assert cli("trust", "--yes").exit_code == 0  # mcpctl's own config, a project's here
+    client = write_config(tmp_path / "mcp.json", {"mcpServers": {"a": BASIC}})
+    assert cli("trust", "--as", "cursor", str(client), "--yes").exit_code == 0
+    write_config(client, {"mcpServers": {"a": BASIC, "x": BASIC}})  # a pull adds x
+    r = cli("health", "--as", "cursor", str(client), "--group", "work", "--json")
+    assert r.exit_code == 0, r.stdout
+    assert list(as_rows(r.json["data"])) == ["a"]
+    r = cli("health", "--as", "cursor", str(client), "--json")
+    assert r.exit_code == 2 and r.json["errors"][0]["code"] == "untrusted_config", r.stdout
