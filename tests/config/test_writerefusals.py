@@ -9,6 +9,7 @@ import pytest
 
 from mcpctl import ConfigStore, ServerEntry
 from mcpctl.config.jsontext import dump_config
+from mcpctl.config.writerefusals import refuse_control_characters, refuse_literal_secrets
 from mcpctl.errors import InvalidEntryError, PlaintextSecretError
 
 VALUE = "mypassword123"  # no token shape: only the key's name says it is secret
@@ -108,3 +109,96 @@ def test_allow_secrets_still_writes_anything(tmp_path: Path) -> None:
     store = ConfigStore(tmp_path / "c.json")
     store.add("s", ServerEntry(command="npx", env={"BRAVE_API_KEY": VALUE}), allow_secrets=True)
     assert read(store.path)["s"]["env"]["BRAVE_API_KEY"] == VALUE
+
+
+# --- what mutation testing found unpinned ------------------------------------------------
+
+TOKEN = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+TOKEN2 = "ghp_26C7e42F292c6912E7710c838347Ae178B4b"
+
+
+def test_a_literal_secret_refusal_names_the_place_and_the_placeholder_to_write() -> None:
+    with pytest.raises(PlaintextSecretError) as info:
+        refuse_literal_secrets({}, {"gh": {"command": "npx", "env": {"API_TOKEN": TOKEN}}})
+    err = info.value
+    assert err.message == (
+        "gh.env.API_TOKEN looks like a literal secret; mcpctl does not write secrets into the "
+        "config file"
+    )
+    assert err.hint == (
+        'write "${API_TOKEN}" in env.API_TOKEN instead and keep the value in the keyring: '
+        "mcpctl secret set API_TOKEN (or export API_TOKEN=... where mcpctl and the host run)"
+    )
+    assert err.subjects == ("gh.env.API_TOKEN", "env.API_TOKEN")
+    assert TOKEN not in err.message + str(err.hint)
+    # An argument has no key: the variable is named after the server.
+    with pytest.raises(PlaintextSecretError) as info:
+        refuse_literal_secrets({}, {"gh": {"command": "npx", "args": ["-y", TOKEN]}})
+    assert info.value.hint == (
+        'write "${GH_TOKEN}" in args[1] instead and keep the value in the keyring: '
+        "mcpctl secret set GH_TOKEN (or export GH_TOKEN=... where mcpctl and the host run)"
+    )
+    assert info.value.subjects == ("gh.args[1]", "args[1]")
+
+
+def test_only_server_entries_are_looked_at_and_every_one_of_them() -> None:
+    after = {
+        "$comment": {"env": {"GH_TOKEN": TOKEN}},  # not a server
+        "n": 5,  # not an object: validation's business
+        "gh": {"command": "npx", "env": {"GH_TOKEN": TOKEN}},
+    }
+    with pytest.raises(PlaintextSecretError, match=r"^gh\.env\.GH_TOKEN "):
+        refuse_literal_secrets({}, after)
+    refuse_literal_secrets({}, {"$comment": {"env": {"GH_TOKEN": TOKEN}}, "n": "x"})
+
+
+def test_a_secret_already_there_does_not_hide_a_new_one_beside_it() -> None:
+    before = {"s": {"command": "npx", "env": {"A_TOKEN": TOKEN}}}
+    after = {"s": {"command": "npx", "env": {"A_TOKEN": TOKEN, "B_TOKEN": TOKEN2}}}
+    with pytest.raises(PlaintextSecretError, match=r"^s\.env\.B_TOKEN "):
+        refuse_literal_secrets(before, after)
+    refuse_literal_secrets(before, {"s": {"command": "uvx", "env": {"A_TOKEN": TOKEN}}})
+
+
+@pytest.mark.parametrize(
+    "old_args",
+    [
+        ["-y", "harmless"],  # the argument changed to a token
+        ["-y"],  # the argument is new
+        {"0": "-y", "1": TOKEN},  # args was not a list
+        "-y " + TOKEN,
+    ],
+)  # fmt: skip
+def test_a_token_written_into_an_argument_is_refused_whatever_was_there(old_args: object) -> None:
+    before = {"s": {"command": "npx", "args": old_args}}
+    with pytest.raises(PlaintextSecretError, match=r"^s\.args\[1\] looks like"):
+        refuse_literal_secrets(before, {"s": {"command": "npx", "args": ["-y", TOKEN]}})
+
+
+@pytest.mark.parametrize("old_env", [["GH_TOKEN"], "GH_TOKEN", None])
+def test_a_token_written_over_an_env_that_was_not_an_object_is_refused(old_env: object) -> None:
+    before = {"s": {"command": "npx", "env": old_env}}
+    with pytest.raises(PlaintextSecretError, match=r"^s\.env\.GH_TOKEN looks like"):
+        refuse_literal_secrets(before, {"s": {"command": "npx", "env": {"GH_TOKEN": TOKEN}}})
+
+
+def test_a_control_character_refusal_names_the_place_and_what_to_do() -> None:
+    with pytest.raises(InvalidEntryError) as info:
+        refuse_control_characters({}, {"s": {"command": "npx", "env": {"K": "v\x1b[31m"}}})
+    assert info.value.message == (
+        "s.env.K contains the control character \\x1b; mcpctl does not write terminal "
+        "controls into the config file"
+    )
+    assert info.value.hint == "remove it (a shell may have put it there: check the quoting)"
+    with pytest.raises(InvalidEntryError, match=r"^\['s\\x07'\] contains .* \\x07;"):
+        refuse_control_characters({}, {"s\x07": {"command": "npx"}})
+
+
+def test_only_new_or_changed_entries_are_refused_for_a_control_character() -> None:
+    hand_written = {"a": {"command": "npx", "args": ["\x1b[1mbold\x1b[0m"]}}
+    refuse_control_characters(hand_written, dict(hand_written))  # there already: allowed
+    refuse_control_characters({}, {"$comment": {"command": "\x1b[31m"}})  # not a server
+    with pytest.raises(InvalidEntryError, match=r"^b\.args\[0\] contains"):
+        refuse_control_characters(
+            hand_written, {**hand_written, "b": {"command": "x", "args": ["\x07"]}}
+        )
