@@ -13,6 +13,10 @@ TOOLS = [
     )
     for i in range(25)
 ]
+# Two fields a listing may or may not have: a title (on the first page) and a description
+# (not on the last).
+TOOLS[0] = TOOLS[0].model_copy(update={"title": "The first tool"})
+TOOLS[24] = TOOLS[24].model_copy(update={"description": None})
 PAGE = 10
 
 
