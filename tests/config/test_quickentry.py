@@ -168,3 +168,20 @@ def test_what_no_process_can_be_given_goes_to_the_full_path(
     raw_name.write_text('{"s": {"command": "x", "args": ["\\udc80"]}}', encoding="utf-8")
     quick = plain_entry("s", str(raw_name), ENVIRON)
     assert quick is not None and quick.argv == ["x", "\udc80"]  # a raw name's byte: passable
+
+
+def test_the_working_dir_the_longest_timeout_and_the_trust_check(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    entry = {"command": "x", "cwd": "${HOME}/srv", "timeout": 3_600_000}
+    path.write_text(json.dumps({"s": entry}))
+    quick = plain_entry("s", str(path), ENVIRON)
+    assert quick is not None and quick.cwd == "/home/u/srv"  # the model's longest timeout
+    seen: list[object] = []
+
+    def allowed(data: dict[str, object]) -> bool:
+        seen.append(data)
+        return True
+
+    assert plain_entry("s", str(path), ENVIRON, allowed=allowed) is not None
+    assert seen == [entry]  # the entry as written, before anything is resolved
+    assert plain_entry("s", str(path), ENVIRON, allowed=lambda data: False) is None
