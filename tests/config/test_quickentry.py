@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from mcpctl.config.checks import entry_from_data
 from mcpctl.config.placeholders import resolve_entry
 from mcpctl.config.quickentry import plain_entry
+from mcpctl.errors import InvalidEntryError
 from mcpctl.probe.childenv import child_env
 from mcpctl.probe.serverenv import server_env
 
@@ -136,3 +137,51 @@ def test_an_entry_in_groups_is_still_plain(tmp_path: Path) -> None:
     path.write_text(json.dumps({"s": {"command": "srv", "groups": ["dev", "work"]}}))
     quick = plain_entry("s", str(path), ENVIRON)
     assert quick is not None and quick.argv == ["srv"]
+
+
+@pytest.mark.parametrize(
+    ("field", "raw"),
+    [
+        ("command", '"a\\u0000b"'),
+        ("args", '["x", "\\u0000"]'),
+        ("args", '["\\ud800"]'),
+        ("env", '{"A": "\\u0000"}'),
+        ("env", '{"A\\ud800": "v"}'),
+        ("cwd", '"/srv\\u0000"'),
+    ],
+)
+def test_what_no_process_can_be_given_goes_to_the_full_path(
+    tmp_path: Path, field: str, raw: str
+) -> None:
+    """A NUL or a lone surrogate: the model refuses the entry and says where; the quick
+    reader must not hand it over instead."""
+    path = tmp_path / "servers.json"
+    command = raw if field == "command" else '"x"'
+    extra = f', "{field}": {raw}' if field != "command" else ""
+    path.write_text(f'{{"s": {{"command": {command}{extra}}}}}', encoding="utf-8")
+    assert plain_entry("s", str(path), ENVIRON, SECRETS.get) is None
+    entry, _ = entry_from_data("s", json.loads(path.read_text(encoding="utf-8"))["s"])
+    if entry is not None:
+        with pytest.raises(InvalidEntryError, match="which no process can be given"):
+            resolve_entry("s", entry, policy="error", environ=ENVIRON)
+    raw_name = tmp_path / "raw.json"
+    raw_name.write_text('{"s": {"command": "x", "args": ["\\udc80"]}}', encoding="utf-8")
+    quick = plain_entry("s", str(raw_name), ENVIRON)
+    assert quick is not None and quick.argv == ["x", "\udc80"]  # a raw name's byte: passable
+
+
+def test_the_working_dir_the_longest_timeout_and_the_trust_check(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    entry = {"command": "x", "cwd": "${HOME}/srv", "timeout": 3_600_000}
+    path.write_text(json.dumps({"s": entry}))
+    quick = plain_entry("s", str(path), ENVIRON)
+    assert quick is not None and quick.cwd == "/home/u/srv"  # the model's longest timeout
+    seen: list[object] = []
+
+    def allowed(data: dict[str, object]) -> bool:
+        seen.append(data)
+        return True
+
+    assert plain_entry("s", str(path), ENVIRON, allowed=allowed) is not None
+    assert seen == [entry]  # the entry as written, before anything is resolved
+    assert plain_entry("s", str(path), ENVIRON, allowed=lambda data: False) is None
