@@ -340,3 +340,51 @@ def test_a_failed_probe_falls_back_to_a_stale_listing_saying_how_old(
         f"the probe failed (command_not_found: command 'some-server' not found on PATH); "
         f"these tools were listed {said}"
     ]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(89.4, "89 s ago"), (90, "2 min ago"), (90.5, "2 min ago"), (5399, "90 min ago"),
+     (5400, "1.5 h ago"), (5430, "1.5 h ago"), (126209, "35.1 h ago"),
+     (129600, "1.5 days ago"), (129610, "1.5 days ago"), (86405184, "1000.1 days ago")],
+)  # fmt: skip
+def test_how_old_a_listing_is_in_words(seconds: float, said: str) -> None:
+    from mcpctl.probe.listcache import _ago
+
+    assert _ago(seconds) == said
+
+
+def test_fresh_listings_are_served_in_order_and_the_rest_probed(tmp_path: Path) -> None:
+    cache = ListingCache.in_dir(tmp_path)
+    cache.put_results([(ENTRY, result(listing_ttl_ms=3_600_000))])
+    gone = ServerEntry(command="mcpctl-no-such-program")
+
+    async def served() -> list[ProbeResult]:
+        with anyio.fail_after(30):
+            chosen = [("a", ENTRY, "internal"), ("gone", gone, "external")]
+            return await cached_or_probed(chosen, cache, timeout=10)  # type: ignore[arg-type]
+
+    first, second = anyio.run(served)
+    assert (first.name, first.type, first.from_cache is not None) == ("a", "internal", True)
+    assert second.name == "gone" and second.error is not None
+
+
+def test_a_failed_result_before_others_does_not_stop_the_rest(tmp_path: Path) -> None:
+    cache = ListingCache.in_dir(tmp_path)
+    failed = result(error=ProbeError("timeout", "no answer"))
+    cache.put_results([(ServerEntry(command="b"), failed), (ENTRY, result())])
+    assert ListingCache.in_dir(tmp_path).get(ENTRY) is not None
+    tools = [{"name": 3}, {"name": "kept"}]
+    found = plant(tmp_path, {"listed_at": 1.0, "tools": tools}).get(ENTRY)
+    assert found is not None and [t.name for t in found.tools] == ["kept"]
+
+
+def test_a_stale_listing_kept_keeps_the_servers_kind(tmp_path: Path) -> None:
+    cache = aged(tmp_path, 100)
+
+    async def served() -> list[ProbeResult]:
+        with anyio.fail_after(30):
+            return await cached_or_probed([("e", ENTRY, "internal")], cache, timeout=10)
+
+    (kept,) = anyio.run(served)
+    assert kept.from_cache is not None and kept.type == "internal"
