@@ -606,3 +606,123 @@ def test_the_key_is_the_configuration_as_written() -> None:
     assert era_key(base) != era_key(ServerEntry(command="srv", args=("b",), env={"K": "${TOKEN}"}))
     assert era_key(base) != era_key(ServerEntry(url="https://example.com/mcp"))
     assert era_key(base).startswith("sha256:") and "TOKEN" not in era_key(base)
+
+
+# --- what mutation testing found unpinned (docs/testing.md) ------------------------------
+
+
+def test_kept_versions_are_short_strings_once_revisions_first_in_the_servers_order() -> None:
+    from mcpctl.probe.eras import MAX_VERSION_CHARS, MAX_VERSIONS, kept_versions
+
+    assert (MAX_VERSIONS, MAX_VERSION_CHARS) == (16, 32)
+    assert kept_versions(["draft", MODERN, 7, None, "", HANDSHAKE, MODERN, "x" * 33, "y" * 32]) == (
+        "draft", MODERN, HANDSHAKE, "y" * 32,
+    )  # fmt: skip
+    # Sixteen at most: every revision kept before a name that is not one.
+    names = [f"v{i}" for i in range(10)] + [f"2025-01-{i:02d}" for i in range(1, 13)]
+    kept = kept_versions(names)
+    assert len(kept) == 16 and kept[:4] == ("v0", "v1", "v2", "v3")
+    assert kept[4:] == tuple(f"2025-01-{i:02d}" for i in range(1, 13))
+    dates = [f"2024-{m:02d}-01" for m in range(1, 13)] + [f"2025-{m:02d}-01" for m in range(1, 13)]
+    assert kept_versions(["first", *dates]) == tuple(dates[:16])
+    assert kept_versions(["2025-1-1x", "12345-01-01"]) == ("2025-1-1x", "12345-01-01")
+
+
+def test_describe_versions() -> None:
+    from mcpctl.probe.eras import describe_versions
+
+    assert describe_versions([]) == "none named"
+    assert describe_versions([HANDSHAKE, MODERN]) == f"{HANDSHAKE}, {MODERN}"
+    long = "v" * 40
+    assert describe_versions([long]) == "v" * 31 + "…"
+    many = [f"2025-01-{i:02d}" for i in range(1, 31)] * 200
+    text = describe_versions(many)
+    assert text.endswith(", … (6,000 in all)") and len(text) <= 100 + 20
+    assert text.startswith("2025-01-01, 2025-01-02, ")
+    # Exactly to the limit: ten characters and two of separator each.
+    assert describe_versions(["a" * 10] * 3, limit=34) == ", ".join(["a" * 10] * 3)
+    assert describe_versions(["a" * 10] * 3, limit=33) == "aaaaaaaaaa, aaaaaaaaaa, … (3 in all)"
+    assert describe_versions(["a" * 50], limit=5) == "a" * 31 + "…"
+
+
+def test_an_eras_json_form() -> None:
+    assert Era("modern", MODERN, (MODERN, HANDSHAKE)).to_dict() == {
+        "era": "modern", "version": MODERN, "supported": [MODERN, HANDSHAKE],
+        "detected": "discovered",
+    }  # fmt: skip
+
+
+def test_a_remembered_version_too_long_or_supported_not_a_list_is_read_as_such(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / MEMORY_FILENAME
+    key = era_key(ENTRY)
+    path.write_text(
+        json.dumps({"format": 1, "eras": {key: {"era": "legacy", "version": "v" * 33}}})
+    )
+    assert EraMemory(path).recall(ENTRY) is None
+    path.write_text(json.dumps({"format": 1, "eras": {key: {
+        "era": "legacy", "version": "v" * 32, "supported": "2025-11-25"}}}))  # fmt: skip
+    assert EraMemory(path).recall(ENTRY) == Era("legacy", "v" * 32, (), "remembered")
+
+
+def test_a_memory_without_a_file_remembers_in_memory() -> None:
+    memory = EraMemory()
+    assert memory.recall(ENTRY) is None
+    memory.remember(ENTRY, Era("modern", MODERN, (MODERN, 7, MODERN), "discovered"))  # type: ignore[arg-type]
+    assert memory.recall(ENTRY) == Era("modern", MODERN, (MODERN,), "remembered")
+
+
+def test_what_is_written_for_an_entry(tmp_path: Path) -> None:
+    import time
+
+    before = int(time.time())
+    EraMemory.in_dir(tmp_path).remember(ENTRY, Era("modern", MODERN, (MODERN, "x" * 40)))
+    record = stored(tmp_path / MEMORY_FILENAME)[era_key(ENTRY)]
+    assert set(record) == {"era", "version", "supported", "at"}
+    assert (record["era"], record["version"], record["supported"]) == ("modern", MODERN, [MODERN])
+    assert before <= record["at"] <= time.time()
+
+
+def test_describe_versions_at_its_bounds() -> None:
+    from mcpctl.probe.eras import describe_versions
+
+    assert describe_versions(["v" * 32]) == "v" * 32  # the longest kept whole
+    four = ["a" * 32, "b" * 32, "c" * 16, "d" * 15, "e"]  # the fourth would end at 101
+    assert describe_versions(four) == f"{'a' * 32}, {'b' * 32}, {'c' * 16}, … (5 in all)"
+
+
+def test_a_one_character_version_is_kept() -> None:
+    from mcpctl.probe.eras import kept_versions
+
+    assert kept_versions(["a", "", "b"]) == ("a", "b")
+
+
+def test_the_key_ignores_the_order_of_fields_and_what_may_be_written() -> None:
+    one = ServerEntry(command="srv", env={"A": "1", "B": "2"}, headers={})
+    other = ServerEntry(command="srv", env={"B": "2", "A": "1"}, headers={})
+    assert era_key(one) == era_key(other)
+    assert era_key(ServerEntry(command="srv", allow_literal=("env.A",))) == era_key(
+        ServerEntry(command="srv")
+    )
+
+
+def test_an_entry_remembered_again_is_the_newest(tmp_path: Path) -> None:
+    others = [ServerEntry(command="server", args=(str(i),)) for i in range(MEMORY_MAX_ENTRIES)]
+    memory = EraMemory.in_dir(tmp_path)
+    memory.remember(ENTRY, ERA)
+    for entry in others[:-1]:
+        memory.remember(entry, ERA)
+    memory.remember(ENTRY, Era("modern", MODERN, (MODERN,)))  # news: written again, last
+    memory.remember(others[-1], ERA)  # one over the cap: the oldest goes
+    fresh = EraMemory.in_dir(tmp_path)
+    assert fresh.recall(ENTRY) is not None and fresh.recall(others[0]) is None
+
+
+def test_a_write_brings_in_what_another_process_remembered(tmp_path: Path) -> None:
+    other = ServerEntry(command="other-server")
+    first, second = EraMemory.in_dir(tmp_path), EraMemory.in_dir(tmp_path)
+    assert first.recall(other) is None  # loaded, empty
+    second.remember(other, Era("modern", MODERN, (MODERN,)))
+    first.remember(ENTRY, ERA)
+    assert first.recall(other) == Era("modern", MODERN, (MODERN,), "remembered")
