@@ -1,0 +1,91 @@
+"""Reading one server object of a proxy's file back: a field of the wrong type is left out
+with a warning, and the server names that cannot be read are said."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpctl.config.model import MAX_TIMEOUT_MS
+from mcpctl.render.proxies_common import Reader, valid_name
+
+
+def reader(data: dict[str, Any]) -> tuple[Reader, list[str]]:
+    warnings: list[str] = []
+    return Reader("s", data, warnings, lambda v: v.replace("$X", "${X}")), warnings
+
+
+def test_fields_of_the_right_type_are_read_with_their_placeholders_back() -> None:
+    r, warnings = reader({"command": "run $X", "args": ["a", "$X"], "env": {"K": "$X"},
+                          "disabled": False, "timeout": 2.5})  # fmt: skip
+    assert r.text("command") == "run ${X}"
+    assert r.texts("args") == ("a", "${X}")
+    assert r.mapping("env") == {"K": "${X}"}
+    assert r.flag("disabled") is False
+    assert r.number("timeout") == 2.5
+    r.rest({})
+    assert warnings == []
+
+
+def test_absent_fields_are_nothing_and_not_warned() -> None:
+    r, warnings = reader({})
+    assert (r.text("a"), r.texts("b"), r.mapping("c"), r.flag("d"), r.number("e")) == (
+        None, None, {}, None, None,
+    )  # fmt: skip
+    assert warnings == []
+
+
+@pytest.mark.parametrize(
+    ("method", "value", "empty", "kind"),
+    [
+        ("text", 1, None, "a string"),
+        ("texts", ["a", 1], None, "a list of strings"),
+        ("texts", "a", None, "a list of strings"),
+        ("mapping", {"K": 1}, {}, "an object of strings"),
+        ("mapping", ["K"], {}, "an object of strings"),
+        ("flag", "yes", None, "true or false"),
+        ("number", True, None, "a number"),
+        ("number", "5", None, "a number"),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_left_out_with_a_warning(
+    method: str, value: object, empty: object, kind: str
+) -> None:
+    r, warnings = reader({"f": value})
+    assert getattr(r, method)("f") == empty
+    assert warnings == [f"s: f is not {kind}: left out"]
+
+
+def test_timeouts_are_rounded_and_kept_in_range() -> None:
+    r, warnings = reader({})
+    assert r.timeout("t", None) is None
+    assert r.timeout("t", 1) == 1 and r.timeout("t", MAX_TIMEOUT_MS) == MAX_TIMEOUT_MS
+    assert warnings == []
+    assert r.timeout("t", 1500.4) == 1500
+    assert warnings == ["s: t is rounded to 1500 ms"]
+    warnings.clear()
+    assert r.timeout("t", 0) is None
+    assert r.timeout("t", MAX_TIMEOUT_MS + 1) is None
+    assert warnings == [f"s: t is out of range (1 to {MAX_TIMEOUT_MS} ms): left out"] * 2
+
+
+def test_fields_not_read_are_said_with_why_when_known() -> None:
+    r, warnings = reader({"command": "x", "known": 1, "odd": 2})
+    r.text("command")
+    r.rest({"known": "is the proxy's own"})
+    assert warnings == [
+        "s: known is the proxy's own: not imported",
+        "s: odd is not a field mcpctl knows: not imported",
+    ]
+
+
+def test_a_server_that_cannot_be_read_is_skipped_with_why() -> None:
+    warnings: list[str] = []
+    assert valid_name("ok-1", {}, warnings) and warnings == []
+    assert not valid_name("bad name", {}, warnings)
+    assert not valid_name("ok", ["not", "an", "object"], warnings)
+    assert warnings == [
+        "bad name: name is not a server name (1-64 of A-Z a-z 0-9 _ -): skipped",
+        "ok: entry is not a JSON object: skipped",
+    ]
