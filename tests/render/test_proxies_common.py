@@ -3,12 +3,14 @@ with a warning, and the server names that cannot be read are said."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 
-from mcpctl.config.model import MAX_TIMEOUT_MS
-from mcpctl.render.proxies_common import Reader, valid_name
+from mcpctl.config.model import MAX_TIMEOUT_MS, AuthConfig, ServerEntry
+from mcpctl.render.base import RenderRequest
+from mcpctl.render.proxies_common import Reader, Writer, auth_headers, valid_name
 
 
 def reader(data: dict[str, Any]) -> tuple[Reader, list[str]]:
@@ -89,3 +91,36 @@ def test_a_server_that_cannot_be_read_is_skipped_with_why() -> None:
         "bad name: name is not a server name (1-64 of A-Z a-z 0-9 _ -): skipped",
         "ok: entry is not a JSON object: skipped",
     ]
+
+
+def headers(auth: AuthConfig, *, inline: bool = False) -> tuple[dict[str, str], Writer]:
+    entry = ServerEntry(url="https://a/mcp", auth=auth)
+    request = RenderRequest({"s": entry}, inline_secrets=inline, environ={"U": "me", "P": "pw"})
+    w = Writer("mcp-proxy", request, expands=False)
+    return auth_headers(w, "s", entry), w
+
+
+def test_header_auth_sends_its_header_and_authorization_by_default() -> None:
+    assert headers(AuthConfig(type="header", name="X-Key", value="${K}"))[0] == {"X-Key": "${K}"}
+    assert headers(AuthConfig(type="header", value="tok"))[0] == {"Authorization": "tok"}
+    assert headers(AuthConfig(type="header", name="X-Key"))[0] == {"X-Key": ""}
+    assert headers(AuthConfig(type="bearer"))[0] == {"Authorization": "Bearer "}
+    sent, w = headers(AuthConfig(type="none"), inline=True)
+    assert sent == {} and w.warnings == []
+
+
+def test_basic_auth_is_written_encoded_only_with_inline_secrets() -> None:
+    basic = AuthConfig(type="basic", username="${U}", password="${P}")
+    sent, w = headers(basic)
+    assert sent == {}
+    assert w.warnings == [
+        "s: auth (basic) is left out: its Authorization header holds the credentials "
+        "encoded, which only --inline-secrets writes"
+    ]
+    sent, w = headers(basic, inline=True)
+    assert sent == {"Authorization": "Basic " + base64.b64encode(b"me:pw").decode()}
+    assert w.holds_secrets and w.warnings == []
+    sent, _ = headers(AuthConfig(type="basic", username="me"), inline=True)
+    assert sent == {"Authorization": "Basic " + base64.b64encode(b"me:").decode()}
+    sent, _ = headers(AuthConfig(type="basic", password="pw"), inline=True)
+    assert sent == {"Authorization": "Basic " + base64.b64encode(b":pw").decode()}
