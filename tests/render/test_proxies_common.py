@@ -8,9 +8,19 @@ from typing import Any
 
 import pytest
 
-from mcpctl.config.model import MAX_TIMEOUT_MS, AuthConfig, ServerEntry
+from mcpctl.config.model import MAX_TIMEOUT_MS, AuthConfig, ServerEntry, ToolFilter
+from mcpctl.errors import UsageError
 from mcpctl.render.base import RenderRequest
-from mcpctl.render.proxies_common import Reader, Writer, auth_headers, valid_name
+from mcpctl.render.proxies_common import (
+    Reader,
+    Writer,
+    auth_headers,
+    base_document,
+    load_servers,
+    split_bearer,
+    tool_lists,
+    valid_name,
+)
 
 
 def reader(data: dict[str, Any]) -> tuple[Reader, list[str]]:
@@ -124,3 +134,78 @@ def test_basic_auth_is_written_encoded_only_with_inline_secrets() -> None:
     assert sent == {"Authorization": "Basic " + base64.b64encode(b"me:").decode()}
     sent, _ = headers(AuthConfig(type="basic", password="pw"), inline=True)
     assert sent == {"Authorization": "Basic " + base64.b64encode(b":pw").decode()}
+
+
+def test_a_proxy_file_is_plain_json_with_an_mcpservers_object() -> None:
+    doc, servers = load_servers('{"mcpServers": {"a": {}}, "x": 1}', "mcp-proxy")
+    assert (doc["x"], servers) == (1, {"a": {}})
+    with pytest.raises(UsageError, match="not a mcp-proxy config"):
+        load_servers('{"mcpServers": {}} // a comment', "mcp-proxy")  # JSON has none
+    with pytest.raises(UsageError) as caught:
+        load_servers("[1]", "fastmcp")
+    assert caught.value.message == "not a fastmcp config: a JSON object was expected, not list"
+    with pytest.raises(UsageError) as caught:
+        load_servers('{"servers": {}}', "fastmcp")
+    assert caught.value.message == 'not a fastmcp config: it has no "mcpServers" object'
+    assert caught.value.hint == 'the servers are under "mcpServers": {"NAME": {...}}'
+
+
+def test_only_an_authorization_header_becomes_bearer_auth() -> None:
+    sent = {"X-Other": "Bearer abc", "Accept": "text/plain"}
+    assert split_bearer(sent) == (sent, None)
+    assert split_bearer({"authorization": "Bearer t0k", "A": "b"}) == (
+        {"A": "b"}, AuthConfig("bearer", token="t0k"),
+    )  # fmt: skip
+
+
+def test_the_file_is_written_with_unicode_as_is() -> None:
+    w = Writer("fastmcp", RenderRequest({}), expands=False)
+    rendered = w.done({"mcpServers": {"café": {"command": "naïve ✓"}}})
+    assert (
+        rendered.text
+        == '{\n  "mcpServers": {\n    "café": {\n      "command": "naïve ✓"\n    }\n  }\n}\n'
+    )
+    assert rendered.holds_secrets is False and rendered.warnings == []
+
+
+def test_placeholders_a_target_does_not_expand_are_kept_with_a_warning() -> None:
+    w = Writer("fastmcp", RenderRequest({}), expands=False)
+    entry = ServerEntry(command="${BIN}/srv", args=("--k", "${B} ${A} ${B}"))
+    assert w.stdio("s", entry) == {"command": "${BIN}/srv", "args": ["--k", "${B} ${A} ${B}"]}
+    assert w.warnings == [
+        "s: command keeps ${BIN} as written: fastmcp does not expand variables "
+        "(--inline-secrets writes the values)",
+        "s: args keeps ${A}, ${B} as written: fastmcp does not expand variables "
+        "(--inline-secrets writes the values)",
+    ]
+
+
+def test_a_target_that_expands_says_what_it_would_read_as_a_variable() -> None:
+    w = Writer("mcp-proxy", RenderRequest({}, environ={}), expands=True)
+    assert w.text("s", "args", "price: $5 or $HOME") == "price: $5 or $HOME"
+    assert w.warnings == ["s: args has '$HOME', which mcp-proxy expands as a variable"]
+
+
+def test_tool_lists_for_a_target_of_exact_names_say_what_they_change() -> None:
+    w = Writer("fastmcp", RenderRequest({}), expands=False)
+    allowed = ToolFilter(allow=("read", "write", "get_*"), deny=("write",))
+    assert tool_lists(w, "s", allowed) == (["read"], [])
+    nothing = ToolFilter(allow=("write",), deny=("write",))
+    assert tool_lists(w, "t", nothing) == ([], [])
+    assert w.warnings == [
+        "s: tools.allow pattern 'get_*' is left out: fastmcp takes exact tool names, so its "
+        "tools are hidden",
+        "s: tools.deny is folded into tools.allow: fastmcp gets the one list allow minus deny "
+        "(read)",
+        "t: tools.deny is folded into tools.allow: fastmcp gets the one list allow minus deny "
+        "(nothing)",
+    ]
+    w.warnings.clear()
+    assert tool_lists(w, "s", ToolFilter(allow=("a", "b"), deny=("c",)))[0] == ["a", "b"]
+    assert w.warnings[-1].endswith("allow minus deny (a, b)")
+
+
+def test_a_template_whose_servers_are_no_object_is_refused() -> None:
+    with pytest.raises(UsageError) as caught:
+        base_document({"mcpServers": ["a"]}, {"mcpProxy": {}})
+    assert caught.value.message == 'the template\'s "mcpServers" must be a JSON object'
