@@ -1,0 +1,207 @@
+"""The answer to a sign-in, in-process: parsing the redirect address, what keeps an answer
+from being redeemed (each in words), the loopback callback page (a real socket), and
+addresses pasted on stdin."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import anyio
+import httpx2
+import pytest
+
+from mcpctl.auth.answer import (
+    MAX_SHOWN,
+    Answer,
+    Expected,
+    belongs,
+    check_answer,
+    failed,
+    ignored_note,
+    parse_answer,
+    read_pasted,
+    serve_callback,
+    shown,
+)
+from mcpctl.errors import SignInError
+
+ISSUER = "http://127.0.0.1:9"
+AGAIN = "run 'mcpctl auth docs' again and use the address it prints"
+
+
+def test_parse_answer() -> None:
+    assert parse_answer("http://127.0.0.1:5/callback?code=c1&state=s1&iss=I") == Answer(
+        code="c1", state="s1", iss="I"
+    )
+    assert parse_answer("  ?error=access_denied&error_description=no+way&state=s ") == Answer(
+        error="access_denied", error_description="no way", state="s"
+    )
+    assert parse_answer("code=c2") == Answer(code="c2")
+    assert parse_answer("code=&state=s") is None  # an empty code is none
+    assert parse_answer("http://127.0.0.1:5/callback?state=s1") is None
+    assert parse_answer("https://example.com/?x=1#code=c") is None
+    assert parse_answer("") is None
+    assert parse_answer("Xcode=c") is None  # only a leading "?" is dropped
+
+
+def test_shown() -> None:
+    assert shown("plain") == "plain"
+    assert shown("a\nb\x1b") == "a\\nb\\x1b"
+    assert shown("x" * MAX_SHOWN) == "x" * MAX_SHOWN
+    assert shown("x" * (MAX_SHOWN + 1)) == "x" * (MAX_SHOWN - 1) + "…"
+    assert shown("abcdef", 4) == "abc…"
+
+
+def test_failed_and_belongs() -> None:
+    error = failed("docs", "it broke", "try again")
+    assert isinstance(error, SignInError)
+    assert (error.message, error.hint) == ("signing in to docs failed: it broke", "try again")
+    assert failed("docs", "x").hint is None
+    assert belongs(Answer(state="s"), Expected(state="s"))
+    assert not belongs(Answer(state="t"), Expected(state="s"))
+    assert not belongs(Answer(state=None), Expected(state=None))  # no address yet
+
+
+def refused(answer: Answer, expected: Expected) -> SignInError:
+    with pytest.raises(SignInError) as caught:
+        check_answer("docs", answer, expected)
+    return caught.value
+
+
+def test_each_refusal_in_words() -> None:
+    expected = Expected(state="s", issuer=ISSUER)
+    state = refused(Answer(code="c", state="t"), expected)
+    assert state.message == (
+        "signing in to docs failed: the answer does not carry the state this sign-in sent, so "
+        "it is not the answer to it (an old tab, or a forged link); nothing was stored"
+    )
+    assert state.hint == AGAIN
+    # An answer to another sign-in is not believed, not even its error.
+    assert refused(Answer(error="access_denied", state="t"), expected).message == state.message
+    issuer = refused(Answer(code="c", state="s", iss="https://evil.example"), expected)
+    assert issuer.message == (
+        "signing in to docs failed: the answer comes from another authorization server than "
+        f"the one this sign-in went to (iss 'https://evil.example', expected '{ISSUER}'); "
+        "nothing was stored"
+    )
+    assert issuer.hint == AGAIN
+    denied = refused(Answer(error="access_denied", error_description="the user said no",
+                            state="s"), expected)  # fmt: skip
+    assert denied.message == (
+        "signing in to docs failed: access was denied (access_denied: the user said no)"
+    )
+    assert denied.hint == "run 'mcpctl auth docs' again and allow access"
+    other = refused(Answer(error="server_error", state="s", iss=ISSUER), expected)
+    assert (
+        other.message == "signing in to docs failed: the authorization server answered server_error"
+    )
+    assert other.hint is None
+    no_code = refused(Answer(state="s"), expected)
+    assert no_code.message == "signing in to docs failed: the answer carries no authorization code"
+    assert no_code.hint is None
+    strict = Expected(state="s", issuer=ISSUER, iss_required=True)
+    no_iss = refused(Answer(code="c", state="s"), strict)
+    assert no_iss.message == (
+        "signing in to docs failed: the answer does not name the authorization server it "
+        "comes from (no iss), though that server's metadata says its answers do; nothing was "
+        "stored"
+    )
+    assert no_iss.hint == AGAIN
+    unknown = refused(Answer(code="c", state="s", iss=ISSUER), Expected(state="s"))
+    assert "expected 'none (it published no metadata)'); nothing was stored" in unknown.message
+    assert check_answer("docs", Answer(code="c", state="s", iss=ISSUER), strict) == "c"
+    assert check_answer("docs", Answer(code="c", state="s"), expected) == "c"
+
+
+def test_ignored_note() -> None:
+    assert ignored_note(1) == "ignored 1 callback without the right state (not this sign-in's)"
+    assert ignored_note(2, 1) == (
+        "ignored 2 callbacks and 1 pasted address without the right state (not this sign-in's)"
+    )
+    assert ignored_note(0, 3) == (
+        "ignored 3 pasted addresses without the right state (not this sign-in's)"
+    )
+
+
+def callback(paths: list[str], expected: Expected) -> tuple[list[httpx2.Response], list[Answer]]:
+    """Each path asked of a real loopback callback in turn: the pages, and what it passed on."""
+
+    async def run() -> tuple[list[httpx2.Response], list[Answer]]:
+        send, receive = anyio.create_memory_object_stream[Answer](10)
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)  # noqa: S610 -- anyio's
+        pages: list[httpx2.Response] = []
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(serve_callback, listener, send, expected)
+                async with httpx2.AsyncClient(timeout=10) as http:
+                    for path in paths:
+                        pages.append(await http.get(f"http://127.0.0.1:{port}{path}"))
+                tg.cancel_scope.cancel()
+        send.close()
+        return pages, [answer async for answer in receive]
+
+    return anyio.run(run)
+
+
+def test_the_callback_page_says_what_became_of_the_answer() -> None:
+    expected = Expected(state="s", issuer=ISSUER)
+    pages, answers = callback([
+        "/callback?code=c&state=s",
+        "/callback?code=c&state=other",
+        "/callback?code=c&state=s&iss=https%3A%2F%2Fevil.example",
+        "/callback?error=access_denied&state=s",
+        "/callback?state=s&code=",
+        "/elsewhere?code=c&state=s",
+        "/callback?code=c&state=s&next=?",
+    ], expected)  # fmt: skip
+    assert [p.status_code for p in pages] == [200, 200, 200, 200, 200, 404, 200]
+    titles = [p.text.split("<h1>")[1].split("</h1>")[0] for p in pages]
+    # No code at all: it cannot carry the state either (the invalid_request put in its place).
+    assert titles == ["Signed in", "Sign-in refused", "Sign-in refused", "Sign-in failed",
+                      "Sign-in refused", "Not found", "Signed in"]  # fmt: skip
+    assert "you can close this tab" in pages[0].text
+    assert "does not belong to the sign-in mcpctl started" in pages[1].text
+    assert "comes from another server than the one mcpctl sent you to" in pages[2].text
+    assert "The authorization server answered: access_denied." in pages[3].text
+    assert "<p>This is mcpctl&#x27;s sign-in callback.</p>" in pages[5].text
+    assert pages[0].headers["cache-control"] == "no-store"
+    assert pages[0].headers["content-type"] == "text/html; charset=utf-8"
+    assert answers == [
+        Answer(code="c", state="s"),
+        Answer(code="c", state="other"),
+        Answer(code="c", state="s", iss="https://evil.example"),
+        Answer(error="access_denied", state="s"),
+        Answer(error="invalid_request", error_description="no code in the answer"),
+        Answer(code="c", state="s"),
+    ]
+
+
+def test_a_callback_without_iss_when_required_is_refused_on_the_page() -> None:
+    pages, _ = callback(["/callback?code=c&state=s"], Expected("s", ISSUER, iss_required=True))
+    assert "does not name the server it comes from" in pages[0].text
+
+
+def test_the_callback_page_escapes_what_it_shows() -> None:
+    pages, _ = callback(["/callback?error=%3Cb%3Ex&state=s"], Expected("s", ISSUER))
+    assert "answered: &lt;b&gt;x." in pages[0].text and "<b>x" not in pages[0].text
+
+
+def test_pasted_addresses_are_read_until_the_end_of_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(
+        "\n   \nnot an address\nhttp://127.0.0.1:5/callback?code=c&state=s\n"
+    ))  # fmt: skip
+    said: list[str] = []
+
+    async def run() -> list[Answer]:
+        send, receive = anyio.create_memory_object_stream[Answer](10)
+        with anyio.fail_after(30):
+            await read_pasted(send, said.append)
+        send.close()
+        return [answer async for answer in receive]
+
+    assert anyio.run(run) == [Answer(code="c", state="s", pasted=True)]
+    assert said == [
+        "That is not the address the browser was sent to (it has no code=); paste it again."
+    ]
