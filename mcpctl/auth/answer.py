@@ -76,7 +76,9 @@ class Expected:
 def parse_answer(text: str) -> Answer | None:
     """The answer in a redirect address (or just its query), or ``None`` if it holds none."""
     text = text.strip()
-    query = urlsplit(text).query if "://" in text else text.lstrip("?")
+    # Only an address has a scheme: a bare query may hold ``://`` in an unencoded ``iss``.
+    address = urlsplit(text)
+    query = address.query if address.scheme else text.lstrip("?")
     values = {k: v[0] for k, v in parse_qs(query).items() if v}
     if "code" not in values and "error" not in values:
         return None

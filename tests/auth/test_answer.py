@@ -43,6 +43,13 @@ def test_parse_answer() -> None:
     assert parse_answer("https://example.com/?x=1#code=c") is None
     assert parse_answer("") is None
     assert parse_answer("Xcode=c") is None  # only a leading "?" is dropped
+    # A bare query is not an address, even with an unencoded issuer in it.
+    assert parse_answer("code=c&state=s&iss=https://as.example") == Answer(
+        code="c", state="s", iss="https://as.example"
+    )
+    assert parse_answer("?iss=https://as.example&code=c") == Answer(
+        code="c", iss="https://as.example"
+    )
 
 
 def test_shown() -> None:
@@ -176,6 +183,13 @@ def test_the_callback_page_says_what_became_of_the_answer() -> None:
         Answer(error="invalid_request", error_description="no code in the answer"),
         Answer(code="c", state="s"),
     ]
+
+
+def test_a_callback_with_an_unencoded_issuer_is_this_sign_ins() -> None:
+    # Some servers send ``iss`` as it is: ``://`` in the query must not lose the state.
+    pages, answers = callback([f"/callback?code=c&state=s&iss={ISSUER}"], Expected("s", ISSUER))
+    assert "you can close this tab" in pages[0].text
+    assert answers == [Answer(code="c", state="s", iss=ISSUER)]
 
 
 def test_a_callback_without_iss_when_required_is_refused_on_the_page() -> None:
