@@ -344,3 +344,17 @@ def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
         for proc in (daemon, bus):
             if proc is not None:
                 stop_process(proc)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    """No usable keyring backend, as on a headless machine without a Secret Service."""
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)

@@ -22,19 +22,6 @@ URL = "http://127.0.0.1:9/mcp"
 ISSUER = "http://127.0.0.1:9/issuer"
 
 
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    import keyring
-    from keyring.backends import fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
-
-
 def test_no_keyring_means_auth_required_with_the_remedies(no_keyring: None) -> None:
     auth = ConnectingAuth("docs", URL, AuthConfig(type="oauth"))
     with pytest.raises(ProbeFailed) as caught:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,20 +18,6 @@ from tests.conftest import MemoryKeyring
 URL = "https://docs.example.com/mcp"
 ACCESS = "AT-doctor-canary-0001"
 REFRESH = "RT-doctor-canary-0001"
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    """No usable backend, as on a headless machine without a Secret Service."""
-    import keyring
-    from keyring.backends import fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
 
 
 def oauth_entry(url: str = URL, **more: Any) -> ServerEntry:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,20 +19,6 @@ from mcpctl.snapshot.files import save_snapshot
 from mcpctl.snapshot.model import Snapshot
 from tests.conftest import MemoryKeyring, write_config
 from tests.doctor.fakes import FakeBin
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    """No usable backend, as on a headless machine without a Secret Service."""
-    import keyring
-    from keyring.backends import fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
 
 
 def test_a_healthy_setup(

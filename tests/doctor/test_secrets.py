@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -21,20 +20,6 @@ from tests.conftest import MemoryKeyring
 
 ENV_VALUE = "env-canary-4f1d2b9e"
 KEYRING_VALUE = "keyring-canary-8a7c3e21"
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    """No usable backend, as on a headless machine without a Secret Service."""
-    import keyring
-    from keyring.backends import fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
 
 
 def placeholders(
