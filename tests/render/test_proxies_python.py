@@ -354,3 +354,29 @@ def test_mcp_proxy_py_a_bridge_not_understood_is_kept_as_a_stdio_server(rest: li
     assert parsed.warnings == [
         "s: its mcp-proxy arguments are not all understood: imported as a stdio server"
     ]
+
+
+def fields(warnings: list[str]) -> list[str]:
+    """The ``server: field`` that begins each warning."""
+    return [" ".join(w.split(" ")[:2]) for w in warnings]
+
+
+def test_fastmcp_placeholders_are_warned_by_server_and_field() -> None:
+    _, warnings = server("fastmcp", ServerEntry(command="x", cwd="${HOME}/d"))
+    assert fields(warnings) == ["s: cwd"]
+    remote = ServerEntry(url="https://${HOST}/mcp", headers={"X": "${X}"},
+                         tools=ToolFilter(deny=("a*",)))  # fmt: skip
+    item, warnings = server("fastmcp", remote)
+    assert item["url"] == "https://${HOST}/mcp" and item["headers"] == {"X": "${X}"}
+    assert fields(warnings) == ["s: url", "s: headers.X", "s: tools.deny"]
+    basic = ServerEntry(url="https://h/mcp", auth=AuthConfig("basic", username="u", password="p"))
+    item, warnings = server("fastmcp", basic)
+    assert "headers" not in item and fields(warnings) == ["s: auth"]
+
+
+def test_mcp_proxy_py_bridge_placeholders_are_warned_by_server_and_field() -> None:
+    entry = ServerEntry(url="https://${HOST}/mcp", headers={"X": "${X}"})
+    item, warnings = server("mcp-proxy-py", entry)
+    assert item["args"] == ["https://${HOST}/mcp", "--transport", "streamablehttp",
+                            "-H", "X", "${X}"]  # fmt: skip
+    assert fields(warnings) == ["s: url", "s: headers.X"]
