@@ -338,6 +338,7 @@ def test_mcp_proxy_py_bridge_arguments_read_back_as_the_remote(
         ["--transport"],
         ["--transport", "ws"],
         ["--transport=streamable-http"],
+        ["--transport=x=sse"],
         ["-H", "A"],
         ["--headers"],
         ["--username", "u"],
@@ -380,3 +381,9 @@ def test_mcp_proxy_py_bridge_placeholders_are_warned_by_server_and_field() -> No
     assert item["args"] == ["https://${HOST}/mcp", "--transport", "streamablehttp",
                             "-H", "X", "${X}"]  # fmt: skip
     assert fields(warnings) == ["s: url", "s: headers.X"]
+
+
+def test_fastmcp_a_timeout_it_cannot_keep_is_warned_by_field() -> None:
+    parsed = read("fastmcp", a={"command": "x", "timeout": 0}, b={"command": "x", "timeout": 2.5})
+    assert parsed.entries["a"].timeout is None and parsed.entries["b"].timeout == 2
+    assert fields(parsed.warnings) == ["a: timeout", "b: timeout"]
