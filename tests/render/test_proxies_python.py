@@ -31,6 +31,11 @@ def read(target: str, **servers: dict[str, Any]) -> Parsed:
     return parse(target, json.dumps({"mcpServers": servers}))
 
 
+def fields(warnings: list[str]) -> list[str]:
+    """The ``server: field`` that begins each warning."""
+    return [" ".join(w.split(" ")[:2]) for w in warnings]
+
+
 # --- fastmcp: rendering ----------------------------------------------------------------------
 
 
@@ -232,7 +237,7 @@ def test_mcp_proxy_py_bridge_login_placeholders_are_warned_by_field() -> None:
                         auth=AuthConfig("basic", username="${U}", password="${P}"))  # fmt: skip
     item, warnings = server("mcp-proxy-py", entry)
     assert item["args"][3:7] == ["--username", "${U}", "--password", "${P}"]
-    assert [w.split(" ")[1] for w in warnings] == ["auth.username", "auth.password"]
+    assert fields(warnings) == ["s: auth.username", "s: auth.password"]
     request = RenderRequest({"s": entry}, inline_secrets=True, environ={"U": "me", "P": "pw"})
     rendered = get_target("mcp-proxy-py").render(request)
     args = json.loads(rendered.text)["mcpServers"]["s"]["args"]
@@ -357,11 +362,6 @@ def test_mcp_proxy_py_a_bridge_not_understood_is_kept_as_a_stdio_server(rest: li
     ]
 
 
-def fields(warnings: list[str]) -> list[str]:
-    """The ``server: field`` that begins each warning."""
-    return [" ".join(w.split(" ")[:2]) for w in warnings]
-
-
 def test_fastmcp_placeholders_are_warned_by_server_and_field() -> None:
     _, warnings = server("fastmcp", ServerEntry(command="x", cwd="${HOME}/d"))
     assert fields(warnings) == ["s: cwd"]
@@ -387,3 +387,12 @@ def test_fastmcp_a_timeout_it_cannot_keep_is_warned_by_field() -> None:
     parsed = read("fastmcp", a={"command": "x", "timeout": 0}, b={"command": "x", "timeout": 2.5})
     assert parsed.entries["a"].timeout is None and parsed.entries["b"].timeout == 2
     assert fields(parsed.warnings) == ["a: timeout", "b: timeout"]
+
+
+def test_mcp_proxy_py_a_missing_login_part_is_passed_empty() -> None:
+    for auth, login in [
+        (AuthConfig("basic", username="u"), ["--username", "u", "--password", ""]),
+        (AuthConfig("basic", password="p"), ["--username", "", "--password", "p"]),
+    ]:
+        item, _ = server("mcp-proxy-py", ServerEntry(url="https://h/mcp", auth=auth))
+        assert item["args"][3:] == login
