@@ -527,3 +527,169 @@ def test_what_renders_without_warnings_parses_back_the_same(target: str) -> None
     assert rendered.warnings == []
     parsed = parse(target, rendered.text)
     assert parsed.entries == entries and parsed.warnings == []
+
+
+# --- what each proxy is told, word for word -------------------------------------------------
+
+
+def test_mcp_proxy_says_why_it_leaves_out_a_stdio_servers_directory_and_env_choice() -> None:
+    _, warnings = server("mcp-proxy", ServerEntry(command="x", cwd="/d", inherit_env=("LANG",)))
+    assert warnings == [
+        "s: cwd is left out: mcp-proxy starts servers in its own directory",
+        "s: inherit_env is implied: mcp-proxy gives each server its whole environment",
+    ]
+
+
+def test_mcp_proxy_remote_warnings_name_the_field_and_the_reason() -> None:
+    entry = ServerEntry(url="https://${HOST:-x.example.com}/mcp", headers={"X-Team": "${T:-a}"},
+                        auth=AuthConfig("oauth"))  # fmt: skip
+    item, warnings = server("mcp-proxy", entry)
+    assert item["url"] == "https://${HOST}/mcp" and item["headers"] == {"X-Team": "${T}"}
+    assert warnings == [
+        "s: url loses the default of ${HOST}: mcp-proxy has no ${VAR:-default}",
+        "s: headers.X-Team loses the default of ${T}: mcp-proxy has no ${VAR:-default}",
+        "s: auth (oauth) is left out: mcp-proxy does not sign in, so it connects without "
+        "credentials",
+    ]
+    basic = ServerEntry(url="https://x/mcp", auth=AuthConfig("basic", username="u", password="p"))
+    assert server("mcp-proxy", basic)[1][0].startswith("s: auth (basic) is left out: ")
+
+
+def test_mcp_proxy_says_an_empty_allow_list_disables_the_server() -> None:
+    _, warnings = server("mcp-proxy", ServerEntry(command="x", tools=ToolFilter(allow=())))
+    assert warnings == [
+        "s: tools allows no tool, which mcp-proxy cannot say (an empty list is no filter): "
+        "the server is disabled"
+    ]
+
+
+def test_mcp_proxy_listen_needs_a_template_proxy_object_and_a_template_may_lack_one() -> None:
+    with pytest.raises(UsageError) as caught:
+        run("mcp-proxy", {"s": STDIO}, template={"mcpProxy": []}, listen="127.0.0.1:9")
+    assert str(caught.value) == 'the template\'s "mcpProxy" must be a JSON object for --listen'
+    # Without --listen, a template's odd or missing mcpProxy is the proxy's to refuse.
+    for template in ({"mcpProxy": []}, {"mcpServers": {}}):
+        doc, rendered = run("mcp-proxy", {"s": STDIO}, template=template)
+        assert doc["mcpServers"]["s"]["command"] == "uvx" and rendered.warnings == []
+
+
+def test_mcp_proxy_exposure_names_every_server_and_skips_a_templates_odd_server() -> None:
+    [line] = exposure(render("mcp-proxy", {"a": STDIO}, listen=":9090", environ={}).warnings)
+    assert line == (
+        "mcpProxy: addr :9090 listens on every interface with no auth token: anyone who "
+        "reaches it can use every server; set mcpProxy.options.authTokens (in a --template) "
+        "or --listen 127.0.0.1:PORT"
+    )
+    template = {"mcpProxy": {"addr": ":9090", "options": {"authTokens": ["t"]}},
+                "mcpServers": {"odd": "not an object"}}  # fmt: skip
+    assert exposure(run("mcp-proxy", {"a": STDIO}, template=template)[1].warnings) == []
+
+
+def test_mcp_proxy_parse_stdio_keeps_timeout_filter_and_disabled() -> None:
+    parsed = parse("mcp-proxy", json.dumps({"mcpServers": {
+        "s": {"command": "x", "timeout": 5_000_000_000,
+              "options": {"toolFilter": {"mode": "allow", "list": ["a"]}, "disabled": True}},
+    }}))  # fmt: skip
+    assert parsed.entries["s"] == ServerEntry(command="x", timeout=5000, enabled=False,
+                                              tools=ToolFilter(allow=("a",)))  # fmt: skip
+    assert parsed.warnings == []
+
+
+def test_mcp_proxy_parse_says_what_it_leaves_out() -> None:
+    parsed = parse("mcp-proxy", json.dumps({"mcpServers": {
+        "std": {"command": "x", "headers": {"H": "1"}, "options": 3},
+        "rem": {"url": "https://x/mcp", "env": {"A": "1"}, "args": ["a"]},
+        "nocmd": {"transportType": "stdio", "url": "https://x/mcp"},
+        "mode": {"command": "x", "options": {"toolFilter": {"list": ["a"]}}},
+        "odd": {"command": "x", "options": {"toolFilter": {"mode": "allow", "list": "abc"}}},
+    }}))  # fmt: skip
+    assert sorted(parsed.entries) == ["mode", "odd", "rem", "std"]
+    assert parsed.entries["mode"].tools is None and parsed.entries["odd"].tools is None
+    assert parsed.warnings == [
+        "std: options is not an object: not imported",
+        "std: headers applies to remote servers only: not imported",
+        "rem: env applies to stdio servers only: not imported",
+        "rem: args applies to stdio servers only: not imported",
+        "nocmd: command is missing: skipped",
+        "mode: options.toolFilter has mode '': not imported",
+    ]
+
+
+def test_one_mcp_render_warnings_name_the_field() -> None:
+    entry = ServerEntry(command="x", cwd="/srv/${APP:-a}", tools=ToolFilter(allow=("a",)))
+    item, warnings = server("1mcp", entry)
+    assert item["cwd"] == "/srv/${APP}"
+    assert warnings == [
+        "s: cwd loses the default of ${APP}: 1mcp has no ${VAR:-default}",
+        "s: tools.allow is left out: 1mcp has no allow list, only disabledTools, so every "
+        "other tool is exposed",
+    ]
+    oauth = AuthConfig("oauth", client_id="${ID:-i}", client_secret="${SEC:-s}",
+                       client_metadata_url="https://x/meta.json")  # fmt: skip
+    entry = ServerEntry(url="https://${H:-x}/mcp", headers={"X": "${X:-1}"}, auth=oauth)
+    item, warnings = server("1mcp", entry)
+    assert item["oauth"] == {"clientId": "${ID}", "clientSecret": "${SEC}"}
+    assert warnings == [
+        "s: url loses the default of ${H}: 1mcp has no ${VAR:-default}",
+        "s: headers.X loses the default of ${X}: 1mcp has no ${VAR:-default}",
+        "s: auth (oauth): sign-in happens in 1mcp (its own OAuth flow and tokens)",
+        "s: auth.client_id loses the default of ${ID}: 1mcp has no ${VAR:-default}",
+        "s: auth.client_secret loses the default of ${SEC}: 1mcp has no ${VAR:-default}",
+        "s: auth.client_metadata_url is left out: 1mcp has no such setting",
+    ]
+    basic = ServerEntry(url="https://x/mcp", auth=AuthConfig("basic", username="u", password="p"))
+    assert server("1mcp", basic)[1][0].startswith("s: auth (basic) is left out: ")
+
+
+def test_one_mcp_parse_env_list_and_inherit_choices() -> None:
+    parsed = parse("1mcp", json.dumps({"mcpServers": {
+        "list": {"command": "x", "env": ["A=b=c", "B=$HOME"]},
+        "plain": {"command": "x", "env": {"A": "1"}, "envFilter": ["LANG"]},
+        "all": {"command": "x", "inheritParentEnv": True},
+        "trust": {"command": "x", "inheritParentEnv": True, "envFilter": list(TRUST_ENV)},
+        "off": {"command": "x", "disabled": True},
+    }}))  # fmt: skip
+    e = parsed.entries
+    assert e["list"] == ServerEntry(command="x", env={"A": "b=c", "B": "${HOME}"})
+    assert e["plain"] == ServerEntry(command="x", env={"A": "1"})
+    assert e["plain"].inherit_env is False
+    assert e["all"].inherit_env is True
+    assert e["trust"].inherit_env is False, "what mcpctl passes anyway is no choice of the entry"
+    assert e["off"] == ServerEntry(command="x", enabled=False)
+    assert parsed.warnings == []
+
+
+def test_one_mcp_parse_oauth_fields() -> None:
+    parsed = parse("1mcp", json.dumps({"mcpServers": {
+        "o": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer t", "X": "1"},
+              "oauth": {"scopes": ["r"], "clientId": "$ID", "clientSecret": "${SEC}"}},
+        "odd": {"url": "https://x/mcp", "oauth": {"scopes": "read", "clientId": 3}},
+    }}))  # fmt: skip
+    assert parsed.entries["o"] == ServerEntry(
+        url="https://x/mcp", transport="streamable-http",
+        headers={"Authorization": "Bearer t", "X": "1"},
+        auth=AuthConfig("oauth", scopes=("r",), client_id="${ID}", client_secret="${SEC}"),
+    )  # fmt: skip
+    assert parsed.entries["odd"].auth == AuthConfig("oauth")
+    assert parsed.warnings == []
+
+
+def test_one_mcp_parse_says_what_it_leaves_out() -> None:
+    parsed = parse("1mcp", json.dumps({"mcpTemplates": {"t": {}}, "mcpServers": {
+        "s": {"command": "x", "tags": ["t"], "requestTimeout": 1, "restartOnExit": True,
+              "maxRestarts": 2, "restartDelay": 3, "connectionTimeout": 1.5},
+        "r": {"url": "https://x/mcp", "restartDelay": 3},
+        "nocmd": {"type": "stdio", "url": "https://x/mcp"},
+    }}))  # fmt: skip
+    assert sorted(parsed.entries) == ["r", "s"] and parsed.entries["s"].timeout == 2
+    assert parsed.warnings == [
+        "mcpTemplates is a 1mcp setting: not imported",
+        "s: timeout is rounded to 2 ms",
+        "s: tags is for 1mcp's routing: not imported",
+        "s: requestTimeout has no field in mcpctl: not imported",
+        "s: restartOnExit is 1mcp's supervision: not imported",
+        "s: maxRestarts is 1mcp's supervision: not imported",
+        "s: restartDelay is 1mcp's supervision: not imported",
+        "r: restartDelay is 1mcp's supervision: not imported",
+        "nocmd: command is missing: skipped",
+    ]
