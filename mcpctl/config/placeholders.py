@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mcpctl.config import trustguard
-from mcpctl.config.fieldsyntax import PLACEHOLDER_RE
+from mcpctl.config.fieldsyntax import PLACEHOLDER_RE, unpassable
 from mcpctl.config.secretvalues import (
     MIN_SECRET_LEN,
     REDACTED,
@@ -237,17 +237,6 @@ class ResolvedEntry:
         return redact(text, extra=self.secret_values)
 
 
-def _unpassable(text: str) -> str | None:
-    """What in ``text`` no process can be given, if anything."""
-    if "\0" in text:
-        return "a NUL character (\\x00)"
-    try:
-        os.fsencode(text)  # \udc80-\udcff pass: they stand for the bytes of a raw name
-    except UnicodeEncodeError as exc:
-        return f"a lone surrogate (\\u{ord(text[exc.start]):04x})"
-    return None
-
-
 def unspawnable(entry: ServerEntry) -> str | None:
     """Why a stdio ``entry`` cannot be started as it is: the field (``args[1]``, ``env.X``,
     the name of an ``env`` variable, ``cwd``) and what it holds that no process can be given
@@ -263,7 +252,7 @@ def unspawnable(entry: ServerEntry) -> str | None:
         shown = escape_controls(key, keep_newlines=False)
         fields += [(f"the name of env variable '{shown}'", key), (f"env.{shown}", value)]
     for where, text in fields:
-        what = _unpassable(text)
+        what = unpassable(text)
         if what is not None:
             return f"{where} holds {what}, which no process can be given"
     return None

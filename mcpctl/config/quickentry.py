@@ -11,7 +11,6 @@ errors and hints) then decides, so nothing the model refuses is ever started fro
 from __future__ import annotations
 
 import json
-import os
 import re
 
 from mcpctl.config.fieldsyntax import (
@@ -20,6 +19,7 @@ from mcpctl.config.fieldsyntax import (
     MAX_TIMEOUT_MS,
     NAME_RE,
     PLACEHOLDER_RE,
+    unpassable,
 )
 
 TYPE_CHECKING = False
@@ -107,18 +107,6 @@ def _valid(data: dict[str, object]) -> bool:
     )
 
 
-def _passable(text: str) -> bool:
-    """``text`` can be given to a process: no NUL, no lone surrogate (as the model checks,
-    :func:`mcpctl.config.placeholders.unspawnable`)."""
-    if "\0" in text:
-        return False
-    try:
-        os.fsencode(text)  # as the model: \udc80-\udcff stand for a raw name's bytes
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def plain_entry(
     name: str,
     path: str,
@@ -168,7 +156,7 @@ def plain_entry(
     # path resolves again and reports it, so nothing of the source's may escape here.
     except Exception:
         return None
-    if not all(map(_passable, (*argv, *env, *env.values(), cwd or ""))):
+    if any(map(unpassable, (*argv, *env, *env.values(), cwd or ""))):
         return None  # the model refuses it, and says where
     inherit = data.get("inherit_env", False)
     return PlainEntry(argv, env, inherit if isinstance(inherit, bool) else tuple(inherit), cwd)
