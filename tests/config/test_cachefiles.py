@@ -115,3 +115,105 @@ def test_a_list_of_versions_is_described_briefly() -> None:
     assert describe_versions(["2025-06-18", "2025-11-25"]) == "2025-06-18, 2025-11-25"
     text = describe_versions(["v" * 1000] * 5000)
     assert len(text) < 150 and text.endswith("… (5,000 in all)")
+
+
+def test_a_file_too_large_or_of_another_shape_reads_as_no_records(tmp_path: Path) -> None:
+    path = tmp_path / "cache.json"
+    records = {f"k{i}": {"v": "x" * 40} for i in range(100)}
+    path.write_text(json.dumps({"format": 1, "r": records}))
+    assert read_records(path, "r", path.stat().st_size) == records
+    assert read_records(path, "r", path.stat().st_size - 1) == {}
+    path.write_text(json.dumps([{"r": records}]))
+    assert read_records(path, "r", 1 << 20) == {}
+    path.write_text(json.dumps({"r": {"a": 1, "b": {"v": 1}, "c": [2], "d": None}}))
+    assert read_records(path, "r", 1 << 20) == {"b": {"v": 1}}
+
+
+def test_a_change_starts_from_no_records_when_the_file_is_too_large(tmp_path: Path) -> None:
+    path = tmp_path / "cache.json"
+    old = {f"k{i}": {"v": "x" * 40} for i in range(100)}
+    path.write_text(json.dumps({"format": 1, "r": old}))
+    assert path.stat().st_size > 4096
+    assert update_records(path, "r", 4096, put({"new": {"v": 1}})) == {"new": {"v": 1}}
+    assert read_records(path, "r", 4096) == {"new": {"v": 1}}
+
+
+def test_the_file_is_compact_ascii_json() -> None:
+    content, kept = fit_records("r", {"a": {"v": 1, "w": "café"}}, 4096)
+    assert content == b'{"format":1,"r":{"a":{"v":1,"w":"caf\\u00e9"}}}\n'
+    assert kept == {"a": {"v": 1, "w": "café"}}
+    empty = b'{"format":1,"r":{}}\n'
+    assert fit_records("r", {}, len(empty)) == (empty, {})
+    with pytest.raises(ValueError, match=r"^19 bytes cannot hold a cache file$"):
+        fit_records("r", {}, len(empty) - 1)
+
+
+def test_records_are_kept_up_to_the_last_byte_the_limit_allows() -> None:
+    records = {f"k{i:02d}": {"v": "x" * 5} for i in range(12)}
+    for limit in range(20, 260):
+        content, kept = fit_records("r", records, limit)
+        assert len(content) <= limit, limit
+        assert list(kept) == list(records)[len(records) - len(kept) :]
+        if len(kept) < len(records):
+            # The next older record would not have fitted (with a byte to spare).
+            older = list(records)[len(records) - len(kept) - 1]
+            bigger, _ = fit_records("r", {older: records[older], **kept}, 1 << 20)
+            assert len(bigger) >= limit, limit
+    only = {"k": {"v": "x" * 50}}
+    whole, _ = fit_records("r", only, 1 << 20)
+    assert fit_records("r", only, len(whole) + 1)[1] == only
+    assert fit_records("r", only, len(whole))[1] == {}
+
+
+def test_a_missing_folder_is_made_for_the_file_and_its_lock(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "cache.json"
+    assert update_records(path, "r", 4096, put({"a": {"v": 1}})) == {"a": {"v": 1}}
+    assert read_records(path, "r", 4096) == {"a": {"v": 1}}
+    other = tmp_path / "c" / "d" / "cache.json"
+    cachefiles.write_records(other, "r", {"a": {"v": 1}}, 4096)
+    assert other.read_bytes() == b'{"format":1,"r":{"a":{"v":1}}}\n'
+    cachefiles.write_records(other, "r", {"b": {"v": 2}}, 4096)  # the folder exists now
+    assert read_records(other, "r", 4096) == {"b": {"v": 2}}
+
+
+def test_a_file_that_cannot_be_written_is_left_as_it_was_without_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cache.json"
+    cachefiles.write_records(path, "r", {"a": {"v": 1}}, 4096)
+    before = path.read_bytes()
+    cachefiles.write_records(path, "r", {"b": {"v": 2}}, 5)  # too small: ValueError
+    assert path.read_bytes() == before
+    (tmp_path / "dir.json").mkdir()  # atomic_write's StorageError
+    cachefiles.write_records(tmp_path / "dir.json", "r", {"b": {"v": 2}}, 4096)
+    assert (tmp_path / "dir.json").is_dir()
+    (tmp_path / "file").write_text("")  # its folder is a file: OSError
+    cachefiles.write_records(tmp_path / "file" / "cache.json", "r", {"b": {}}, 4096)
+    caplog.set_level("DEBUG", logger="mcpctl.config.cachefiles")
+    assert update_records(path, "r", 5, put({"b": {"v": 2}})) is None
+    assert path.read_bytes() == before
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path} was not written: 5 bytes cannot hold a cache file"
+    ]
+
+
+def test_a_skipped_write_says_why_in_a_debug_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG", logger="mcpctl.config.cachefiles")
+    (tmp_path / "file").write_text("")
+    lock = tmp_path / "file" / ".cache.json.lock"
+    assert update_records(tmp_path / "file" / "cache.json", "r", 4096, put({"a": {}})) is None
+    (record,) = caplog.records
+    assert record.getMessage().startswith(f"cannot lock {lock}: [Errno 17] File exists")
+    assert record.getMessage().endswith("; the cache write is skipped")
+    caplog.clear()
+    path = tmp_path / "cache.json"
+    release = acquire_lock(tmp_path / ".cache.json.lock", 0)
+    try:
+        assert update_records(path, "r", 4096, put({"a": {}}), lock_timeout=0.05) is None
+    finally:
+        release()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{tmp_path / '.cache.json.lock'} is locked by another process: the cache write is skipped"
+    ]
