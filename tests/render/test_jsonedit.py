@@ -60,3 +60,59 @@ def test_missing_parents_are_added_as_objects() -> None:
     new, _ = edit('{\n  "amp": {\n    "x": true\n  }\n}', ("amp", "mcp", "servers"), {})
     assert load_json(new) == {"amp": {"x": True, "mcp": {"servers": {}}}}
     assert new.startswith('{\n  "amp": {\n    "x": true,\n    "mcp": {\n      "servers": {}')
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "expected"),
+    [
+        # the new member takes the indentation of the last one, whatever the unit
+        ('{\n    "a": 1,\n    "b": 2\n}', ("s",), '{\n    "a": 1,\n    "b": 2,\n    "s": 1\n}'),
+        # members on the line of the brace: the new one goes one unit in, on a line of its own
+        ('{"a": 1}', ("s",), '{"a": 1,\n  "s": 1}'),
+        ('{"a": 1}\n', ("s",), '{"a": 1,\n  "s": 1}\n'),
+        ('{\n  "amp": {"x": true}\n}', ("amp", "s"), '{\n  "amp": {"x": true,\n    "s": 1}\n}'),
+        # an empty object: the member one unit in from the line of its brace
+        ('{\n  "amp": {}\n}', ("amp", "s"), '{\n  "amp": {\n    "s": 1\n  }\n}'),
+        ("\n  {}", ("s",), '\n  {\n    "s": 1\n  }'),
+    ],
+)
+def test_an_added_member_is_indented_like_its_neighbours(
+    text: str, path: tuple[str, ...], expected: str
+) -> None:
+    assert edit(text, path, 1) == (expected, False)
+
+
+def test_an_added_value_over_several_lines_is_indented_where_it_stands() -> None:
+    assert edit("{}", ("s",), {"x": 1}) == ('{\n  "s": {\n    "x": 1\n  }\n}', False)
+
+
+def test_a_new_key_is_written_as_it_is_not_escaped() -> None:
+    assert edit("{}", ("café",), 1)[0] == '{\n  "café": 1\n}'
+    assert edit('{"a": 1}', ("日本",), 1)[0] == '{"a": 1,\n  "日本": 1}'
+
+
+def test_compact_json_is_edited_in_place() -> None:
+    text = '{"a":1,"servers":{"x":1},"z":2}'
+    assert edit(text, ("servers",), {}) == ('{"a":1,"servers":{},"z":2}', False)
+
+
+def test_a_file_with_a_byte_order_mark_has_its_member_replaced_not_doubled() -> None:
+    new, _ = edit('\ufeff{"servers": {"x": 1}}', ("servers",), {})
+    assert new == '\ufeff{"servers": {}}'
+
+
+@pytest.mark.parametrize(
+    ("text", "dropped"),
+    [
+        # comments outside the value replaced are kept, so not reported
+        ('{"servers": {"a": 1}, // theirs\n "x": 1}', False),
+        ('{"servers": {"u": "http://a"}, // theirs\n "x": 1}', False),
+        # a comment anywhere inside it is reported, before or between slashes in strings
+        ('{"servers": {/* c */ "u": "a/b"}}', True),
+        ('{"servers": {"a": "x/y", /* c */ "b": "z/w"}}', True),
+    ],
+)
+def test_only_comments_inside_the_value_replaced_count_as_dropped(text: str, dropped: bool) -> None:
+    new, lost = edit(text, ("servers",), {})
+    assert lost is dropped
+    assert ("theirs" in new) is ("theirs" in text)
