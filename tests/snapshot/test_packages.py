@@ -14,7 +14,10 @@ from hypothesis import strategies as st
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.snapshot.packages import (
+    PackageChange,
     PackagePin,
+    Resolution,
+    compare_packages,
     diff_packages,
     parse_spec,
     pin_entries,
@@ -449,3 +452,107 @@ def test_a_registry_version_that_is_no_version_is_unresolved(registry: Packages)
     assert spec is not None
     pin = resolve_packages({"s": spec}, cache_file=None).pins["s"]
     assert not pin.resolved and "not a version" in (pin.reason or "")
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_each_kind_of_change_says_what_happened_and_whether_it_fails() -> None:
+    moved = PackageChange("s", "moved", "1.0.0", "1.1.0", pinned=True)
+    assert moved.message == "moved 1.0.0 → 1.1.0 (pinned)"
+    republished = PackageChange("s", "republished", "1.0.0", "1.0.0")
+    assert republished.message == "republished: same version (1.0.0), different integrity"
+    unpinned = PackageChange("s", "unpinned", new="pkg@^1")
+    assert unpinned.message == "unpinned spec 'pkg@^1': what runs can change any day"
+    unresolved = PackageChange("s", "unresolved", reason="offline")
+    assert unresolved.message == "unresolved: offline"
+    assert moved.fails and republished.fails
+    assert not unpinned.fails and not unresolved.fails
+    assert moved.to_data() == {"server": "s", "kind": "moved", "old": "1.0.0", "new": "1.1.0",
+                               "pinned": True, "reason": None,
+                               "message": "moved 1.0.0 → 1.1.0 (pinned)"}  # fmt: skip
+    assert unresolved.to_data() == {"server": "s", "kind": "unresolved", "old": None,
+                                    "new": None, "pinned": False, "reason": "offline",
+                                    "message": "unresolved: offline"}  # fmt: skip
+
+
+def test_a_package_replaced_by_another_is_moved_by_name() -> None:
+    old = {"s": PackagePin("npm", "a", "1.0.0", True, "1.0.0", "sha512-a")}
+    new = {"s": PackagePin("npm", "b", "1.0.0", True, "1.0.0", "sha512-b")}
+    assert diff_packages(old, new) == [PackageChange("s", "moved", "a 1.0.0", "b 1.0.0", True)]
+    other = {"s": PackagePin("pypi", "a", "==1.0.0", True, "1.0.0", "sha256:a")}
+    assert diff_packages(old, other) == [PackageChange("s", "moved", "a 1.0.0", "a 1.0.0", True)]
+
+
+def test_a_moved_version_keeps_the_pinned_flag_and_shows_a_digest_without_a_version() -> None:
+    old = {"s": PackagePin("oci", "img", "@sha256:a", True, None, "sha256:a")}
+    new = {"s": PackagePin("oci", "img", "@sha256:b", True, "2.0", "sha256:b")}
+    assert diff_packages(old, new) == [PackageChange("s", "moved", "sha256:a", "2.0", True)]
+    bare = {"s": PackagePin("oci", "img", "@sha256:b", True, "2.0")}
+    neither = {"s": PackagePin("oci", "img", "", True)}
+    assert diff_packages(neither, bare)[0].old == "?"
+
+
+def test_an_integrity_not_known_on_one_side_is_no_republishing() -> None:
+    known = {"s": PackagePin("npm", "a", "1.0.0", True, "1.0.0", "sha512-a")}
+    unknown = {"s": PackagePin("npm", "a", "1.0.0", True, "1.0.0", None)}
+    assert diff_packages(known, unknown) == []
+    assert diff_packages(unknown, known) == []
+    assert diff_packages(known, known) == []
+
+
+def test_a_lock_s_unresolved_pin_is_no_base_to_compare() -> None:
+    old = {"s": PackagePin("npm", "a", "1.0.0", True, status="unresolved", reason="offline")}
+    new = {"s": PackagePin("npm", "a", "1.0.0", True, "2.0.0", "sha512-a")}
+    assert diff_packages(old, new) == []
+    assert diff_packages({}, new) == []
+
+
+def test_an_unresolved_package_keeps_its_pinned_flag() -> None:
+    new = {"s": PackagePin("npm", "a", "1.0.0", True, status="unresolved", reason="offline")}
+    assert diff_packages({}, new) == [
+        PackageChange("s", "unresolved", pinned=True, reason="offline")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("pin", "shown"),
+    [
+        (PackagePin("npm", "a", "^1", False, "1.0.0"), "a@^1"),
+        (PackagePin("npm", "a", "", False, "1.0.0"), "a"),
+        (PackagePin("pypi", "a", ">=1", False, "1.0"), "a>=1"),
+        (PackagePin("oci", "img", ":latest", False, "latest"), "img:latest"),
+    ],
+)
+def test_an_unpinned_spec_is_shown_as_written(pin: PackagePin, shown: str) -> None:
+    assert diff_packages({}, {"s": pin}) == [PackageChange("s", "unpinned", new=shown)]
+
+
+def test_compare_packages_warns_of_a_lock_without_packages_and_of_unpinned_specs() -> None:
+    now = Resolution(
+        pins={"a": PackagePin("npm", "a", "", False, "1.0.0"),
+              "b": PackagePin("npm", "b", "1.0.0", True, "1.0.0")},
+        warnings=["registry said something"],
+    )  # fmt: skip
+    changes, warnings = compare_packages(None, now, source="lock.json")
+    assert changes == [PackageChange("a", "unpinned", new="a")]
+    assert warnings == [
+        "registry said something",
+        "packages were not compared: lock.json records none; save it with --packages",
+        "a: unpinned spec 'a': what runs can change any day",
+    ]
+    assert now.warnings == ["registry said something"]  # the resolution is left as it was
+    _, warnings = compare_packages(None, now, source=None)
+    assert not any("not compared" in w for w in warnings)
+    recorded = {"b": PackagePin("npm", "b", "1.0.0", True, "0.9.0")}
+    changes, warnings = compare_packages(recorded, now, source="lock.json")
+    assert [c.kind for c in changes] == ["unpinned", "moved"]
+    assert not any("not compared" in w for w in warnings)
+
+
+def test_a_republished_version_names_it_on_both_sides_and_keeps_the_pinned_flag() -> None:
+    old = {"s": PackagePin("npm", "a", "1.0.0", True, "1.0.0", "sha512-a")}
+    new = {"s": PackagePin("npm", "a", "1.0.0", True, "1.0.0", "sha512-b")}
+    assert diff_packages(old, new) == [
+        PackageChange("s", "republished", "1.0.0", "1.0.0", pinned=True)
+    ]
