@@ -52,9 +52,10 @@ def test_a_server_started_then_probed_by_its_name() -> None:
     assert started.diagnostics.pid == started.pid
     assert started.diagnostics.started_at is not None
     # The start alone is timed, in milliseconds (a fork and exec take more than 0.1 ms);
-    # the probe's latency starts with it, not after it.
+    # the probe's latency starts with it, not after it (so it holds the start's time:
+    # a bound that does not depend on how busy the machine is).
     assert 0.1 < started.spawn_ms < elapsed_ms
-    assert elapsed_ms - result.latency_ms["total"] < started.spawn_ms / 2
+    assert started.spawn_ms <= result.latency_ms["total"] <= elapsed_ms
     # The server the probe spoke to is the one started, and it is stopped once probed.
     assert not alive(started.pid)
     # The era spoken is remembered in the memory given.
