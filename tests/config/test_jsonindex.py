@@ -129,3 +129,59 @@ def test_an_error_late_in_a_large_file_is_found_without_parsing_it_all_again(
     with pytest.raises(JsonPosError, match="trailing comma") as info:
         index_document(bad)
     assert (info.value.line, info.value.column) == where(bad, ",\n}")
+
+
+def test_a_member_is_placed_at_its_value_unless_its_key_is_asked_for() -> None:
+    text = '{"a": 1,\n  "b":   {"command": "sh"}}'
+    doc = index_document(text)
+    assert isinstance(doc, JsonIndex)
+    assert doc.position(("b",)) == (2, 10) and doc.position(("b",), prefer_key=True) == (2, 3)
+    assert doc.position(("b", "command")) == (2, 22)
+    assert doc.member_position("b") == (2, 3) and doc.member_position("c") is None
+
+
+def test_a_members_text_runs_from_its_key_to_the_end_of_its_value() -> None:
+    doc = index_document('{"a": 1,\n  "b": {"command": "sh"} ,\n "b": [2]\n}')
+    assert doc.member_text("a") == '"a": 1'
+    assert doc.member_text("b") == '"b": [2]'  # its last time
+    assert doc.member_text("c") is None
+
+
+def test_a_document_after_white_space_is_still_indexed_member_by_member() -> None:
+    assert isinstance(index_document(' \n\t{"a": {"command": "sh"}}'), JsonIndex)
+
+
+def test_indexing_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    assert gc.isenabled()
+    index_document('{"a": 1}')
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        index_document('{"a": 1}')
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("depth", [15, 16, 17, 198, 199])
+def test_deep_members_have_the_positions_of_the_full_parse(depth: int) -> None:
+    text = '{"a":\n ' + '{"k": ' * depth + "1" + "}" * depth + "}"
+    full = parse_with_positions(text)
+    lazy = index_document(text)
+    for n in range(depth + 2):
+        path = ("a", *["k"] * n)
+        assert lazy.position(path) == full.position(path), n
+        assert lazy.position(path, prefer_key=True) == full.position(path, prefer_key=True), n
+
+
+def test_a_missing_path_is_placed_at_its_nearest_parent_that_exists() -> None:
+    text = '{"s": {"env": {"K": {"deep": 1}}}}'
+    full, lazy = parse_with_positions(text), index_document(text)
+    # At the key of the deepest part that exists.
+    for path, parent in [
+        (("s", "env", "K", "deep", "x", "y"), ("s", "env", "K", "deep")),
+        (("s", "env", "K", "nope", "z"), ("s", "env", "K")),
+    ]:
+        assert lazy.position(path) == full.position(path) == full.keys[parent]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpctl import validate_config
+from mcpctl.config.model import Problem
 from mcpctl.config.validate import validate_text
 from tests.conftest import Cli, write_config
 
@@ -325,3 +326,60 @@ def test_a_variable_the_keyring_holds_is_a_secret_in_args() -> None:
     plain = json.dumps({"s": {"command": "sh", "args": ["${GH_TOKEN}", "x"], "env": {"A": "${B}"}}})
     assert [c for _, c, *_ in problems(plain, secret_names=names)] == ["secret_args"]
     assert calls == []
+
+
+def test_a_file_that_is_missing_refused_or_not_utf8_is_one_problem(
+    config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCPCTL_CONFIG", str(config_path))
+    report = validate_config()  # the default config file
+    assert report.path == config_path and not report.ok
+    assert report.problems == [
+        Problem(
+            "error",
+            "not_found",
+            f"{config_path} does not exist",
+            hint="create it with 'mcpctl add', or pass --config",
+        )
+    ]
+    config_path.mkdir()
+    report = validate_config(config_path)
+    (problem,) = report.problems
+    assert report.path == config_path and not report.ok
+    assert (problem.severity, problem.code) == ("error", "config_error")
+    assert str(config_path) in problem.message and problem.hint
+    config_path.rmdir()
+    config_path.write_bytes(b'{"a": {"command": "\xff"}}')
+    report = validate_config(config_path)
+    assert report.path == config_path
+    assert report.problems == [Problem("error", "config_syntax", "not UTF-8 text (byte 19)")]
+
+
+def test_the_file_is_checked_with_the_callers_options(config_path: Path) -> None:
+    write_config(config_path, {"a": {"command": "./nope", "args": ["${SESSION}"]}})
+    report = validate_config(config_path)
+    assert [(p.severity, p.code) for p in report.problems] == [("warning", "command_not_found")]
+    report = validate_config(config_path, strict_commands=True, secret_names=["SESSION"])
+    assert sorted((p.severity, p.code) for p in report.problems) == [
+        ("error", "command_not_found"),
+        ("warning", "secret_args"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"command": "sh", "tools": {"alow": []}}, "unknown field 'alow' (did you mean 'allow'?)"),
+        ({"command": "sh", "source": {"registry": "r", "name": "n", "version": "1", "nme": 1}},
+         "unknown field 'nme' (did you mean 'name'?)"),
+        ({"url": "https://x.test/", "auth": {"type": "bearer", "token": "${T}", "tokn": 1}},
+         "unknown field 'tokn' (did you mean 'token'?)"),
+        ({"url": "https://x.test/", "auth": {"type": "bearer", "token": "${T}", "typ": 1}},
+         "unknown field 'typ' (did you mean 'type'?)"),
+    ],
+)  # fmt: skip
+def test_an_unknown_field_is_matched_against_the_fields_of_its_own_object(
+    entry: dict[str, object], message: str
+) -> None:
+    report = validate_text(json.dumps({"a": entry}), path=Path("f"))
+    assert [(p.code, p.message) for p in report.problems] == [("unknown_field", message)]
