@@ -133,3 +133,56 @@ def test_what_cannot_run_is_refused(
 ) -> None:
     with pytest.raises(UsageError, match=message):
         ChangeCommand(argv, **options)  # type: ignore[arg-type]
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_no_time_and_no_grace_are_allowed() -> None:
+    command = ChangeCommand(["true"], timeout=0, grace=0)
+    assert (command.timeout, command.grace) == (0, 0)
+    assert ChangeCommand(["true"], timeout=None).timeout is None
+    default = ChangeCommand(("true", "x"))
+    assert default.argv == ["true", "x"]
+    assert (default.timeout, default.grace, default.output) == (30.0, 1.0, None)
+
+
+def test_its_output_goes_where_it_is_told(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    script = "import sys; print('to out'); print('to err', file=sys.stderr)"
+    with out.open("w") as sink:
+        result = run(ChangeCommand([PY, "-c", script], output=sink))
+    assert result.ok, result
+    assert sorted(out.read_text().splitlines()) == ["to err", "to out"]
+
+
+def test_by_default_its_output_goes_to_stderr_or_nowhere(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    script = "import sys; print('said out'); print('said err', file=sys.stderr)"
+    result = run(ChangeCommand([PY, "-c", script]))
+    assert result.ok, result
+    captured = capfd.readouterr()
+    assert "said" not in captured.out and sorted(captured.err.splitlines()) == [
+        "said err",
+        "said out",
+    ]
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # no file descriptor: /dev/null
+    result = run(ChangeCommand([PY, "-c", script]))
+    assert result.ok, result
+    captured = capfd.readouterr()
+    assert "said" not in captured.out + captured.err
+
+
+def test_a_command_that_does_not_read_its_input_is_judged_by_its_exit_code() -> None:
+    result = run(ChangeCommand([PY, "-c", "raise SystemExit(0)"]), b"x" * 4_000_000)
+    assert result.ok and result.exit_code == 0, result
+
+
+def test_what_cannot_start_says_why(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-command")
+    result = run(ChangeCommand([missing]))
+    assert result.error == f"cannot run {missing}: No such file or directory"
+    assert result.command == missing and result.leftovers == 0

@@ -214,3 +214,65 @@ def test_watch_servers_refuses_file_options(cli: Any) -> None:
     assert r.exit_code == 2 and "--servers" in r.stderr
     r = cli("watch", "--server", "x")
     assert r.exit_code == 2 and "--servers" in r.stderr
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_an_event_s_json_view_holds_what_it_knows() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from mcpctl.snapshot.diff import ServerChange
+
+    when = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=timezone(timedelta(hours=1)))
+    change = ServerChange("s", added={"tools": ["x"]})
+    changed = ServerEvent("s", "changed", change=change, era="2025-11-25", time=when)
+    assert changed.to_data() == {
+        "time": "2026-01-02T03:04:05+01:00",
+        "event": "changed",
+        "name": "s",
+        "protocol_version": "2025-11-25",
+        "change": change.to_data(),
+    }
+    connected = ServerEvent("s", "connected", era="2026-07-28", tools=0, time=when)
+    assert connected.to_data()["tools"] == 0  # no tools is a count, not nothing
+    assert "change" not in connected.to_data() and "error" not in connected.to_data()
+    down = ServerEvent("s", "disconnected", error="spawn_failed: no", retry_in=0.0, time=when)
+    assert down.to_data() == {
+        "time": "2026-01-02T03:04:05+01:00",
+        "event": "disconnected",
+        "name": "s",
+        "error": "spawn_failed: no",
+        "retry_in_s": 0.0,
+    }
+    now = ServerEvent("s", "connected").time
+    assert now.tzinfo is not None and abs(now - datetime.now(UTC)) < timedelta(minutes=1)
+
+
+def test_each_outage_is_retried_after_the_first_delay_again(tmp_path: Path) -> None:
+    """A server back after an outage starts its backoff over: the next outage's first retry
+    is after ``backoff[0]`` again, not after the longest delay."""
+    state, pid_file = tmp_path / "state", tmp_path / "pid"
+    state.write_text("")
+    entry = ServerEntry(
+        command=PY, args=("-c", COMES_BACK, str(state), str(pid_file), str(SERVERS / "shifty.py"))
+    )
+
+    def step(event: ServerEvent, seen: list[ServerEvent]) -> None:
+        if event.kind == "connected":
+            state.write_text("down")
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        elif event.kind == "disconnected":
+            state.write_text("")  # back at the first retry
+
+    seen = anyio.run(
+        lambda: collect(
+            {"s": entry},
+            lambda s: [e.kind for e in s].count("disconnected") == 2,
+            step,
+            poll=3600,
+            backoff=(0.1, 5.0),
+        )
+    )
+    downs = [e for e in seen if e.kind == "disconnected"]
+    assert [e.retry_in for e in downs] == [0.1, 0.1], seen

@@ -8,6 +8,8 @@ changes them with SHIFTY_MODE (passed through ``inherit_env``).
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -17,11 +19,13 @@ from mcpctl.config.model import ServerEntry
 from mcpctl.probe.catalog import Catalog, catalog, catalog_all
 from mcpctl.snapshot.diff import diff_snapshots
 from mcpctl.snapshot.fingerprints import fingerprint_tool
-from mcpctl.snapshot.model import snapshot_of_config
+from mcpctl.snapshot.model import ServerState, snapshot_of_config
 from mcpctl.snapshot.probing import (
     add_probes,
+    catalog_warnings,
     instructions_sha256,
     pinned_tools,
+    snapshot_targets,
     state_of,
     take_snapshot,
     take_snapshot_async,
@@ -240,3 +244,186 @@ def test_pages_are_capped_and_a_missing_method_lists_nothing() -> None:
 
     with pytest.raises(MCPError):
         run(lambda: _pages(Catalog("broken"), "prompts", broken, "prompts"))
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+SECRET = "s3cret-value-of-a-token-1234"
+
+
+def test_a_failed_probe_records_only_its_code() -> None:
+    failed = Catalog("f", error="spawn_failed", message="no", tools=[{"name": "t"}])
+    assert state_of(failed) == ServerState(error="spawn_failed")
+
+
+def test_what_a_server_echoes_of_a_secret_is_recorded_redacted_and_flagged() -> None:
+    from mcpctl.config.redaction import Redactor
+
+    found = Catalog(
+        "s",
+        server_info={"name": "srv", "version": SECRET},
+        instructions=f"Use {SECRET}.",
+        tools=[{"name": "leak", "description": SECRET}, {"name": "clean"}],
+        prompts=[{"name": "p", "description": SECRET}],
+        resource_templates=[{"name": "r", "uriTemplate": "x://{k}", "description": SECRET}],
+        warnings=["repaired a tool"],
+    )
+    state = state_of(found, Redactor([SECRET], patterns=False))
+    assert state.server_info == {"name": "srv", "version": "****"}
+    assert state.instructions_sha256 == instructions_sha256("Use ****.")
+    assert state.redacted == ["serverInfo", "instructions"]
+    assert state.tools["leak"].redacted and state.tools["leak"].data["description"] == "****"
+    assert not state.tools["clean"].redacted
+    assert state.prompts["p"].redacted and state.resource_templates["r"].redacted
+    assert state.warnings == ["repaired a tool"] and state.protocol is None
+    assert SECRET not in repr(state)
+
+
+def test_by_default_the_secrets_this_process_resolved_are_redacted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PROBING_TEST_API_TOKEN", SECRET)  # a secret-named variable's value
+    found = Catalog("s", server_info={"name": SECRET}, instructions="sk-" + "a" * 40)
+    state = state_of(found)
+    assert state.server_info == {"name": "****"} and state.redacted == ["serverInfo"]
+    # a server's example of a key is kept: only known values are redacted
+    assert state.instructions_sha256 == instructions_sha256("sk-" + "a" * 40)
+
+
+def test_nothing_echoed_is_nothing_flagged() -> None:
+    from mcpctl.config.redaction import Redactor
+    from mcpctl.probe.eras import Era
+
+    found = Catalog(
+        "s", server_info={"name": "srv"}, instructions="Hi.", era=Era("legacy", "2025-11-25")
+    )
+    state = state_of(found, Redactor([SECRET], patterns=False))
+    assert state.redacted == [] and state.server_info == {"name": "srv"}
+    assert state.instructions_sha256 == instructions_sha256("Hi.")
+    assert state.protocol == {"era": "legacy", "version": "2025-11-25"}
+    assert state_of(Catalog("s")).instructions_sha256 is None
+
+
+def test_instructions_are_hashed_as_utf_8() -> None:
+    import hashlib
+
+    assert instructions_sha256("é") == "sha256:" + hashlib.sha256("é".encode()).hexdigest()
+    assert instructions_sha256("") == "sha256:" + hashlib.sha256(b"").hexdigest()
+
+
+def test_a_definition_canonical_json_cannot_hold_is_named_and_flagged() -> None:
+    from mcpctl.config.redaction import Redactor
+
+    odd = Catalog(
+        "odd",
+        tools=[{"name": "t", "description": "\ud800" + SECRET}],
+        resource_templates=[{"uriTemplate": "x://{k}", "n": 10**400}],
+    )
+    state = state_of(odd, Redactor([SECRET], patterns=False))
+    assert state.tools["t"].redacted and state.tools["t"].data["description"] == "\ud800****"
+    (template,) = state.resource_templates.values()
+    assert template.name == "x://{k}" and template.data["n"] == 10**400
+    other = state_of(Catalog("odd", resource_templates=[{"uriTemplate": "x://{k}", "n": 1}]))
+    assert template.fingerprint != other.resource_templates["x://{k}"].fingerprint
+    nameless = state_of(Catalog("odd", tools=[{"n": 10**400}]))
+    assert list(nameless.tools) == [""]
+
+
+def test_the_fingerprint_of_a_definition_json_cannot_hold_is_its_sorted_json() -> None:
+    import hashlib
+    import json
+
+    item = {"name": "t", "b": "\ud800", "a": 1}
+    (definition,) = state_of(Catalog("odd", tools=[item])).tools.values()
+    text = json.dumps(item, sort_keys=True, separators=(",", ":"))
+    assert definition.fingerprint == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_only_the_servers_of_a_catalog_get_probe_data() -> None:
+    snap = snapshot_of_config({"a": SHIFTY, "b": SHIFTY})
+    add_probes(snap, {"a": Catalog("a", tools=[{"name": "t"}]), "c": Catalog("c")})
+    assert snap.mcps["a"].probe is not None and list(snap.mcps["a"].probe.tools) == ["t"]
+    assert snap.mcps["b"].probe is None and "c" not in snap.mcps
+
+
+def test_the_warnings_of_a_snapshot_s_probes() -> None:
+    catalogs = {
+        "a": Catalog("a", warnings=["a tool was repaired", "another"]),
+        "b": Catalog("b", error="timeout", message="no answer in 5 s", hint="try --timeout"),
+        "c": Catalog("c", error="spawn_failed", message="exited"),
+    }
+    assert catalog_warnings(catalogs) == [
+        "a: a tool was repaired",
+        "a: another",
+        "b: probe failed: timeout: no answer in 5 s (try --timeout); what it offers is not "
+        "recorded",
+        "c: probe failed: spawn_failed: exited; what it offers is not recorded",
+    ]
+
+
+def test_pinned_tools_leaves_out_a_failed_probe() -> None:
+    snap = snapshot_of_config({"a": SHIFTY, "b": SHIFTY, "c": SHIFTY})
+    add_probes(snap, {"a": Catalog("a", tools=[{"name": "z"}, {"name": "y"}]),
+                      "b": Catalog("b", error="timeout")})  # fmt: skip
+    assert pinned_tools(snap) == {"a": ["y", "z"]}
+
+
+def write_internal(root: Path, name: str, manifest: dict[str, Any], key: str) -> None:
+    import json
+
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "package.json").write_text(
+        json.dumps({"name": name, "main": "index.js", key: manifest})
+    )
+
+
+def test_snapshot_targets_holds_the_internal_and_enabled_servers(tmp_path: Path) -> None:
+    write_internal(tmp_path, "inner", {"name": "inner"}, "annabelle")
+    write_internal(tmp_path, "other", {"name": "other"}, "custom")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "package.json").write_text("{")
+    entries = {"ext": SHIFTY, "off": ServerEntry(command="x", enabled=False)}
+    snap, chosen, warnings = snapshot_targets(entries, tmp_path)
+    assert [(n, kind) for n, _, kind in chosen] == [("inner", "internal"), ("ext", "external")]
+    assert snap.mcps["inner"].type == "internal" and snap.mcps["ext"].type == "external"
+    assert set(snap.mcps) == {"inner", "ext"} and snap.mcps["ext"].probe is None
+    assert len(warnings) == 1 and "unreadable" in warnings[0]
+    _, chosen, _ = snapshot_targets(entries, tmp_path, manifest_key="custom")
+    assert [n for n, _, _ in chosen] == ["other", "ext"]
+    snap, chosen, warnings = snapshot_targets(entries)
+    assert [n for n, _, _ in chosen] == ["ext"] and warnings == []
+
+
+def test_snapshot_targets_keeps_the_members_of_the_groups_asked() -> None:
+    entries = {"a": replace(SHIFTY, groups=("g",)), "b": SHIFTY}
+    snap, chosen, _ = snapshot_targets(entries, groups=["g"])
+    assert [n for n, _, _ in chosen] == ["a"] and list(snap.mcps) == ["a"]
+
+
+def test_take_snapshot_without_probing_holds_the_internal_servers_too() -> None:
+    snap = take_snapshot({"ext": SHIFTY}, internal={"inner": SHIFTY})
+    assert {n: r.type for n, r in snap.mcps.items()} == {"inner": "internal", "ext": "external"}
+    assert all(r.probe is None for r in snap.mcps.values())
+    snap = anyio.run(lambda: take_snapshot_async({"ext": SHIFTY}, internal={"inner": SHIFTY}))
+    assert {n: r.type for n, r in snap.mcps.items()} == {"inner": "internal", "ext": "external"}
+    assert all(r.probe is None for r in snap.mcps.values())  # no probe unless asked
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_take_snapshot_speaks_the_protocol_asked(monkeypatch: pytest.MonkeyPatch, era: Any) -> None:
+    monkeypatch.setenv("SHIFTY_MODE", "")
+    snap = take_snapshot({"s": SHIFTY}, probe=True, protocol=era, timeout=30)
+    state = snap.mcps["s"].probe
+    assert state is not None and state.protocol is not None and state.protocol["era"] == era
+
+
+def test_take_snapshot_gives_up_on_a_server_after_the_timeout_asked() -> None:
+    # The entry's own timeout is longer than this test may run: only the one asked ends it.
+    hangs = ServerEntry(command=PY, args=(str(SERVERS / "misbehave.py"), "hang"), timeout=600_000)
+    snap = take_snapshot({"h": hangs}, probe=True, timeout=1.0)
+    state = snap.mcps["h"].probe
+    assert state is not None and state.error == "timeout"
+    snap = anyio.run(lambda: take_snapshot_async({"h": hangs}, probe=True, timeout=1.0))
+    state = snap.mcps["h"].probe
+    assert state is not None and state.error == "timeout"
