@@ -126,6 +126,7 @@ def test_server_exiting_at_once_fails_at_spawn_with_status_and_stderr(config_pat
     assert step is not None
     assert "exit status 3" in step.detail
     assert "cannot open the database" in step.detail
+    assert step.stderr == ("cannot open the database",)
 
 
 def test_a_server_that_fails_without_a_variable_names_the_ones_it_did_not_get(
@@ -409,3 +410,248 @@ def test_healthy_remote_server_passes_every_step(config_path: Path, http_server:
     assert by_id["auth"].detail == "no sign-in asked for"
     assert "over streamable-http" in by_id["protocol"].detail
     assert by_id["lists"].detail.startswith("10 tools")
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+# Fast: each stops before anything is started (or at a server that never answers).
+
+GONE = "/nonexistent/doctor-name-program"
+
+
+def test_the_config_named_is_the_one_read_sync_and_async(config_path: Path, tmp_path: Path) -> None:
+    import anyio
+
+    from mcpctl.doctor.server import diagnose_server_async
+
+    write_config(config_path, {"here": {"command": GONE}})
+    other = write_config(tmp_path / "other.json", {"there": {"command": GONE}})
+    for d in (
+        diagnose_server("there", other, timeout=TIMEOUT),
+        anyio.run(lambda: diagnose_server_async("there", str(other), timeout=TIMEOUT)),
+    ):
+        assert_stopped_at(d, "command", "spawn")
+        assert (d.name, d.transport) == ("there", "stdio")
+        config = d.step("config")
+        assert config is not None and config.detail.startswith(f"found in {other}, valid")
+    with pytest.raises(ServerNotFoundError):
+        diagnose_server("here", other, timeout=TIMEOUT)
+
+
+def test_the_keyring_given_is_the_one_read_sync_and_async(
+    config_path: Path, no_keyring: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+
+    from mcpctl.doctor.server import diagnose_server_async
+
+    monkeypatch.delenv("DOCTOR_NAME_STORED", raising=False)
+    store = SecretStore(MemoryKeyring())
+    store.set("DOCTOR_NAME_STORED", KEYRING_CANARY)
+    entry = {"command": GONE, "env": {"K": "${DOCTOR_NAME_STORED}"}}
+    write_config(config_path, {"s": entry})
+    for d in (
+        diagnose_server("s", timeout=TIMEOUT, store=store),
+        anyio.run(lambda: diagnose_server_async("s", timeout=TIMEOUT, store=store)),
+    ):
+        assert_stopped_at(d, "command", "spawn")
+        step = d.step("placeholders")
+        assert step is not None and step.detail == "DOCTOR_NAME_STORED: keyring"
+        assert KEYRING_CANARY not in json.dumps(d.to_dict())
+
+
+def test_the_config_step_reads_only_the_entry_s_own_problems(config_path: Path) -> None:
+    config = {
+        "w": {"command": GONE},
+        "w2": {"command": 5},  # another server's problem, its name sharing a prefix
+        "odd": {"command": GONE, "a key": 1},  # its path: odd['a key']
+    }
+    d = diagnose("w", config, config_path)
+    step = d.step("config")
+    assert step is not None and step.status == "passed"
+    assert step.detail == f"found in {config_path}, valid, enabled"
+    d = diagnose("odd", config, config_path)
+    assert_stopped_at(d, "config", "placeholders")
+    step = d.step("config")
+    assert step is not None and step.detail.startswith(
+        "the entry 'odd' is not valid: odd['a key']: "
+    )
+
+
+def test_an_entry_that_is_not_valid_fails_at_config_with_its_errors(config_path: Path) -> None:
+    config = {"bad": {"command": 5, "args": "x"}, "ok": {"command": GONE}}
+    d = diagnose("bad", config, config_path)
+    assert [s.id for s in d.steps] == ["config", "placeholders", "command", "spawn",
+                                       "protocol", "lists"]  # fmt: skip
+    assert_stopped_at(d, "config", "placeholders")
+    step = d.step("config")
+    assert step is not None
+    assert step.detail.startswith("the entry 'bad' is not valid: bad.")
+    assert "warning:" not in step.detail
+    assert step.detail.endswith(" (and 1 more)")
+    assert step.ms >= 0
+
+
+def test_an_https_address_in_capitals_has_a_tls_step(config_path: Path) -> None:
+    with reserved_port() as port:
+        d = diagnose("down", {"down": {"url": f"HTTPS://127.0.0.1:{port}/mcp"}}, config_path)
+    assert [s.id for s in d.steps] == ["config", "placeholders", "resolve", "connect", "tls",
+                                       "http", "auth", "protocol", "lists"]  # fmt: skip
+    assert_stopped_at(d, "connect", "tls")
+    # stopped before the probe: the transport is the entry's
+    assert (d.name, d.transport) == ("down", "streamable-http")
+
+
+SILENT = {"command": PY, "args": ["-c", "import time; time.sleep(30)"]}
+
+
+def test_the_timeout_given_is_each_step_s_limit(config_path: Path) -> None:
+    d = diagnose("silent", {"silent": {**SILENT, "timeout": 8_000}}, config_path, timeout=1)
+    assert d.failed is not None and d.failed.id in ("spawn", "protocol"), d.to_dict()
+    assert d.failed.ms < 6_000, d.to_dict()
+
+
+def test_without_a_timeout_the_entry_s_own_is_each_step_s_limit(config_path: Path) -> None:
+    write_config(config_path, {"silent": {**SILENT, "timeout": 1000}})
+    d = diagnose_server("silent")
+    assert d.failed is not None and d.failed.id in ("spawn", "protocol"), d.to_dict()
+    assert d.failed.ms < 6_000, d.to_dict()
+
+
+class Ticks:
+    """A clock for the diagnosis's own timing: each reading a second after the last."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_each_step_s_time_and_the_config_s_includes_reading_the_file(
+    config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.doctor import server
+
+    monkeypatch.setattr(server, "time", Ticks())
+    d = diagnose("gone", {"gone": {"command": GONE}}, config_path)
+    # the file read in one tick, each step in one more; the config step's time has both
+    assert [(s.id, s.status, s.ms) for s in d.steps[:4]] == [
+        ("config", "passed", 2000.0),
+        ("placeholders", "passed", 1000.0),
+        ("command", "failed", 1000.0),
+        ("spawn", "skipped", 0.0),
+    ]
+    d = diagnose("off", {"off": {"command": GONE, "enabled": False}}, config_path)
+    assert [(s.id, s.status, s.ms) for s in d.steps[:2]] == [
+        ("config", "failed", 2000.0),
+        ("placeholders", "skipped", 0.0),
+    ]
+
+
+def test_the_transport_is_the_one_the_server_speaks(config_path: Path, http_server: Any) -> None:
+    url = http_server("sse") + "/sse"
+    d = diagnose("old", {"old": {"url": url}}, config_path)
+    assert d.ok, d.to_dict()
+    assert d.transport == "sse"
+    step = d.step("http")
+    assert step is not None and step.detail.startswith("GET (event stream): HTTP 200")
+
+
+def test_the_era_memory_given_learns_the_era_spoken_sync_and_async(config_path: Path) -> None:
+    import anyio
+
+    from mcpctl.config.loader import read_config
+    from mcpctl.doctor.server import diagnose_server_async
+    from mcpctl.probe.eras import EraMemory
+
+    write_config(config_path, {"basic": BASIC})
+    entry = read_config(config_path).config.entries["basic"]
+    for run in (
+        lambda memory: diagnose_server("basic", timeout=TIMEOUT, eras=memory),
+        lambda memory: anyio.run(
+            lambda: diagnose_server_async("basic", timeout=TIMEOUT, eras=memory)
+        ),
+    ):
+        memory = EraMemory()
+        d = run(memory)
+        assert d.ok, d.to_dict()
+        era = memory.recall(entry)
+        assert era is not None and era.name in ("modern", "legacy")
+
+
+def test_without_a_timeout_a_remote_entry_s_own_limits_its_network_steps(
+    config_path: Path,
+) -> None:
+    with socket.socket() as mute:  # accepts connections (the kernel does), never answers
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(8)
+        url = f"http://127.0.0.1:{mute.getsockname()[1]}/mcp"
+        write_config(config_path, {"mute": {"url": url, "timeout": 1000}})
+        d = diagnose_server("mute")
+    assert_stopped_at(d, "http", "auth")
+    step = d.step("http")
+    assert step is not None and step.detail == "no HTTP answer within 1 s", d.to_dict()
+
+
+def test_a_failed_step_s_time_is_the_probe_s_own_when_it_has_one(
+    config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.doctor import server
+
+    monkeypatch.setattr(server, "time", Ticks())
+    code = "import sys; sys.exit(3)"
+    d = diagnose("quits", {"quits": {"command": PY, "args": ["-c", code]}}, config_path)
+    assert_stopped_at(d, "spawn", "protocol")
+    step = d.step("spawn")
+    assert step is not None and step.ms != 1000.0 and step.ms > 0  # not a tick of our clock
+
+
+def test_a_passed_step_s_time_is_the_probe_s_own_when_it_has_one(
+    config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.doctor import server
+
+    monkeypatch.setattr(server, "time", Ticks())
+    d = diagnose("basic", {"basic": BASIC}, config_path)
+    assert d.ok, d.to_dict()
+    ms = {s.id: s.ms for s in d.steps}
+    assert ms["config"] == 2000.0 and ms["placeholders"] == 1000.0
+    assert ms["protocol"] != 1000.0 and ms["lists"] != 1000.0  # the probe's measures
+
+
+def test_a_config_named_must_exist_the_usual_one_need_not(
+    config_path: Path, tmp_path: Path
+) -> None:
+    from mcpctl.errors import ConfigNotFoundError
+
+    missing = tmp_path / "missing.json"
+    with pytest.raises(ConfigNotFoundError) as caught:
+        diagnose_server("x", missing, timeout=TIMEOUT)
+    assert caught.value.message == f"there is no config file at {missing}"
+    from mcpctl.paths import Paths
+
+    usual = Paths.from_env().config
+    assert not usual.exists()
+    with pytest.raises(ServerNotFoundError) as found:
+        diagnose_server("x", timeout=TIMEOUT)
+    assert found.value.message == f"no server 'x' in {usual}"
+
+
+def test_only_an_approved_server_is_diagnosed(
+    config_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.config.loader import read_config
+    from mcpctl.config.trust import TrustStore
+    from mcpctl.errors import UntrustedConfigError
+
+    monkeypatch.delenv("MCPCTL_TRUST", raising=False)
+    write_config(config_path, {"ok": {"command": GONE}, "new": {"command": GONE, "args": ["x"]}})
+    with pytest.raises(UntrustedConfigError):
+        diagnose_server("ok", timeout=TIMEOUT)
+    entries = read_config(config_path).config.entries
+    TrustStore.from_paths().trust(config_path, {"ok": entries["ok"]})
+    d = diagnose_server("ok", timeout=TIMEOUT)  # the other one waits; this one is approved
+    assert_stopped_at(d, "command", "spawn")
+    with pytest.raises(UntrustedConfigError):
+        diagnose_server("new", timeout=TIMEOUT)

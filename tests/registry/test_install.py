@@ -228,6 +228,7 @@ def test_upgrade_is_one_write_and_one_undo(world: World) -> None:
     assert world.store.path.read_bytes() == before  # planning writes nothing
     assert apply_upgrade(world.store, plan) is True
     assert len(world.store.history()) == backups + 1
+    assert world.store.history()[-1].action == "upgrade tool needy"
     data = world.data()
     assert data["tool"]["args"] == ["-y", "@team/tool@1.1.0"]
     assert data["tool"]["env"] == {"MODE": "careful"} and data["tool"]["enabled"] is False
@@ -326,3 +327,82 @@ def test_a_hand_made_upgrade_plan_with_a_literal_secret_is_refused(world: World)
     with pytest.raises(PlaintextSecretError):
         apply_upgrade(world.store, UpgradePlan(updates=[], entries={"tool": leaked}))
     assert world.store.path.read_bytes() == before
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_a_plan_names_its_registry_and_a_free_name(world: World) -> None:
+    world.store.add("tool", ServerEntry(command="mine"))
+    plan = world.plan()
+    assert plan.registry == "team" and plan.existing is None
+    assert plan.name == "team-tool" and plan.warnings == []
+    assert plan.entry.source is not None and plan.entry.source.registry == "team"
+
+
+def test_what_is_missing_is_listed_with_its_flag_and_description(world: World) -> None:
+    with pytest.raises(MissingInputError) as caught:
+        world.plan("io.team/needy")
+    assert caught.value.message == (
+        "io.team/needy needs values that have no default: HOST (--env HOST=...): DB host; "
+        "REPOSITORY (--env REPOSITORY=...)"
+    )
+    assert caught.value.hint == "pass them with the flags shown (there is no terminal to ask on)"
+
+
+def test_overrides_and_allowed_literals_reach_the_entry(world: World) -> None:
+    plan = world.plan(overrides={"description": "mine", "allow_literal": ["MODE"]},
+                      env={"MODE": "literal-value"})  # fmt: skip
+    assert plan.entry.description == "mine"
+    assert "MODE" in plan.entry.allow_literal
+    apply_add(world.store, plan)
+    # already added: the plan changes nothing, so nothing is allowed either
+    again = world.plan(overrides={"allow_literal": ["OTHER"]})
+    assert again.unchanged and "OTHER" not in again.entry.allow_literal
+
+
+def test_offline_the_registry_is_not_read(world: World) -> None:
+    with pytest.raises(UsageError):
+        world.plan(offline=True)
+    assert world.cache.sync_state("team") is None
+    plan = world.plan()  # online: the stale cache is refreshed first
+    assert plan.record.name == "io.team/tool"
+    assert world.cache.sync_state("team") is not None
+
+
+def test_the_registry_named_is_the_one_used(world: World, catalog: Publish) -> None:
+    other = catalog(tool("9.0.0"))
+    second = RegistrySource("other", "file", str(other))
+    plan = plan_add(world.cache, [world.source, second], "io.team/tool", {}, registry="other")
+    assert plan.registry == "other" and plan.record.version == "9.0.0"
+
+
+def test_an_upgrade_is_recorded_under_its_servers_names(world: World) -> None:
+    apply_add(world.store, world.plan())
+    world.republish(tool("1.1.0"), needy(), tenant_remote())
+    plan = plan_upgrade(world.cache, [world.source], world.entries)
+    assert apply_upgrade(world.store, plan) is True
+    assert world.store.history()[-1].action == "upgrade tool"
+
+
+def test_only_the_registries_of_the_servers_concerned_are_refreshed(world: World) -> None:
+    apply_add(world.store, world.plan())
+    dead = RegistrySource("dead", "http", "http://127.0.0.1:9")
+    off = ServerEntry(command="x")
+    entries = {**world.entries, "local": off}
+    plan = plan_upgrade(world.cache, [world.source, dead], entries, refresh_timeout=5)
+    assert plan.warnings == []  # "dead" is no server's registry: never asked
+    plan = plan_upgrade(world.cache, [world.source], entries, ["tool"], offline=True)
+    assert plan.updates == [] and plan.warnings == []
+    from mcpctl.config.model import Source
+
+    gone = ServerEntry(command="x", source=Source("dead", "io.dead/x", "1.0.0"))
+    plan = plan_upgrade(world.cache, [world.source, dead], {**entries, "gone": gone},
+                        refresh_timeout=5)  # fmt: skip
+    assert any("dead" in w for w in plan.warnings), plan.warnings
+    # offline it is not asked; nor when the server from it is not among those named
+    both = [world.source, dead]
+    plan = plan_upgrade(world.cache, both, {**entries, "gone": gone}, offline=True)
+    assert plan.warnings == ["registry 'dead' has never been synced (offline)"]
+    plan = plan_upgrade(world.cache, both, {**entries, "gone": gone}, ["tool"], refresh_timeout=5)
+    assert plan.warnings == []

@@ -1,0 +1,427 @@
+"""The steps only a remote server has in ``mcpctl doctor NAME`` -- ``resolve``, ``connect``,
+``http``, ``auth`` and the probe's failure -- each run on its own against a small HTTP server
+on 127.0.0.1 that answers as told (no MCP server): their words and fixes, and a sign-in
+reported by its state, never by a token."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcpctl.auth.records import OAuthRecord, save_record
+from mcpctl.auth.secrets import SecretStore
+from mcpctl.config.model import AuthConfig, ServerEntry
+from mcpctl.config.placeholders import resolve_entry
+from mcpctl.doctor.remotesteps import RemoteSteps, _sign_in_text
+from mcpctl.doctor.steps import StepDone, StepFailed
+from mcpctl.probe.childenv import ProbeError
+from mcpctl.probe.healthstatus import ProbeResult
+from mcpctl.probe.httplayers import HttpAnswer
+from tests.conftest import MemoryKeyring, reserved_port
+
+TOKEN = "remotesteps-token-canary-7d21"
+
+
+class Site:
+    """What the server answers: ``routes[(method, path)] = (status, headers, body)``."""
+
+    def __init__(self) -> None:
+        self.routes: dict[tuple[str, str], tuple[int, dict[str, str], bytes]] = {}
+        self.lock = threading.Lock()
+
+    def json(self, path: str, data: Any) -> None:
+        self.routes[("GET", path)] = (200, {"Content-Type": "application/json"},
+                                      json.dumps(data).encode())  # fmt: skip
+
+
+@contextlib.contextmanager
+def serving(site: Site) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def answer(self, method: str) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            with site.lock:
+                found = site.routes.get((method, self.path.split("?")[0]))
+            status, headers, body = found or (404, {"Content-Type": "text/plain"}, b"no")
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            self.answer("GET")
+
+        def do_POST(self) -> None:
+            self.answer("POST")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[Site, str]]:
+    s = Site()
+    with serving(s) as base:
+        yield s, base
+
+
+def steps(entry: ServerEntry, *, store: SecretStore | None = None, name: str = "demo") -> Any:
+    run = RemoteSteps(name, None, None, store, None, None)
+    run.entry = entry
+    run.seconds = 5.0
+    run.unusable = []
+    run.path = Path("servers.json")
+    run.resolved = resolve_entry(name, entry, policy="error")
+    return run
+
+
+def done(step: Callable[[], Awaitable[StepDone]]) -> StepDone:
+    return anyio.run(step)
+
+
+def failed(step: Callable[[], Awaitable[StepDone]]) -> StepFailed:
+    with pytest.raises(StepFailed) as caught:
+        anyio.run(step)
+    return caught.value
+
+
+OAUTH = AuthConfig(type="oauth")
+
+
+# --- resolve and connect ----------------------------------------------------------------------
+
+
+def test_an_address_needs_no_resolving() -> None:
+    run = steps(ServerEntry(url="http://127.0.0.1:8000/mcp"))
+    assert done(run._resolve) == StepDone("127.0.0.1 is an address (nothing to resolve)")
+    assert run.addresses == ["127.0.0.1"]
+    run = steps(ServerEntry(url="http://[::1]:8000/mcp"))
+    assert done(run._resolve).detail == "::1 is an address (nothing to resolve)"
+    assert run.addresses == ["::1"]
+
+
+def test_a_name_is_resolved_to_its_addresses() -> None:
+    run = steps(ServerEntry(url="http://localhost:8000/mcp"))
+    got = done(run._resolve)
+    assert "127.0.0.1" in run.addresses
+    assert got.detail == "localhost: " + ", ".join(run.addresses)
+
+
+def test_a_name_that_does_not_resolve_fails_with_a_fix() -> None:
+    run = steps(ServerEntry(url="http://no-such-host.invalid/mcp"))
+    exc = failed(run._resolve)
+    assert "no-such-host.invalid" in exc.detail and exc.fix
+
+
+def test_a_listening_port_connects_and_a_closed_one_fails(site: tuple[Site, str]) -> None:
+    _, base = site
+    port = int(base.rsplit(":", 1)[1])
+    run = steps(ServerEntry(url=f"{base}/mcp"))
+    done(run._resolve)
+    assert done(run._connect) == StepDone(f"connected to 127.0.0.1 port {port}")
+    assert run.address == "127.0.0.1"
+    with reserved_port() as closed:
+        run = steps(ServerEntry(url=f"http://127.0.0.1:{closed}/mcp"))
+        done(run._resolve)
+        exc = failed(run._connect)
+    assert f"127.0.0.1 port {closed}" in exc.detail and exc.fix
+
+
+# --- http -------------------------------------------------------------------------------------
+
+
+def test_the_first_answer_of_a_streamable_http_server(site: tuple[Site, str]) -> None:
+    s, base = site
+    s.routes[("POST", "/mcp")] = (200, {"Content-Type": "application/json"}, b"{}")
+    run = steps(ServerEntry(url=f"{base}/mcp"))
+    assert done(run._http) == StepDone("POST initialize: HTTP 200, application/json")
+    assert run.answer is not None and run.answer.status == 200
+
+
+def test_a_server_that_asks_for_credentials_passes_http(site: tuple[Site, str]) -> None:
+    s, base = site
+    challenge = {"Content-Type": "application/json", "WWW-Authenticate": 'Bearer realm="x"'}
+    s.routes[("POST", "/mcp")] = (401, challenge, b"{}")
+    run = steps(ServerEntry(url=f"{base}/mcp"))
+    assert done(run._http).detail == (
+        "POST initialize: HTTP 401, application/json; it asks for credentials (Bearer)"
+    )
+    s.routes[("POST", "/mcp")] = (403, {}, b"")
+    assert done(run._http).detail == (
+        "POST initialize: HTTP 403, no content type; it asks for credentials"
+    )
+
+
+def test_an_sse_server_is_found_when_the_post_is_refused(site: tuple[Site, str]) -> None:
+    s, base = site
+    s.routes[("POST", "/sse")] = (405, {"Content-Type": "text/plain"}, b"")
+    s.routes[("GET", "/sse")] = (200, {"Content-Type": "text/event-stream"}, b"")
+    run = steps(ServerEntry(url=f"{base}/sse"))
+    assert done(run._http).detail == "GET (event stream): HTTP 200, text/event-stream"
+    # not when the entry says which transport it speaks
+    run = steps(ServerEntry(url=f"{base}/sse", transport="streamable-http"))
+    exc = failed(run._http)
+    assert exc.detail.startswith("POST initialize: HTTP 405, text/plain: ")
+    # nor when the GET is no event stream
+    s.routes[("POST", "/x")] = (404, {"Content-Type": "text/plain"}, b"")
+    s.routes[("GET", "/x")] = (200, {"Content-Type": "text/html"}, b"")
+    run = steps(ServerEntry(url=f"{base}/x"))
+    assert failed(run._http).detail.startswith("POST initialize: HTTP 404, text/plain: ")
+    s.routes[("POST", "/y")] = (404, {"Content-Type": "text/plain"}, b"")
+    s.routes[("GET", "/y")] = (500, {"Content-Type": "text/event-stream"}, b"")
+    run = steps(ServerEntry(url=f"{base}/y"))
+    assert failed(run._http).detail.startswith("POST initialize: HTTP 404, text/plain: ")
+
+
+def test_an_html_page_or_an_error_status_fails_http(site: tuple[Site, str]) -> None:
+    from mcpctl.probe.failures import http_error
+
+    s, base = site
+    s.routes[("POST", "/page")] = (200, {"Content-Type": "text/html; charset=utf-8"}, b"<p>")
+    run = steps(ServerEntry(url=f"{base}/page"))
+    exc = failed(run._http)
+    assert exc.detail == "POST initialize: HTTP 200, text/html: an HTML page, not MCP"
+    assert exc.fix == "check the URL's path (often /mcp or /sse)"
+    s.routes[("POST", "/err")] = (500, {"Content-Type": "application/json"}, b"{}")
+    run = steps(ServerEntry(url=f"{base}/err"))
+    exc = failed(run._http)
+    error = http_error(500, "demo")
+    assert exc.detail == f"POST initialize: HTTP 500, application/json: {error.message}"
+    assert exc.fix == (error.hint or "check the URL's path (often /mcp or /sse)")
+    s.routes[("POST", "/gone")] = (410, {"Content-Type": "application/json"}, b"{}")
+    run = steps(ServerEntry(url=f"{base}/gone"))
+    exc = failed(run._http)
+    error = http_error(410, "demo")
+    assert exc.fix == (error.hint or "check the URL's path (often /mcp or /sse)")
+
+
+def test_no_http_answer_fails_http() -> None:
+    with reserved_port() as closed:
+        run = steps(ServerEntry(url=f"http://127.0.0.1:{closed}/mcp"))
+        exc = failed(run._http)
+    assert exc.detail and exc.fix
+
+
+# --- auth -------------------------------------------------------------------------------------
+
+
+def answered(run: Any, status: int, challenge: str | None = None) -> Any:
+    run.answer = HttpAnswer("POST", status, "application/json", challenge)
+    return run
+
+
+def test_no_sign_in_asked_for(site: tuple[Site, str]) -> None:
+    _, base = site
+    run = answered(steps(ServerEntry(url=f"{base}/mcp")), 200)
+    assert done(run._auth) == StepDone("no sign-in asked for")
+
+
+def test_a_403_fails_auth() -> None:
+    run = answered(steps(ServerEntry(url="http://127.0.0.1:9/mcp")), 403)
+    exc = failed(run._auth)
+    assert exc.detail == "the server answered 403 Forbidden"
+    assert exc.fix == "the credentials lack the needed permissions"
+
+
+def test_a_401_without_a_challenge_to_an_entry_without_oauth(site: tuple[Site, str]) -> None:
+    _, base = site
+    run = answered(steps(ServerEntry(url=f"{base}/mcp")), 401)
+    exc = failed(run._auth)
+    assert exc.detail == (
+        "the server answered 401 and refuses the request; no protected-resource metadata; "
+        "the entry does not sign in with OAuth"
+    )
+    assert exc.fix == (
+        "set the credentials of 'demo' (its headers), or sign in with 'mcpctl auth demo' "
+        '(its entry needs "auth": {"type": "oauth"})'
+    )
+
+
+def protected(s: Site, base: str) -> None:
+    s.json("/.well-known/oauth-protected-resource/mcp",
+           {"resource": f"{base}/mcp", "authorization_servers": [base]})  # fmt: skip
+    s.json("/.well-known/oauth-authorization-server",
+           {"issuer": base, "authorization_endpoint": f"{base}/authorize",
+            "token_endpoint": f"{base}/token"})  # fmt: skip
+
+
+def test_a_401_with_a_challenge_names_the_metadata_found(site: tuple[Site, str]) -> None:
+    s, base = site
+    protected(s, base)
+    run = answered(steps(ServerEntry(url=f"{base}/mcp")), 401, "Bearer")
+    exc = failed(run._auth)
+    assert exc.detail == (
+        "the server answered 401 (Bearer) and asks for a sign-in; protected-resource metadata "
+        f"at {base}/.well-known/oauth-protected-resource/mcp; authorization server {base}; "
+        "the entry does not sign in with OAuth"
+    )
+    assert exc.fix == (
+        'sign in with \'mcpctl auth demo\' (its entry needs "auth": {"type": "oauth"})'
+    )
+
+
+def test_an_entry_that_signs_in_but_has_not(site: tuple[Site, str]) -> None:
+    s, base = site
+    protected(s, base)
+    store = SecretStore(MemoryKeyring())
+    run = answered(steps(ServerEntry(url=f"{base}/mcp", auth=OAUTH), store=store), 401, "Bearer")
+    exc = failed(run._auth)
+    assert exc.detail.startswith("the server answered 401 (Bearer) and asks for a sign-in; ")
+    assert exc.detail.endswith(f"; authorization server {base}; not signed in")
+    assert exc.fix == "sign in with 'mcpctl auth demo'"
+
+
+def test_a_sign_in_is_reported_by_its_state_never_its_token(site: tuple[Site, str]) -> None:
+    s, base = site
+    protected(s, base)
+    store = SecretStore(MemoryKeyring())
+    url = f"{base}/mcp"
+    expires = time.time() + 3600
+    save_record("demo", OAuthRecord(url, access_token=TOKEN, expires_at=expires), store)
+    run = answered(steps(ServerEntry(url=url, auth=OAUTH), store=store), 401, "Bearer")
+    got = done(run._auth)
+    assert got.detail.startswith(f"protected-resource metadata at {base}/.well-known/")
+    assert "; signed in (expires " in got.detail
+    assert TOKEN not in got.detail
+    # answered without a challenge: the metadata is still looked up for a sign-in
+    run = answered(steps(ServerEntry(url=url, auth=OAUTH), store=store), 200)
+    assert done(run._auth).detail == got.detail
+
+
+def test_a_sign_in_for_another_url_fails_auth_though_the_server_let_us_in(
+    site: tuple[Site, str],
+) -> None:
+    s, base = site
+    protected(s, base)
+    store = SecretStore(MemoryKeyring())
+    save_record("demo", OAuthRecord("https://elsewhere.example/mcp", access_token=TOKEN), store)
+    run = answered(steps(ServerEntry(url=f"{base}/mcp", auth=OAUTH), store=store), 200)
+    exc = failed(run._auth)
+    assert exc.detail.endswith("; sign-in: signed in for another URL")
+    assert exc.fix == "sign in with 'mcpctl auth demo'"
+
+
+def test_a_keyring_that_cannot_be_read_is_the_sign_in_s_problem(
+    site: tuple[Site, str], no_keyring: None
+) -> None:
+    s, base = site
+    protected(s, base)
+    run = answered(steps(ServerEntry(url=f"{base}/mcp", auth=OAUTH)), 200)
+    exc = failed(run._auth)
+    assert run.keyring is not None and run.keyring.problem
+    assert exc.detail.endswith(f"; sign-in: the keyring is unusable ({run.keyring.problem})")
+    assert exc.fix == "sign in with 'mcpctl auth demo'"
+
+
+class SignInsUnreadable(MemoryKeyring):
+    """A keyring that answers, but fails to read any sign-in."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        if username.startswith("oauth:"):
+            raise OSError("the item cannot be decrypted")
+        return super().get_password(service, username)
+
+
+def test_a_sign_in_that_cannot_be_read_is_the_sign_in_s_problem(site: tuple[Site, str]) -> None:
+    s, base = site
+    protected(s, base)
+    store = SecretStore(SignInsUnreadable())
+    run = answered(steps(ServerEntry(url=f"{base}/mcp", auth=OAUTH), store=store), 200)
+    exc = failed(run._auth)
+    assert "; sign-in: " in exc.detail and "the item cannot be decrypted" in exc.detail
+    assert exc.fix == "sign in with 'mcpctl auth demo'"
+
+
+@pytest.mark.parametrize(
+    ("status", "text"),
+    [
+        ({"problem": "expired", "signed_in": True}, "sign-in: expired"),
+        ({"problem": None, "signed_in": False}, "not signed in"),
+        ({"problem": None, "signed_in": True, "expires_at": "2030-01-01T00:00:00Z"},
+         "signed in (expires 2030-01-01T00:00:00Z)"),
+        ({"problem": None, "signed_in": True, "expires_at": None}, "signed in"),
+        ({"problem": None, "signed_in": True, "expires_at": "T", "expired": True,
+          "refreshable": True}, "signed in (the access token expired T; renewed on use)"),
+        ({"problem": None, "signed_in": True, "expires_at": "T", "expired": True,
+          "refreshable": False}, "signed in (the access token expired T; not renewable)"),
+        ({"problem": None, "signed_in": True, "expires_at": "T", "expired": False},
+         "signed in (expires T)"),
+    ],
+)  # fmt: skip
+def test_a_sign_in_in_words(status: dict[str, Any], text: str) -> None:
+    assert _sign_in_text(status) == text
+
+
+# --- the probe ------------------------------------------------------------------------------
+
+
+def test_a_failed_probe_is_the_protocol_step_s_failure() -> None:
+    result = ProbeResult(
+        name="demo", error=ProbeError("auth_required", "401", "sign in"), latency_ms={"total": 9.0}
+    )
+    with pytest.raises(StepFailed) as caught:
+        RemoteSteps._remote_failed(result)
+    exc = caught.value
+    assert (exc.detail, exc.fix, exc.ms) == ("auth_required: 401", "sign in", 9.0)
+
+
+def test_an_entry_that_speaks_sse_is_asked_with_a_get(site: tuple[Site, str]) -> None:
+    s, base = site
+    s.routes[("GET", "/events")] = (200, {"Content-Type": "text/event-stream"}, b"")
+    run = steps(ServerEntry(url=f"{base}/events", transport="sse"))
+    assert done(run._http).detail == "GET (event stream): HTTP 200, text/event-stream"
+    s.routes[("POST", "/e404")] = (404, {"Content-Type": "text/plain"}, b"")
+    s.routes[("GET", "/e404")] = (200, {"Content-Type": "text/event-stream"}, b"")
+    run = steps(ServerEntry(url=f"{base}/e404"))  # a 404 to the POST: perhaps SSE too
+    assert done(run._http).detail == "GET (event stream): HTTP 200, text/event-stream"
+
+
+def test_the_metadata_named_by_the_challenge_is_read(site: tuple[Site, str]) -> None:
+    s, base = site
+    s.json("/elsewhere/meta", {"resource": f"{base}/mcp", "authorization_servers": [base]})
+    s.json("/.well-known/oauth-authorization-server", {"issuer": base})
+    run = steps(ServerEntry(url=f"{base}/mcp"))
+    run.answer = HttpAnswer("POST", 401, "application/json", "Bearer", f"{base}/elsewhere/meta")
+    exc = failed(run._auth)
+    assert f"protected-resource metadata at {base}/elsewhere/meta" in exc.detail
+
+
+def test_a_400_is_an_error_status(site: tuple[Site, str]) -> None:
+    from mcpctl.probe.failures import http_error
+
+    s, base = site
+    s.routes[("POST", "/bad")] = (400, {"Content-Type": "application/json"}, b"{}")
+    run = steps(ServerEntry(url=f"{base}/bad"))
+    exc = failed(run._http)
+    assert (
+        exc.detail
+        == f"POST initialize: HTTP 400, application/json: {http_error(400, 'demo').message}"
+    )
+    # nor is a 400 to the GET an event stream
+    s.routes[("POST", "/b2")] = (404, {"Content-Type": "text/plain"}, b"")
+    s.routes[("GET", "/b2")] = (400, {"Content-Type": "text/event-stream"}, b"")
+    run = steps(ServerEntry(url=f"{base}/b2"))
+    assert failed(run._http).detail.startswith("POST initialize: HTTP 404, text/plain: ")
