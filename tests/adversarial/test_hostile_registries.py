@@ -25,9 +25,9 @@ from mcpctl.errors import RegistryError
 from mcpctl.httpclient import BoundedClient
 from mcpctl.registry.client import MAX_REDIRECTS, RegistryClient
 from tests.conftest import Cli, write_config
-from tests.doctor.test_server import _certificate, _key, _pem
 from tests.registry.server import Registry, make_record, running
 from tests.snapshot.pkgserver import Packages, serving
+from tests.tlsserver import make_certificate, make_key, write_pem
 
 # --- servers -------------------------------------------------------------------------------
 
@@ -98,9 +98,9 @@ def packages() -> Iterator[tuple[Packages, str]]:
 @pytest.fixture
 def trusted_tls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A certificate for 127.0.0.1 that this process trusts (SSL_CERT_FILE)."""
-    key = _key()
-    cert = _certificate("127.0.0.1", key, None, (-1, 30), ca=True)
-    cert_path, key_path = _pem(cert, key, tmp_path, "registry")
+    key = make_key()
+    cert = make_certificate("127.0.0.1", key, None, (-1, 30), ca=True)
+    cert_path, key_path = write_pem(cert, key, tmp_path, "registry")
     monkeypatch.setenv("SSL_CERT_FILE", str(cert_path))
     return cert_path, key_path
 

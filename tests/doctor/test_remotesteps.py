@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.healthstatus import ProbeResult
 from mcpctl.probe.httplayers import HttpAnswer
 from tests.conftest import MemoryKeyring, reserved_port
+from tests.httpthread import serving_http
 
 TOKEN = "remotesteps-token-canary-7d21"
 
@@ -70,15 +71,8 @@ def serving(site: Site) -> Iterator[str]:
         def do_POST(self) -> None:
             self.answer("POST")
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with serving_http(Handler) as base:
+        yield base
 
 
 @pytest.fixture

@@ -4,16 +4,11 @@ TLS servers with certificates made here)."""
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import socket
-import ssl
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +25,7 @@ from tests.conftest import (
     wait_for_port,
     write_config,
 )
+from tests.tlsserver import make_certificate, make_key, tls_servers, write_pem
 
 PY = sys.executable
 BASIC = {"command": PY, "args": [str(SERVERS / "basic.py")]}
@@ -269,94 +265,20 @@ def test_401_with_metadata_fails_at_auth(
 # --- TLS -------------------------------------------------------------------------------------
 
 
-def _certificate(
-    subject: str, key: Any, issuer: tuple[str, Any] | None, days: tuple[int, int], ca: bool
-) -> Any:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.x509.oid import NameOID
-
-    now = datetime.datetime.now(datetime.UTC)
-    issuer_name, issuer_key = issuer or (subject, key)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
-        .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer_name)]))
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now + datetime.timedelta(days=days[0]))
-        .not_valid_after(now + datetime.timedelta(days=days[1]))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )
-    if not ca or issuer is None:
-        san = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
-        builder = builder.add_extension(san, critical=False)
-    return builder.sign(issuer_key, hashes.SHA256())
-
-
-def _pem(cert: Any, key: Any, folder: Path, stem: str) -> tuple[Path, Path]:
-    from cryptography.hazmat.primitives import serialization
-
-    cert_path, key_path = folder / f"{stem}.pem", folder / f"{stem}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ))  # fmt: skip
-    return cert_path, key_path
-
-
-def _key() -> Any:
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    return ec.generate_private_key(ec.SECP256R1())
-
-
 @pytest.fixture
-def tls_server(tmp_path: Path) -> Iterator[Any]:
-    """Start a TLS server on 127.0.0.1 with a certificate: ``start(cert, key) -> port``. It
-    completes handshakes (then closes); stopped with the test."""
-    stop = threading.Event()
-    threads: list[threading.Thread] = []
-    with ExitStack() as stack:
-
-        def start(cert: Path, key: Path) -> int:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(cert, key)
-            listener = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
-            listener.settimeout(0.2)
-
-            def serve() -> None:
-                while not stop.is_set():
-                    try:
-                        conn, _ = listener.accept()
-                    except OSError:
-                        continue
-                    conn.settimeout(10)
-                    try:
-                        with context.wrap_socket(conn, server_side=True):
-                            pass
-                    except OSError:  # the client refused the certificate: expected
-                        conn.close()
-
-            thread = threading.Thread(target=serve, daemon=True)
-            thread.start()
-            threads.append(thread)
-            return int(listener.getsockname()[1])
-
+def tls_server() -> Iterator[Any]:
+    """``start(cert, key) -> port``: TLS servers on 127.0.0.1, stopped with the test."""
+    with tls_servers() as start:
         yield start
-        stop.set()
-        for thread in threads:
-            thread.join(5)
 
 
 def test_self_signed_certificate_fails_at_tls(
     config_path: Path, tmp_path: Path, tls_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    key = _key()
-    cert = _certificate("127.0.0.1", key, None, (-1, 30), ca=False)
-    port = tls_server(*_pem(cert, key, tmp_path, "self"))
+    key = make_key()
+    cert = make_certificate("127.0.0.1", key, None, (-1, 30), ca=False)
+    port = tls_server(*write_pem(cert, key, tmp_path, "self"))
     d = diagnose("selfie", {"selfie": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path)
     assert_stopped_at(d, "tls", "http")
     step = d.step("tls")
@@ -368,11 +290,11 @@ def test_expired_certificate_fails_at_tls(
     config_path: Path, tmp_path: Path, tls_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A certificate from a CA this machine trusts (SSL_CERT_FILE), expired yesterday."""
-    ca_key, key = _key(), _key()
-    ca = _certificate("doctor test CA", ca_key, None, (-30, 30), ca=True)
-    ca_path, _ = _pem(ca, ca_key, tmp_path, "ca")
-    leaf = _certificate("127.0.0.1", key, ("doctor test CA", ca_key), (-10, -1), ca=False)
-    port = tls_server(*_pem(leaf, key, tmp_path, "leaf"))
+    ca_key, key = make_key(), make_key()
+    ca = make_certificate("doctor test CA", ca_key, None, (-30, 30), ca=True)
+    ca_path, _ = write_pem(ca, ca_key, tmp_path, "ca")
+    leaf = make_certificate("127.0.0.1", key, ("doctor test CA", ca_key), (-10, -1), ca=False)
+    port = tls_server(*write_pem(leaf, key, tmp_path, "leaf"))
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_path))
     d = diagnose("old", {"old": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path)
     assert_stopped_at(d, "tls", "http")
@@ -384,11 +306,11 @@ def test_expired_certificate_fails_at_tls(
 def test_valid_certificate_passes_tls_with_days_left(
     config_path: Path, tmp_path: Path, tls_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ca_key, key = _key(), _key()
-    ca = _certificate("doctor test CA", ca_key, None, (-30, 365), ca=True)
-    ca_path, _ = _pem(ca, ca_key, tmp_path, "ca")
-    leaf = _certificate("127.0.0.1", key, ("doctor test CA", ca_key), (-1, 90), ca=False)
-    port = tls_server(*_pem(leaf, key, tmp_path, "leaf"))
+    ca_key, key = make_key(), make_key()
+    ca = make_certificate("doctor test CA", ca_key, None, (-30, 365), ca=True)
+    ca_path, _ = write_pem(ca, ca_key, tmp_path, "ca")
+    leaf = make_certificate("127.0.0.1", key, ("doctor test CA", ca_key), (-1, 90), ca=False)
+    port = tls_server(*write_pem(leaf, key, tmp_path, "leaf"))
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_path))
     d = diagnose("fine", {"fine": {"url": f"https://127.0.0.1:{port}/mcp"}}, config_path,
                  timeout=5.0)  # fmt: skip

@@ -8,7 +8,6 @@ import socket
 import ssl
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from mcpctl.probe.netlayers import (
     resolve_host,
 )
 from tests.conftest import reserved_port
-from tests.doctor.test_server import _certificate, _key, _pem
+from tests.tlsserver import make_certificate, make_key, tls_servers, write_pem
 
 DEADLINE = 30  # seconds: generous, the machine may be busy
 
@@ -105,53 +104,23 @@ def test_no_address_accepts() -> None:
 
 @pytest.fixture
 def tls_server() -> Iterator[Callable[[Path, Path], int]]:
-    """``start(cert, key) -> port``: a TLS server on 127.0.0.1 that completes handshakes."""
-    stop = threading.Event()
-    threads: list[threading.Thread] = []
-    with ExitStack() as stack:
-
-        def start(cert: Path, key: Path) -> int:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(cert, key)
-            listening = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
-            listening.settimeout(0.2)
-
-            def serve() -> None:
-                while not stop.is_set():
-                    try:
-                        conn, _ = listening.accept()
-                    except OSError:
-                        continue
-                    conn.settimeout(10)
-                    try:
-                        with context.wrap_socket(conn, server_side=True):
-                            pass
-                    except OSError:
-                        conn.close()
-
-            thread = threading.Thread(target=serve, daemon=True)
-            thread.start()
-            threads.append(thread)
-            return int(listening.getsockname()[1])
-
+    """``start(cert, key) -> port``: TLS servers on 127.0.0.1 that complete handshakes."""
+    with tls_servers() as start:
         yield start
-        stop.set()
-        for thread in threads:
-            thread.join(5)
 
 
 @pytest.fixture
 def trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., tuple[Path, Path]]:
     """``leaf(days)``: a certificate for 127.0.0.1 from a CA this machine trusts."""
-    ca_key = _key()
-    ca = _certificate("netlayers test CA", ca_key, None, (-30, 365), ca=True)
-    ca_path, _ = _pem(ca, ca_key, tmp_path, "ca")
+    ca_key = make_key()
+    ca = make_certificate("netlayers test CA", ca_key, None, (-30, 365), ca=True)
+    ca_path, _ = write_pem(ca, ca_key, tmp_path, "ca")
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_path))
 
     def leaf(days: tuple[int, int]) -> tuple[Path, Path]:
-        key = _key()
-        cert = _certificate("127.0.0.1", key, ("netlayers test CA", ca_key), days, ca=False)
-        return _pem(cert, key, tmp_path, "leaf")
+        key = make_key()
+        cert = make_certificate("127.0.0.1", key, ("netlayers test CA", ca_key), days, ca=False)
+        return write_pem(cert, key, tmp_path, "leaf")
 
     return leaf
 
@@ -166,7 +135,7 @@ def test_a_verified_handshake_says_who_and_until_when(tls_server: Any, trusted: 
     assert report.days_left in (88, 89)  # whole days left, rounded down
 
 
-def test_an_expired_certificate(tls_server: Any, trusted: Any) -> None:
+def test_an_expiredmake_certificate(tls_server: Any, trusted: Any) -> None:
     port = tls_server(*trusted((-10, -1)))
     failed = failure(lambda: check_tls("127.0.0.1", port, "127.0.0.1", 10))
     assert failed.message.startswith("the certificate is not trusted: ")

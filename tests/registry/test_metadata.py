@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from mcpctl.registry.metadata import (
     pypi_url,
 )
 from tests.conftest import reserved_port
+from tests.httpthread import serving_http
 
 
 class Site:
@@ -47,8 +48,8 @@ class Site:
 
 
 @contextlib.contextmanager
-def serving(site: Site) -> Iterator[int]:
-    """Serve ``site`` on 127.0.0.1 for the block; its port."""
+def serving(site: Site) -> Iterator[str]:
+    """Serve ``site`` on 127.0.0.1 for the block; its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -89,23 +90,16 @@ def serving(site: Site) -> Iterator[int]:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with serving_http(Handler) as base:
+        yield base
 
 
 @pytest.fixture
 def site() -> Iterator[tuple[Site, str]]:
     """A local registry and its base URL."""
     s = Site()
-    with serving(s) as port:
-        yield s, f"http://127.0.0.1:{port}"
+    with serving(s) as base:
+        yield s, base
 
 
 def same(data: Any) -> Any:
