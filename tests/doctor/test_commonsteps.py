@@ -4,42 +4,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from mcpctl.auth.secrets import SecretStore
 from mcpctl.config.model import AuthConfig, ServerEntry
 from mcpctl.doctor.commonsteps import CommonSteps
-from mcpctl.doctor.steps import StepDone, StepFailed
+from mcpctl.doctor.steps import StepDone
 from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.eras import Era
 from mcpctl.probe.healthstatus import ProbeResult
 from tests.conftest import MemoryKeyring
+from tests.doctor.stepruns import done, failed, prepared
 
 SECRET = "commonsteps-canary-51f2"
 
 
 def steps(entry: ServerEntry, *, store: SecretStore | None = None, name: str = "demo") -> Any:
-    run = CommonSteps(name, None, None, store, None, None)
-    run.entry = entry
-    run.seconds = 5.0
-    run.unusable = []
-    run.path = Path("/etc/mcp/servers.json")
-    return run
-
-
-def done(step: Callable[[], Awaitable[StepDone]]) -> StepDone:
-    return anyio.run(step)
-
-
-def failed(step: Callable[[], Awaitable[StepDone]]) -> StepFailed:
-    with pytest.raises(StepFailed) as caught:
-        anyio.run(step)
-    return caught.value
+    return prepared(CommonSteps, entry, store=store, name=name, path=Path("/etc/mcp/servers.json"))
 
 
 STDIO = ServerEntry(command="/bin/true")

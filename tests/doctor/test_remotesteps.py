@@ -9,12 +9,11 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from mcpctl.auth.records import OAuthRecord, save_record
@@ -27,6 +26,7 @@ from mcpctl.probe.childenv import ProbeError
 from mcpctl.probe.healthstatus import ProbeResult
 from mcpctl.probe.httplayers import HttpAnswer
 from tests.conftest import MemoryKeyring, reserved_port
+from tests.doctor.stepruns import done, failed, prepared
 from tests.httpthread import serving_http
 
 TOKEN = "remotesteps-token-canary-7d21"
@@ -83,23 +83,9 @@ def site() -> Iterator[tuple[Site, str]]:
 
 
 def steps(entry: ServerEntry, *, store: SecretStore | None = None, name: str = "demo") -> Any:
-    run = RemoteSteps(name, None, None, store, None, None)
-    run.entry = entry
-    run.seconds = 5.0
-    run.unusable = []
-    run.path = Path("servers.json")
+    run = prepared(RemoteSteps, entry, store=store, name=name, path=Path("servers.json"))
     run.resolved = resolve_entry(name, entry, policy="error")
     return run
-
-
-def done(step: Callable[[], Awaitable[StepDone]]) -> StepDone:
-    return anyio.run(step)
-
-
-def failed(step: Callable[[], Awaitable[StepDone]]) -> StepFailed:
-    with pytest.raises(StepFailed) as caught:
-        anyio.run(step)
-    return caught.value
 
 
 OAUTH = AuthConfig(type="oauth")
