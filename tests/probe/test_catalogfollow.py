@@ -9,6 +9,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -36,6 +37,27 @@ def changing(era: str, trigger: Path, log: Path) -> ServerEntry:
 
 def tools_of(catalog: Catalog) -> list[str]:
     return sorted(t["name"] for t in catalog.tools)
+
+
+def first_listings(name: str, entry: ServerEntry, count: int, **options: Any) -> list[list[str]]:
+    """The tools of the first ``count`` listings ``follow_catalog`` gives, then it is stopped."""
+    seen: list[list[str]] = []
+
+    async def followed() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with anyio.create_task_group() as tg:
+
+                async def on_catalog(catalog: Catalog) -> None:
+                    seen.append(tools_of(catalog))
+                    if len(seen) == count:
+                        tg.cancel_scope.cancel()
+
+                tg.start_soon(
+                    lambda: follow_catalog(name, entry, on_catalog, timeout=30, **options)
+                )
+
+    anyio.run(followed)
+    return seen
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
@@ -82,40 +104,14 @@ def test_a_server_that_cannot_say_is_listed_every_poll(tmp_path: Path) -> None:
     """The modern server's default mode has no ``subscriptions/listen``: it is listed again
     every ``poll`` seconds."""
     entry = ServerEntry(command=PY, args=(str(SERVERS / "modern.py"),))
-    seen: list[list[str]] = []
-
-    async def followed() -> None:
-        with anyio.fail_after(DEADLINE):
-            async with anyio.create_task_group() as tg:
-
-                async def on_catalog(catalog: Catalog) -> None:
-                    seen.append(tools_of(catalog))
-                    if len(seen) == 3:
-                        tg.cancel_scope.cancel()
-
-                tg.start_soon(lambda: follow_catalog("m", entry, on_catalog, timeout=30, poll=0.05))
-
-    anyio.run(followed)
+    seen = first_listings("m", entry, 3, poll=0.05)
     assert len(seen) == 3 and seen[0] == seen[1] == seen[2]
 
 
 def test_a_legacy_server_without_list_changed_is_polled(tmp_path: Path) -> None:
     """A handshake-era server whose capabilities do not say ``listChanged``."""
     entry = ServerEntry(command=PY, args=(str(SERVERS / "legacy_modes.py"), "elicit"))
-    seen: list[list[str]] = []
-
-    async def followed() -> None:
-        with anyio.fail_after(DEADLINE):
-            async with anyio.create_task_group() as tg:
-
-                async def on_catalog(catalog: Catalog) -> None:
-                    seen.append(tools_of(catalog))
-                    if len(seen) == 3:
-                        tg.cancel_scope.cancel()
-
-                tg.start_soon(lambda: follow_catalog("l", entry, on_catalog, timeout=30, poll=0.05))
-
-    anyio.run(followed)
+    seen = first_listings("l", entry, 3, poll=0.05)
     assert len(seen) == 3 and "ask" in seen[0]
 
 
@@ -156,22 +152,7 @@ def test_the_entrys_secrets_come_from_the_source_given(monkeypatch: pytest.Monke
     monkeypatch.delenv("FOLLOW_SCRIPT", raising=False)
     entry = ServerEntry(command=PY, args=("${FOLLOW_SCRIPT}",))
     script = str(SERVERS / "legacy_modes.py")
-    seen: list[list[str]] = []
-
-    async def followed() -> None:
-        with anyio.fail_after(DEADLINE):
-            async with anyio.create_task_group() as tg:
-
-                async def on_catalog(catalog: Catalog) -> None:
-                    seen.append(tools_of(catalog))
-                    tg.cancel_scope.cancel()
-
-                secrets = {"FOLLOW_SCRIPT": script}.get
-                tg.start_soon(
-                    lambda: follow_catalog("f", entry, on_catalog, secrets=secrets, timeout=30)
-                )
-
-    anyio.run(followed)
+    seen = first_listings("f", entry, 1, secrets={"FOLLOW_SCRIPT": script}.get)
     assert seen == [["add", "echo"]]
 
 
