@@ -75,7 +75,45 @@ def test_what_does_not_resolve() -> None:
     assert (empty.message, empty.fix) == ("the URL has no host", "fix the entry's url")
     unknown = failure(lambda: resolve_host("no-such-host.invalid", 443, 10))
     assert unknown.message.startswith("no-such-host.invalid does not resolve: ")
+    # The resolver's words, not Python's rendering of its error ("[Errno -2] ...").
+    assert "[Errno" not in unknown.message and unknown.message[-1] != " "
     assert unknown.fix == "check the host name in the entry's url, and the network"
+
+
+@pytest.fixture
+def stuck_resolver(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """A resolver that never answers (as a DNS server that drops queries): each lookup waits
+    until the test ends. The event says whether a lookup was still waiting when it ended."""
+    released, returned = threading.Event(), threading.Event()
+
+    def never(*args: object, **kwargs: object) -> list[Any]:
+        released.wait(DEADLINE)
+        returned.set()
+        return []
+
+    monkeypatch.setattr(socket, "getaddrinfo", never)
+    yield returned
+    released.set()
+
+
+def test_a_name_that_does_not_resolve_in_time(stuck_resolver: threading.Event) -> None:
+    late = failure(lambda: resolve_host("slow.example", 443, 0.2))
+    assert (late.message, late.fix) == (
+        "slow.example did not resolve within 0.2 s",
+        "check the network and DNS settings",
+    )
+    # The answer came at the time limit, not when the lookup gave up: it is left behind.
+    assert not stuck_resolver.is_set()
+
+
+def test_a_name_that_resolves_to_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: [])
+    none = failure(lambda: resolve_host("empty.example", 443, 10))
+    assert (none.message, none.fix) == (
+        "empty.example resolves to no address",
+        "check the host name",
+    )
+    assert str(none) == "empty.example resolves to no address"  # the exception's own text
 
 
 @pytest.fixture
@@ -135,7 +173,7 @@ def test_a_verified_handshake_says_who_and_until_when(tls_server: Any, trusted: 
     assert report.days_left in (88, 89)  # whole days left, rounded down
 
 
-def test_an_expiredmake_certificate(tls_server: Any, trusted: Any) -> None:
+def test_an_expired_certificate(tls_server: Any, trusted: Any) -> None:
     port = tls_server(*trusted((-10, -1)))
     failed = failure(lambda: check_tls("127.0.0.1", port, "127.0.0.1", 10))
     assert failed.message.startswith("the certificate is not trusted: ")
@@ -194,8 +232,36 @@ def test_a_port_that_answers_plain_http() -> None:
         thread.start()
         failed = failure(lambda: check_tls("127.0.0.1", port, "127.0.0.1", 10))
         thread.join(10)
+    # OpenSSL's reason alone, not the whole "[SSL: ...] ... (_ssl.c:NNN)" line.
     assert failed.message.startswith("the TLS handshake failed: ")
+    assert "[SSL" not in failed.message and "_ssl.c" not in failed.message
     assert failed.fix == "does the server speak HTTPS on that port? (http:// instead?)"
+
+
+def test_a_handshake_that_times_out_lets_go_of_the_connection() -> None:
+    """The handshake's own time limit closes the connection: the server sees it end, it is
+    not left open behind the failure."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = int(server.getsockname()[1])
+        ended = threading.Event()
+
+        def silent() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.settimeout(DEADLINE)
+                try:
+                    while conn.recv(4096):  # the client's hello, then nothing until it closes
+                        pass
+                    ended.set()
+                except OSError:
+                    pass
+
+        thread = threading.Thread(target=silent, daemon=True)
+        thread.start()
+        failed = failure(lambda: check_tls("127.0.0.1", port, "127.0.0.1", 0.3))
+        thread.join(DEADLINE)
+    assert failed.message == "no TLS handshake within 0.3 s"
+    assert ended.is_set()
 
 
 def test_a_port_that_refuses() -> None:
