@@ -568,6 +568,7 @@ def test_only_an_approved_server_is_diagnosed(
     from mcpctl.errors import UntrustedConfigError
 
     monkeypatch.delenv("MCPCTL_TRUST", raising=False)
+    monkeypatch.delenv("CI", raising=False)  # a pipeline trusts the checked-out file
     write_config(config_path, {"ok": {"command": GONE}, "new": {"command": GONE, "args": ["x"]}})
     with pytest.raises(UntrustedConfigError):
         diagnose_server("ok", timeout=TIMEOUT)
