@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from threading import Thread
 
@@ -22,3 +22,18 @@ def serving_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(10)
+
+
+def reply(
+    handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: Mapping[str, str]
+) -> None:
+    """Send ``status``, ``headers`` and ``body`` (with its length, but on a 304). A client
+    that hung up first is not the test's failure."""
+    handler.send_response(status)
+    for key, value in headers.items():
+        handler.send_header(key, value)
+    if status != 304:
+        handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    with suppress(BrokenPipeError, ConnectionResetError):
+        handler.wfile.write(body)

@@ -27,7 +27,7 @@ from mcpctl.probe.healthstatus import ProbeResult
 from mcpctl.probe.httplayers import HttpAnswer
 from tests.conftest import MemoryKeyring, reserved_port
 from tests.doctor.stepruns import done, failed, prepared
-from tests.httpthread import serving_http
+from tests.httpthread import reply, serving_http
 
 TOKEN = "remotesteps-token-canary-7d21"
 
@@ -57,13 +57,7 @@ def serving(site: Site) -> Iterator[str]:
             with site.lock:
                 found = site.routes.get((method, self.path.split("?")[0]))
             status, headers, body = found or (404, {"Content-Type": "text/plain"}, b"no")
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self.wfile.write(body)
+            reply(self, status, body, headers)
 
         def do_GET(self) -> None:
             self.answer("GET")

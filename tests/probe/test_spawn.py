@@ -239,12 +239,10 @@ def test_stopping_a_server_says_how_it_ended(mode: str, by_itself: bool, returnc
     assert procs.read_stat(pid) is None  # gone and reaped
 
 
-def test_a_server_that_closed_its_stdout_is_given_time_to_exit_by_itself() -> None:
-    """A server that ends its stdout and exits a moment later is seen to exit by itself,
-    not stopped."""
+def stopped_after_its_stdout_ends(code: str) -> Any:
+    """The diagnostics of a server running ``code``, stopped once its stdout ended."""
     from mcpctl.probe.spawn import StdioDiagnostics, spawn_server, stop_server
 
-    code = "import os, sys, time; os.close(1); time.sleep(0.05); sys.exit(5)"
     diag = StdioDiagnostics(stdout_closed=True)
 
     async def go() -> None:
@@ -256,24 +254,22 @@ def test_a_server_that_closed_its_stdout_is_given_time_to_exit_by_itself() -> No
             await stop_server(process, diag)
 
     anyio.run(go)
+    return diag
+
+
+def test_a_server_that_closed_its_stdout_is_given_time_to_exit_by_itself() -> None:
+    """A server that ends its stdout and exits a moment later is seen to exit by itself,
+    not stopped."""
+
+    diag = stopped_after_its_stdout_ends(
+        "import os, sys, time; os.close(1); time.sleep(0.05); sys.exit(5)"
+    )
     assert (diag.exited_by_itself, diag.returncode) == (True, 5)
 
 
 def test_a_server_that_closed_its_stdout_but_stays_is_stopped() -> None:
-    from mcpctl.probe.spawn import StdioDiagnostics, spawn_server, stop_server
 
-    code = "import os, signal; os.close(1); signal.pause()"
-    diag = StdioDiagnostics(stdout_closed=True)
-
-    async def go() -> None:
-        process = await spawn_server(ServerEntry(command=PY, args=("-c", code)))
-        with anyio.fail_after(30):
-            assert process.stdout is not None
-            with pytest.raises(anyio.EndOfStream):
-                await process.stdout.receive()
-            await stop_server(process, diag)
-
-    anyio.run(go)
+    diag = stopped_after_its_stdout_ends("import os, signal; os.close(1); signal.pause()")
     assert (diag.exited_by_itself, diag.returncode) == (False, -signal.SIGTERM)
 
 

@@ -29,7 +29,7 @@ from mcpctl.registry.metadata import (
     pypi_url,
 )
 from tests.conftest import reserved_port
-from tests.httpthread import serving_http
+from tests.httpthread import reply, serving_http
 
 
 class Site:
@@ -78,17 +78,12 @@ def serving(site: Site) -> Iterator[str]:
         def answer(
             self, status: int, body: bytes, *, etag: str | None = None, location: str = ""
         ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            if status != 304:
-                self.send_header("Content-Length", str(len(body)))
+            headers = {"Content-Type": "application/json"}
             if etag:
-                self.send_header("ETag", etag)
+                headers["ETag"] = etag
             if location:
-                self.send_header("Location", location)
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self.wfile.write(body)
+                headers["Location"] = location
+            reply(self, status, body, headers)
 
     with serving_http(Handler) as base:
         yield base

@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tests.httpthread import serving_http
+from tests.httpthread import reply, serving_http
 
 
 def integrity(name: str, version: str, salt: str = "") -> str:
@@ -119,15 +119,10 @@ def serving(packages: Packages) -> Iterator[str]:
             self.answer(200, body, etag)
 
         def answer(self, status: int, body: bytes, etag: str | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            if status != 304:
-                self.send_header("Content-Length", str(len(body)))
+            headers = {"Content-Type": "application/json"}
             if etag:
-                self.send_header("ETag", etag)
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self.wfile.write(body)
+                headers["ETag"] = etag
+            reply(self, status, body, headers)
 
     with serving_http(Handler) as base:
         yield base
