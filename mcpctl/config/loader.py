@@ -83,7 +83,9 @@ def _decode(raw: bytes, path: Path) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        text = raw[: exc.start].decode("utf-8", "replace")
+        # After a byte-order mark the decoder counts from the byte that follows it.
+        body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+        text = body[: exc.start].decode("utf-8", "replace")
         line = text.count("\n") + 1
         column = exc.start - (text.rfind("\n") + 1) + 1 if "\n" in text else exc.start + 1
         raise ConfigSyntaxError(

@@ -235,10 +235,12 @@ def decode_text(raw: bytes, path: str | os.PathLike[str], *, fail: Fail | None =
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        before = raw[: exc.start].decode("utf-8", "replace")
+        # After a byte-order mark the decoder counts from the byte that follows it.
+        body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+        before = body[: exc.start].decode("utf-8", "replace")
         line, column = _line_col(before, len(before))
         raise (fail or _usage_fail(path))(
-            f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", line, column
+            f"not UTF-8 text (byte 0x{body[exc.start]:02x})", line, column
         ) from None
 
 
