@@ -357,3 +357,217 @@ def test_sampling_and_roots_are_declined_with_a_warning() -> None:
         "the server asked for roots, which mcpctl declines",
     ]
     assert not log.stopping and log.rounds == 0
+
+
+# --- one call's questions without a server (each round, each key, each answer) ---------------
+
+
+def form(message: str = "who?") -> Any:
+    import mcp_types as types
+
+    schema = {"type": "object", "properties": {"user": {"type": "string"}}}
+    return types.ElicitRequest(params=types.ElicitRequestFormParams(
+        message=message, requested_schema=schema))  # fmt: skip
+
+
+def page(url: str) -> Any:
+    import mcp_types as types
+
+    return types.ElicitRequest(params=types.ElicitRequestURLParams(
+        message="sign in", url=url, elicitation_id="e1"))  # fmt: skip
+
+
+class Recorder:
+    """An answerer that writes down what it was asked and answers from ``answers`` in turn
+    (``None`` for nobody)."""
+
+    def __init__(self, *answers: InputAnswer | None) -> None:
+        self.answers = list(answers)
+        self.asked: list[InputRequest] = []
+
+    async def __call__(self, request: InputRequest) -> InputAnswer | None:
+        self.asked.append(request)
+        return self.answers.pop(0)
+
+
+def test_a_round_is_answered_under_the_keys_the_server_gave() -> None:
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog()
+    answer = Recorder(InputAnswer("accept", {"user": "ann"}), InputAnswer("decline"))
+    requests = {"first": form("who?"), "second": form("and who else?")}
+    got = anyio.run(answer_requests, requests, answer, log)
+    assert [(r.key, r.message) for r in answer.asked] == [
+        ("first", "who?"), ("second", "and who else?")]  # fmt: skip
+    assert {k: (v.action, v.content) for k, v in got.items()} == {
+        "first": ("accept", {"user": "ann"}), "second": ("decline", None)}  # fmt: skip
+    assert log.rounds == 1 and not log.stopping and not log.warnings
+
+
+def test_a_round_with_a_question_nobody_answered_is_cancelled_throughout() -> None:
+    """An answer already given in the round is taken back: the server is told cancel to every
+    question of a call given up on."""
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog()
+    answer = Recorder(InputAnswer("accept", {"user": "ann"}), None)
+    got = anyio.run(answer_requests, {"a": form(), "b": form(), "c": form()}, answer, log)
+    assert {k: v.action for k, v in got.items()} == {"a": "cancel", "b": "cancel", "c": "cancel"}
+    assert len(answer.asked) == 2  # nobody is asked once the call is given up on
+    assert [r.key for r in log.unanswered] == ["b"] and log.stopping
+
+
+def test_a_page_is_answered_without_content_and_a_form_with_it() -> None:
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog()
+    answer = Recorder(InputAnswer("accept", {"stray": 1}), InputAnswer("accept", {"user": "x"}))
+    got = anyio.run(
+        answer_requests, {"p": page("https://example.com/in"), "f": form()}, answer, log
+    )
+    assert (got["p"].action, got["p"].content) == ("accept", None)
+    assert (got["f"].action, got["f"].content) == ("accept", {"user": "x"})
+    assert answer.asked[0].url == "https://example.com/in"
+
+
+def test_a_page_at_an_unsafe_address_is_declined_with_a_warning_cut_to_one_line() -> None:
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog()
+    answer = Recorder()  # never asked
+    url = "javascript:alert(1)//" + "x" * 300
+    got = anyio.run(answer_requests, {"p": page(url)}, answer, log)
+    assert got["p"].action == "decline" and not answer.asked and not log.stopping
+    [warning] = log.warnings
+    assert warning == (
+        f'the server asked to open "{url[:199]}…", which mcpctl declined: only an https page '
+        "(or http on this machine) is shown"
+    )
+
+
+def test_an_answer_that_cannot_be_given_gives_the_call_up() -> None:
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog()
+    wrong = UsageError("count must be a number; got 'x'")
+
+    async def answer(request: InputRequest) -> InputAnswer | None:
+        raise wrong
+
+    got = anyio.run(answer_requests, {"a": form()}, answer, log)
+    assert got["a"].action == "cancel" and log.failure is wrong and log.stopping
+    with pytest.raises(UsageError) as caught:
+        log.check("t")
+    assert caught.value is wrong
+
+
+def test_the_rounds_of_a_stateless_server_are_capped() -> None:
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog(max_rounds=2)
+    answer = Recorder(InputAnswer("accept", {"user": "a"}), InputAnswer("accept", {"user": "b"}))
+    for expected in ("accept", "accept", "cancel"):
+        got = anyio.run(answer_requests, {"k": form()}, answer, log)
+        assert got["k"].action == expected
+    assert log.capped and log.rounds == 3 and len(answer.asked) == 2
+
+
+def test_sampling_and_roots_get_no_answer_in_a_round() -> None:
+    import mcp_types as types
+
+    from mcpctl.probe.inputlog import InputLog, answer_requests, cancelled
+
+    log = InputLog()
+    params = types.CreateMessageRequestParams(messages=[], max_tokens=1)
+    requests = {"s": types.CreateMessageRequest(params=params), "r": types.ListRootsRequest()}
+    assert anyio.run(answer_requests, requests, None, log) == {}
+    assert log.rounds == 1 and len(log.warnings) == 2
+    answered = types.ElicitResult(action="accept", content={"a": 1})
+    assert {k: v.action for k, v in cancelled({**requests, "f": form(), "e": answered}).items()} == {
+        "f": "cancel", "e": "cancel"}  # fmt: skip
+
+
+def elicit(callback: Any, request_id: int, request: Any) -> Any:
+    from mcp.client.session import ClientRequestContext
+
+    context = ClientRequestContext(session=None, request_id=request_id)  # type: ignore[arg-type]
+    return anyio.run(callback, context, request.params)
+
+
+def test_the_elicitation_callback_counts_each_question_as_a_round() -> None:
+    from mcpctl.probe.inputlog import InputLog, elicitation_callback
+
+    log = InputLog(max_rounds=2)
+    answer = Recorder(InputAnswer("accept", {"user": "a"}), InputAnswer("decline"))
+    callback = elicitation_callback(answer, log)
+    first = elicit(callback, 7, form())
+    assert (first.action, first.content) == ("accept", {"user": "a"})
+    assert elicit(callback, 8, page("https://example.com/")).action == "decline"
+    assert [r.key for r in answer.asked] == ["7", "8"] and log.rounds == 2
+    assert elicit(callback, 9, form()).action == "cancel"  # the third round: past the cap
+    assert log.capped and len(answer.asked) == 2
+
+
+def test_a_handshake_server_that_asks_again_after_cancel_ends_the_call_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpctl.probe import inputlog
+    from mcpctl.probe.inputlog import InputLog, elicitation_callback
+
+    monkeypatch.setattr(inputlog, "STOP_GRACE", 3600)  # a grace no test outlasts
+    log = InputLog()
+    callback = elicitation_callback(Recorder(None), log)
+
+    async def run() -> None:
+        from mcp.client.session import ClientRequestContext
+
+        context = ClientRequestContext(session=None, request_id=1)  # type: ignore[arg-type]
+        assert (await callback(context, form().params)).action == "cancel"
+        assert [r.key for r in log.unanswered] == ["1"]
+        assert (await callback(context, form().params)).action == "cancel"
+        with anyio.fail_after(DEADLINE):  # it asked again: no grace
+            await log.halted()
+
+    anyio.run(run)
+
+
+def test_a_call_given_up_on_is_left_to_the_server_for_a_grace_then_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpctl.probe import inputlog
+
+    monkeypatch.setattr(inputlog, "STOP_GRACE", 0.05)
+    log = inputlog.InputLog()
+
+    async def run() -> bool:
+        with anyio.move_on_after(0.2) as waited:
+            await log.halted()  # not given up on: never returns
+        assert waited.cancelled_caught
+        log.give_up()
+        with anyio.fail_after(10):  # the grace, then the call is ended
+            await log.halted()
+        return True
+
+    assert anyio.run(run)
+
+
+def test_no_answerer_leaves_every_question_unanswered() -> None:
+    from mcpctl.probe.inputlog import InputLog, answer_requests
+
+    log = InputLog()
+    got = anyio.run(answer_requests, {"a": form(), "p": page("https://example.com/")}, None, log)
+    assert {k: v.action for k, v in got.items()} == {"a": "cancel", "p": "cancel"}
+    assert [r.key for r in log.unanswered] == ["a"] and log.stopping
+
+
+def test_a_form_with_a_required_field_is_not_one_to_accept_empty() -> None:
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.inputrequests import InputField
+
+    form = InputRequest("1", "form", "who?", (InputField("user", required=True),))
+    log = InputLog(unanswered=[form])
+    with pytest.raises(InputRequiredError) as caught:
+        log.check("t")
+    assert caught.value.hint == "answer on a terminal, or give each field with --input user=VALUE"
+    assert caught.value.details == ['asked: "who?": user (string, required)']
+    assert caught.value.requests == [form.to_dict()]
