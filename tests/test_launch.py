@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -355,3 +357,489 @@ def test_trust_and_proxy_settings_pass_on_both_paths(
     assert code == 0, err
     got = set(written(world["out"])["env"])
     assert set(trust) <= got and "UNRELATED_SETTING" not in got
+
+
+# In-process: what the launcher hands to exec (``os.execve`` caught just before the process
+# would be replaced), its arguments, and what it says when it cannot run a server. Mutation
+# testing sees only these: every test above runs mcpctl as a subprocess.
+
+
+class Execed(BaseException):
+    """Raised in place of the exec: the test process goes on."""
+
+
+@pytest.fixture
+def caught(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """``os.execve`` replaced by a record of its program, argv and environment, with the
+    working directory and the two signals at that moment."""
+    seen: dict[str, Any] = {}
+    here = Path.cwd()
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGPIPE, signal.SIGXFSZ)}
+
+    def execve(program: str, argv: list[str], env: dict[str, str]) -> None:
+        seen.update(program=program, argv=list(argv), env=dict(env), cwd=os.getcwd(),
+                    signals={sig: signal.getsignal(sig) for sig in handlers})  # fmt: skip
+        raise Execed
+
+    monkeypatch.setattr(os, "execve", execve)
+    try:
+        yield seen
+    finally:
+        os.chdir(here)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+
+
+def trusted_env() -> dict[str, str]:
+    """An environment to resolve from and pass on: the suite's trust of its files, a PATH."""
+    return {"PATH": os.environ["PATH"], "MCPCTL_TRUST": "1"}
+
+
+def run_in_process(name: str, cfg: Path, environ: dict[str, str], secrets: Any = None) -> None:
+    from mcpctl.launch import exec_server
+
+    with pytest.raises(Execed):
+        exec_server(name, config=str(cfg), environ=environ, secrets=secrets)
+
+
+@pytest.mark.parametrize("way", ["fast", "full"])
+def test_exec_gets_the_program_argv_cwd_and_environment(
+    caught: dict[str, Any], tmp_path: Path, way: str
+) -> None:
+    from mcpctl.launch import _LOADED
+
+    where = tmp_path / "server-dir"
+    where.mkdir()
+    entry: dict[str, Any] = {
+        "command": "true", "args": ["--token", "${TOKEN}", "two words"],
+        "env": {"TOK": "${TOKEN}", "FROM_KEYRING": "${KEPT}"}, "cwd": str(where),
+        "inherit_env": ["SHARED"],
+    }  # fmt: skip
+    if way == "full":
+        entry["tools"] = {"deny": ["x"]}  # a field only the config model reads
+    cfg = write_config(tmp_path / "c.json", {"s": entry, "other": {"command": "true"}})
+    environ = {"PATH": os.environ["PATH"], "HOME": "/home/someone", "TOKEN": "tok-1",
+               "SHARED": "shared", "OTHER_SECRET": "no", "MCPCTL_TRUST": "1",
+               "MCPCTL_HOME": str(tmp_path / "home")}  # fmt: skip
+    asked: list[str] = []
+
+    def secrets(name: str) -> str | None:
+        asked.append(name)
+        return {"KEPT": "from-the-keyring"}.get(name)
+
+    _LOADED.clear()
+    run_in_process("s", cfg, environ, secrets)
+    true = shutil.which("true", path=environ["PATH"])
+    assert caught["program"] == true
+    assert caught["argv"] == ["true", "--token", "tok-1", "two words"]
+    assert Path(caught["cwd"]) == where
+    assert caught["signals"] == {signal.SIGPIPE: signal.SIG_DFL, signal.SIGXFSZ: signal.SIG_DFL}
+    assert caught["env"] == {"PATH": environ["PATH"], "HOME": "/home/someone", "TOK": "tok-1",
+                             "FROM_KEYRING": "from-the-keyring", "SHARED": "shared"}  # fmt: skip
+    assert set(asked) == {"KEPT"}  # the environment first: the keyring only for what it lacks
+    # The full path reads the config model (its entries kept for an error's redaction).
+    assert bool(_LOADED) is (way == "full")
+
+
+def test_without_a_cwd_the_server_starts_where_mcpctl_is(
+    caught: dict[str, Any], tmp_path: Path
+) -> None:
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true"}})
+    run_in_process("s", cfg, trusted_env(), lambda name: None)
+    assert caught["cwd"] == os.getcwd() and caught["argv"] == ["true"]
+
+
+def test_the_fast_path_looks_each_secret_up_once_in_the_keyring(
+    caught: dict[str, Any], tmp_path: Path, memory_keyring: Any
+) -> None:
+    from mcpctl.auth.secrets import SecretStore
+
+    SecretStore().set("KEPT", "kept-value")
+    looked: list[tuple[str, str]] = []
+    real_get = memory_keyring.get_password
+
+    def get_password(service: str, username: str) -> str | None:
+        looked.append((service, username))
+        return real_get(service, username)
+
+    memory_keyring.get_password = get_password
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true", "env": {"K": "${KEPT}"}}})
+    run_in_process("s", cfg, trusted_env())
+    assert caught["env"]["K"] == "kept-value"
+    assert len(looked) == 1
+
+
+def test_a_secret_the_keyring_lacks_is_missing_on_the_full_path_too(
+    caught: dict[str, Any], tmp_path: Path, memory_keyring: Any
+) -> None:
+    from mcpctl.errors import PlaceholderError
+    from mcpctl.launch import exec_server
+
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true", "env": {"K": "${NONE}"}}})
+    with pytest.raises(PlaceholderError, match="NONE"):
+        exec_server("s", config=str(cfg), environ=trusted_env())
+    assert caught == {}
+
+
+def test_the_fast_path_leaves_an_unstartable_entry_to_the_full_one(
+    caught: dict[str, Any], tmp_path: Path
+) -> None:
+    """A command with a NUL byte or one not found: the full path explains it."""
+    from mcpctl.errors import CommandNotFoundError, McpctlError
+    from mcpctl.launch import exec_server
+
+    cfg = write_config(tmp_path / "c.json", {
+        "gone": {"command": "no-such-server-binary-xyz", "env": {"T": "${TOKEN}"}},
+        "nul": {"command": "true", "args": ["${BAD}"]},
+    })  # fmt: skip
+    env = {**trusted_env(), "TOKEN": "hidden-token-value", "BAD": "a\x00b"}
+    with pytest.raises(CommandNotFoundError, match="no-such-server-binary-xyz"):
+        exec_server("gone", config=str(cfg), environ=env, secrets=lambda n: None)
+    with pytest.raises(McpctlError):
+        exec_server("nul", config=str(cfg), environ=env, secrets=lambda n: None)
+    assert caught == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "says"),
+    [
+        ("remote", "UsageError", "remote is a remote server (https://mcp.example.com/mcp): "
+         "mcpctl run starts stdio servers"),
+        ("off", "UsageError", "off is disabled"),
+        ("nope", "ServerNotFoundError", "no server 'nope'"),
+    ],
+)  # fmt: skip
+def test_what_exec_server_refuses(
+    caught: dict[str, Any], tmp_path: Path, name: str, error: str, says: str
+) -> None:
+    from mcpctl import errors
+    from mcpctl.launch import exec_server
+
+    cfg = write_config(tmp_path / "c.json", {
+        "remote": {"url": "https://mcp.example.com/mcp"},
+        "off": {"command": "true", "enabled": False},
+    })  # fmt: skip
+    with pytest.raises(getattr(errors, error)) as raised:
+        exec_server(name, config=str(cfg), environ=trusted_env(),
+                    secrets=lambda n: None)  # fmt: skip
+    assert says in raised.value.message
+    if name == "remote":
+        assert raised.value.hint == "a client connects to a remote server by its URL"
+    if name == "off":
+        assert raised.value.hint == "mcpctl enable off"
+    assert caught == {}
+
+
+def test_an_untrusted_file_is_refused_before_any_secret_is_looked_up(
+    caught: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.errors import UntrustedConfigError
+    from mcpctl.launch import exec_server
+
+    monkeypatch.delenv("MCPCTL_TRUST", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    asked: list[str] = []
+
+    def secrets(name: str) -> str:
+        asked.append(name)
+        return "v"
+
+    for fields in ({}, {"tools": {"deny": ["x"]}}):
+        cfg = write_config(tmp_path / "c.json", {
+            "s": {"command": "true", "env": {"K": "${KEPT}"}, **fields}})  # fmt: skip
+        env = {"PATH": os.environ["PATH"], "MCPCTL_HOME": os.environ["MCPCTL_HOME"]}
+        with pytest.raises(UntrustedConfigError):
+            exec_server("s", config=str(cfg), environ=env, secrets=secrets)
+        assert asked == [] and caught == {}
+
+
+def test_a_failed_start_names_the_server_and_hides_its_secrets(
+    caught: dict[str, Any], tmp_path: Path
+) -> None:
+    from mcpctl.config.redaction import redactor
+    from mcpctl.errors import McpctlError
+    from mcpctl.launch import exec_server
+
+    program = tmp_path / "not-executable"
+    program.write_text("#!/bin/sh\n")
+    cfg = write_config(tmp_path / "c.json", {
+        "s": {"command": str(program), "tools": {"deny": ["x"]}},
+        "other": {"command": "true", "env": {"K": "${OTHER_VALUE}"}},
+    })  # fmt: skip
+    # Whatever prints the error hides the values of every entry's placeholders.
+    value = f"plain{uuid.uuid4().hex}"
+    with pytest.raises(McpctlError) as raised:
+        exec_server("s", config=str(cfg), environ={**trusted_env(), "OTHER_VALUE": value},
+                    secrets=lambda n: None)  # fmt: skip
+    assert "not-executable" in str(raised.value)
+    assert value not in redactor()(f"it was {value}")
+    assert caught == {}
+
+
+@pytest.mark.parametrize(
+    ("argv", "parsed"),
+    [
+        (["--config"], None),
+        (["--config", "f.json"], None),
+        (["--config="], None),
+        (["--config=", "run", "s"], None),
+        (["--config", "-x", "run", "s"], None),
+        (["run", "s", "--config", "-x"], None),
+        (["run", "s", "--config="], None),
+        (["run", "s", "--config=-x"], None),
+        (["run", "s", "--config", "a", "b"], None),
+        (["run", "s", "--other", "a"], None),
+        (["run", "s", "--other=a"], None),
+        (["--config=a", "run", "s", "--config=b"], None),
+        (["--config", "a", "run", "s", "--config=b"], None),
+        (["--configx", "a", "run", "s"], None),
+        (["run", "-s"], None),
+        (["stop", "s"], None),
+        ([], None),
+        (("run", "s"), ("s", None)),
+        (["run", "s=t", "--config=a=b"], ("s=t", "a=b")),
+        (["--config=a=b", "run", "s"], ("s", "a=b")),
+        (["--config", "run", "run", "s"], ("s", "run")),
+    ],
+)
+def test_fast_args_takes_nothing_but_a_plain_run_line(
+    argv: list[str], parsed: tuple[str, str | None] | None
+) -> None:
+    assert fast_args(argv) == parsed
+
+
+def test_main_says_why_on_stderr_and_returns_the_code(
+    caught: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mcpctl.launch import main
+
+    cfg = write_config(tmp_path / "c.json", {
+        "off": {"command": "true", "enabled": False, "env": {"K": "sk-live-abcdefghijklmnop1234"}},
+        "bad": {"command": "true\u001b[31m"},
+    })  # fmt: skip
+    assert main(["run", "--help"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "error: usage: mcpctl run NAME [--config FILE]\nhint: mcpctl run --help\n"
+    assert main(["run", "off", "--config", str(cfg)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "error: off is disabled\nhint: mcpctl enable off\n")
+    assert main(["run", "nope", "--config", str(cfg)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        f"error: no server 'nope' in {cfg}\nhint: run 'mcpctl list' to see the servers\n"
+    )
+    assert caught == {}
+
+
+def test_main_execs_the_server_named(caught: dict[str, Any], tmp_path: Path) -> None:
+    from mcpctl.launch import main
+
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true", "args": ["a"]}})
+    with pytest.raises(Execed):
+        main(["--config", str(cfg), "run", "s"])
+    assert caught["argv"] == ["true", "a"]
+
+
+def test_main_reports_notes_and_escapes_controls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl import launch
+    from mcpctl.errors import McpctlError
+
+    class Noted(McpctlError):
+        exit_code = 5
+
+    def refuse(name: str, *, config: str | None = None) -> None:
+        error = Noted(f"bad \x1b[31m{name}", hint="try again")
+        error.details = ["first note", "second note"]
+        raise error
+
+    monkeypatch.setattr(launch, "exec_server", refuse)
+    assert launch.main(["run", "s"]) == 5
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("error: bad \\x1b[31ms\nnote: first note\nnote: second note\n"
+                   "hint: try again\n")  # fmt: skip
+
+
+def test_main_turns_a_bug_into_one_line_and_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl import launch
+
+    def broken(name: str, *, config: str | None = None) -> None:
+        raise RuntimeError("  first line\nsecond line")
+
+    monkeypatch.setattr(launch, "exec_server", broken)
+    assert launch.main(["run", "s"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("error: internal error: RuntimeError: first line\nhint: this is a bug in "
+                   "mcpctl; run again with MCPCTL_DEBUG=1 and report it\n")  # fmt: skip
+
+    def blank(name: str, *, config: str | None = None) -> None:
+        raise RuntimeError("  ")
+
+    monkeypatch.setattr(launch, "exec_server", blank)
+    assert launch.main(["run", "s"]) == 1
+    assert capsys.readouterr().err.startswith("error: internal error: RuntimeError: \n")
+
+    def interrupted(name: str, *, config: str | None = None) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(launch, "exec_server", interrupted)
+    assert launch.main(["run", "s"]) == 130
+    assert capsys.readouterr() == ("", "")
+
+    monkeypatch.setattr(launch, "exec_server", broken)
+    monkeypatch.setenv("MCPCTL_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="first line"):
+        launch.main(["run", "s"])
+
+
+def test_a_config_named_but_missing_is_said_in_process(
+    caught: dict[str, Any], tmp_path: Path
+) -> None:
+    from mcpctl.errors import ConfigNotFoundError
+    from mcpctl.launch import exec_server
+
+    with pytest.raises(ConfigNotFoundError, match="there is no config file"):
+        exec_server("s", config=str(tmp_path / "nope.json"), environ=trusted_env(),
+                    secrets=lambda n: None)  # fmt: skip
+    assert caught == {}
+
+
+@pytest.mark.parametrize("fields", [{}, {"tools": {"deny": ["x"]}}], ids=["fast", "full"])
+def test_trust_comes_from_the_environment_given(
+    caught: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fields: dict[str, Any]
+) -> None:
+    """``environ``, not this process's own, says whether every file is trusted."""
+    from mcpctl.errors import UntrustedConfigError
+    from mcpctl.launch import exec_server
+
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true", **fields}})
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("MCPCTL_TRUST", "1")
+    with pytest.raises(UntrustedConfigError):
+        exec_server("s", config=str(cfg), environ={"PATH": os.environ["PATH"]},
+                    secrets=lambda n: None)  # fmt: skip
+    assert caught == {}
+    monkeypatch.delenv("MCPCTL_TRUST")
+    run_in_process("s", cfg, trusted_env(), lambda n: None)
+    assert caught["argv"] == ["true"]
+
+
+def test_an_approved_entry_takes_the_fast_path(
+    caught: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.config.trust import TrustStore
+    from mcpctl.launch import _LOADED
+
+    monkeypatch.delenv("MCPCTL_TRUST", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true", "args": ["approved"]},
+                                             "t": {"command": "true"}})  # fmt: skip
+    TrustStore.from_paths().trust(cfg, {"s": load_config(cfg).config.entries["s"]})
+    _LOADED.clear()
+    run_in_process("s", cfg, {"PATH": os.environ["PATH"]}, lambda n: None)
+    assert caught["argv"] == ["true", "approved"]
+    assert _LOADED == []  # the quick path: the config model never read the file
+
+
+def test_errors_of_the_full_path_name_the_server(tmp_path: Path) -> None:
+    from mcpctl.errors import PlaceholderError, ProbeFailed
+    from mcpctl.launch import exec_server
+
+    bad = tmp_path / "bad"
+    bad.write_text("not a program\n")
+    bad.chmod(0o755)
+    cfg = write_config(tmp_path / "c.json", {
+        "needs": {"command": "true", "env": {"K": "${NOPE}"}},
+        "bad": {"command": str(bad)},
+    })  # fmt: skip
+    with pytest.raises(PlaceholderError) as missing:
+        exec_server("needs", config=str(cfg), environ=trusted_env(), secrets=lambda n: None)
+    assert missing.value.message == "variable NOPE is not set (in server 'needs')"
+    with pytest.raises(ProbeFailed) as failed:
+        exec_server("bad", config=str(cfg), environ=trusted_env(), secrets=lambda n: None)
+    assert failed.value.message.startswith(f"bad: cannot start '{bad}': ")
+
+
+def test_a_relative_command_is_found_from_the_entry_s_cwd(
+    caught: dict[str, Any], tmp_path: Path
+) -> None:
+    where = tmp_path / "server-dir"
+    where.mkdir()
+    program = where / "serve.sh"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "./serve.sh", "cwd": str(where)}})
+    run_in_process("s", cfg, trusted_env(), lambda n: None)
+    assert caught["program"] == str(program) and caught["argv"] == ["./serve.sh"]
+
+
+@pytest.mark.parametrize("fields", [{}, {"tools": {"deny": ["x"]}}], ids=["fast", "full"])
+def test_an_exec_that_fails_in_the_entry_s_cwd_comes_back_as_it_was(
+    tmp_path: Path, fields: dict[str, Any]
+) -> None:
+    """The real exec fails (a file that is no program): this process's working directory and
+    signals are as they were, and the error says why."""
+    from mcpctl.errors import ProbeFailed
+    from mcpctl.launch import exec_server
+
+    where = tmp_path / "server-dir"
+    where.mkdir()
+    bad = where / "bad"
+    bad.write_text("not a program\n")
+    bad.chmod(0o755)
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": str(bad), "cwd": str(where),
+                                                   **fields}})  # fmt: skip
+    here = Path.cwd()
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGPIPE, signal.SIGXFSZ)}
+    assert handlers[signal.SIGPIPE] != signal.SIG_DFL  # Python ignores it: restored after
+    with pytest.raises(ProbeFailed, match="Exec format error"):
+        exec_server("s", config=str(cfg), environ=trusted_env(), secrets=lambda n: None)
+    assert Path.cwd() == here
+    assert {sig: signal.getsignal(sig) for sig in handlers} == handlers
+
+
+def test_what_mcpctl_wrote_is_flushed_before_the_exec(
+    caught: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    out, err = io.BytesIO(), io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8"))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(err, encoding="utf-8"))
+    sys.stdout.write("said before")
+    sys.stderr.write("warned before")
+    seen: dict[str, bytes] = {}
+    execve = os.execve
+
+    def looking(program: str, argv: list[str], env: dict[str, str]) -> None:
+        seen.update(out=out.getvalue(), err=err.getvalue())
+        execve(program, argv, env)
+
+    monkeypatch.setattr(os, "execve", looking)
+    cfg = write_config(tmp_path / "c.json", {"s": {"command": "true"}})
+    run_in_process("s", cfg, trusted_env(), lambda n: None)
+    assert seen == {"out": b"said before", "err": b"warned before"}
+    monkeypatch.setattr(sys, "stdout", None)  # no stream at all (a closed one is /dev/null)
+    monkeypatch.setattr(sys, "stderr", None)
+    run_in_process("s", cfg, trusted_env(), lambda n: None)
+    assert caught["argv"] == ["true"]
+
+
+def test_an_error_without_a_hint_has_no_hint_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl import launch
+    from mcpctl.errors import McpctlError
+
+    def refuse(name: str, *, config: str | None = None) -> None:
+        raise McpctlError("refused")
+
+    monkeypatch.setattr(launch, "exec_server", refuse)
+    assert launch.main(["run", "s"]) == McpctlError.exit_code
+    assert capsys.readouterr() == ("", "error: refused\n")

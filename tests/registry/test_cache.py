@@ -361,3 +361,79 @@ def test_a_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     cache = DiscoveryCache.open(db)
     assert cache.count("x") == 0
     cache.close()
+
+
+# --- what mutation testing found unpinned: incremental syncs, dropping, failures -------------
+
+
+def rec(name: str, version: str, **kw: object) -> Record:
+    made = record_from_json(make_record(name, version, **kw))  # type: ignore[arg-type]
+    assert made is not None
+    return made
+
+
+def test_an_incremental_sync_replaces_changed_versions_and_keeps_the_rest() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.x/alpha", "1.0.0", description="first alpha"),
+                        rec("io.x/beta", "1.0.0")], cursor_time="2025-01-01T00:00:00Z")  # fmt: skip
+    cache.replace("other", [rec("io.x/alpha", "9.0.0")])
+    assert cache.apply("r", [
+        rec("io.x/alpha", "1.0.0", description="alpha again", latest=False),
+        rec("io.x/alpha", "2.0.0", description="second alpha"),
+        rec("io.x/gamma", "1.0.0"),
+    ], cursor_time="2025-02-01T00:00:00Z") == 3  # fmt: skip
+    assert cache.count("r") == 4 and cache.count("other") == 1 and cache.count() == 5
+    got = [(reg, r.version, r.is_latest, r.description) for reg, r in cache.versions("io.x/alpha")]
+    assert got == [("other", "9.0.0", True, "The alpha server"),
+                   ("r", "2.0.0", True, "second alpha"),
+                   ("r", "1.0.0", False, "alpha again")]  # fmt: skip
+    # Only the latest version of each server is searched: the old text is gone.
+    assert [h.version for h in cache.search("alpha", registries=["r"])] == ["2.0.0"]
+    assert cache.search("first", registries=["r"]) == []
+    assert sorted(h.name for h in cache.search("", registries=["r"])) == [
+        "io.x/alpha", "io.x/beta", "io.x/gamma"]  # fmt: skip
+    state = cache.sync_state("r")
+    assert state is not None and state[1] == "2025-02-01T00:00:00Z"
+    before = time.time()
+    cache.apply("r", [rec("io.x/beta", "1.0.1")])  # no newer cursor: the old one stays
+    state = cache.sync_state("r")
+    assert state is not None and state[1] == "2025-02-01T00:00:00Z" and state[0] >= before
+    assert [r.version for _, r in cache.versions("io.x/beta")] == ["1.0.1", "1.0.0"]
+
+
+def test_a_deleted_version_stays_marked() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.x/alpha", "1.0.0")])
+    cache.apply("r", [rec("io.x/alpha", "1.0.0", status="deleted")])
+    (only,) = cache.versions("io.x/alpha")
+    assert only[1].status == "deleted"
+    assert cache.search("alpha") == []
+    assert [h.status for h in cache.search("alpha", all_status=True)] == ["deleted"]
+
+
+def test_dropping_a_registry_forgets_it_and_only_it() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.x/alpha", "1.0.0"), rec("io.x/alpha", "2.0.0")])
+    cache.replace("other", [rec("io.x/alpha", "1.0.0")])
+    cache.drop("r")
+    assert cache.count("r") == 0 and cache.sync_state("r") is None
+    assert [reg for reg, _ in cache.versions("io.x/alpha")] == ["other"]
+    assert [(h.registries, h.version) for h in cache.search("alpha")] == [(["other"], "1.0.0")]
+    cache.replace("r", [rec("io.x/alpha", "3.0.0")])  # the search index is whole again
+    assert sorted(r for h in cache.search("alpha") for r in h.registries) == ["other", "r"]
+
+
+def test_a_failed_sync_is_remembered_until_one_succeeds() -> None:
+    cache = DiscoveryCache.memory()
+    assert cache.last_failure("r") is None
+    cache.note_failure("r", at=1234.5)
+    assert cache.last_failure("r") == 1234.5 and cache.last_failure("other") is None
+    before = time.time()
+    cache.note_failure("other")
+    failed = cache.last_failure("other")
+    assert failed is not None and before <= failed <= time.time()
+    cache.replace("r", [rec("io.x/alpha", "1.0.0")])
+    assert cache.last_failure("r") is None and cache.last_failure("other") == failed
+    cache.note_failure("r", at=1.0)
+    cache.apply("r", [rec("io.x/alpha", "1.0.1")])
+    assert cache.last_failure("r") is None

@@ -196,3 +196,163 @@ def test_the_reference_records_cover_every_kind() -> None:
     assert kinds >= {"npm", "pypi", "oci", "nuget", "remote:sse", "remote:streamable-http"}
     assert refusals == {"mcpb", "nothing usable"}
     assert secrets and missing and templates
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def npm(**pkg: Any) -> dict[str, Any]:
+    return {"packages": [{"registryType": "npm", "identifier": "@x/d", "version": "1", **pkg}]}
+
+
+def args_of(*arguments: dict[str, Any], **kw: Any) -> tuple[str, ...]:
+    """The arguments after the package of an npm server with these package arguments."""
+    args: tuple[str, ...] = convert(npm(packageArguments=list(arguments)), **kw).entry.args
+    assert args[:2] == ("-y", "@x/d@1")
+    return args[2:]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("api_key", "API_KEY"), ("X-API-Key", "X_API_KEY"), ("__a b__", "A_B"),
+     ("2fa", "VAR_2FA"), ("--", "VAR_"), ("x.y", "X_Y")],
+)  # fmt: skip
+def test_var_name(text: str, name: str) -> None:
+    from mcpctl.registry.convert import var_name
+
+    assert var_name(text) == name
+
+
+def test_default_name_in_full() -> None:
+    assert default_name("weather") == "weather"  # no namespace: the slug alone, then numbered
+    assert default_name("weather", {"weather"}) == "weather-2"
+    assert default_name("a/b/weather", {"weather"}) == "a-b-weather"  # the last namespace part
+    assert default_name("io.github.acme/Weather") == "Weather"
+    assert default_name("io.x/-!-", set()) == "server"
+    assert default_name("io.x/" + "w" * 70) == "w" * 64
+    assert default_name("io.x/-" + "w" * 70 + "-") == "w" * 64
+    taken = {"weather", "acme-weather", "io-github-acme-weather", "io-github-acme-weather-2",
+             "io-github-acme-weather-3"}  # fmt: skip
+    assert default_name("io.github.acme/weather", taken) == "io-github-acme-weather-4"
+    assert default_name("io.github.acme/weather", taken - {"io-github-acme-weather-2"}) == (
+        "io-github-acme-weather-2"
+    )
+
+
+def test_named_and_positional_arguments() -> None:
+    assert args_of({"name": "--flag", "value": "v"}) == ("--flag", "v")  # named by its dash
+    assert args_of({"name": "plain", "value": "v"}) == ("v",)  # positional, no type
+    assert args_of({"type": "positional", "name": "--x", "value": "v"}) == ("v",)
+    # Optional without a value: left out, and the arguments after it kept.
+    assert args_of({"type": "named", "name": "--opt"}, {"type": "positional", "value": "after"},
+                   {"type": "named", "value": "no name"}, {"type": "positional", "value": "z"}) == (
+        "after", "z")  # fmt: skip
+    # A bare flag: a boolean with an empty value; another empty value is kept as one.
+    assert args_of({"type": "named", "name": "--verbose", "value": "", "format": "boolean"}) == (
+        "--verbose",
+    )
+    assert args_of({"type": "named", "name": "--label", "value": "", "format": "string"}) == (
+        "--label", "")  # fmt: skip
+    assert args_of({"type": "named", "name": "--on", "value": "true", "format": "boolean"}) == (
+        "--on", "true")  # fmt: skip
+
+
+def test_a_required_argument_without_a_value() -> None:
+    conv = convert(npm(packageArguments=[
+        {"type": "named", "name": "--api-key", "isRequired": True, "isSecret": True},
+        {"type": "named", "name": "--repo", "isRequired": True, "description": "The repo\x1b"},
+        {"type": "positional", "valueHint": "target_dir", "isRequired": True},
+        {"type": "positional", "name": "where", "isRequired": True},
+        {"type": "positional", "isRequired": True},
+        {"type": "positional", "isRequired": False},
+    ]))  # fmt: skip
+    assert conv.entry.args[2:] == ("--api-key", "${API_KEY}", "--repo", "${REPO}",
+                                   "${TARGET_DIR}", "${WHERE}", "${VALUE}")  # fmt: skip
+    assert conv.secrets == ["API_KEY"]
+    assert [(m.name, m.flag, m.description) for m in conv.missing] == [
+        ("REPO", "--env REPO=...", "The repo"),
+        ("TARGET_DIR", "--env TARGET_DIR=...", ""),
+        ("WHERE", "--env WHERE=...", ""),
+        ("VALUE", "--env VALUE=...", ""),
+    ]
+    given = convert(npm(packageArguments=[
+        {"type": "named", "name": "--repo", "isRequired": True},
+        {"type": "positional", "valueHint": "dir", "isRequired": True},
+    ]), env={"REPO": "acme/demo", "DIR": "/srv"})  # fmt: skip
+    assert given.entry.args[2:] == ("--repo", "acme/demo", "/srv") and given.missing == []
+
+
+def test_argument_values_fill_their_templates() -> None:
+    assert args_of({"type": "named", "name": "--url", "value": "https://{host}/x",
+                    "variables": {"host": {"default": "h.example"}}}) == (
+        "--url", "https://h.example/x")  # fmt: skip
+    assert args_of({"type": "positional", "default": "{token}"}) == ("${TOKEN}",)
+
+
+def test_environment_variables_in_full() -> None:
+    conv = convert(npm(environmentVariables=[
+        {"name": "AUTH", "isSecret": True, "value": "Bearer {api_key}"},
+        {"name": "PLAIN_SECRET", "isSecret": True, "value": "fixed"},
+        {"value": "no name"},
+        {"name": "FROM_TEMPLATE", "value": "{region}-x", "variables": {"region": {"default": "eu"}}},
+        {"name": "SECRET_TEMPLATE", "isSecret": True, "value": "{region}",
+         "variables": {"region": {"default": "eu"}}},
+        {"name": "OPTIONAL"},
+        {"name": "REQUIRED", "isRequired": True, "description": "needed"},
+        {"name": "LAST", "default": "d"},
+    ]))  # fmt: skip
+    assert conv.entry.env == {
+        "AUTH": "Bearer ${API_KEY}", "PLAIN_SECRET": "${PLAIN_SECRET}",
+        "FROM_TEMPLATE": "eu-x", "SECRET_TEMPLATE": "${REGION}", "REQUIRED": "${REQUIRED}",
+        "LAST": "d",
+    }  # fmt: skip
+    assert conv.secrets == ["API_KEY", "PLAIN_SECRET", "REGION"]
+    assert [(m.name, m.flag, m.description) for m in conv.missing] == [
+        ("REQUIRED", "--env REQUIRED=...", "needed")
+    ]
+
+
+def test_template_values_looked_up_and_secret_by_name() -> None:
+    conv = convert(npm(environmentVariables=[
+        {"name": "A", "value": "{Api_Password}"},  # looks secret, no spec: a placeholder
+        {"name": "B", "value": "{user}", "variables": {"user": {"value": "fixed"}}},
+        {"name": "C", "value": "{user_name}", "variables": {"user_name": {"description": "d"}}},
+        {"name": "D", "value": "{plain}"},
+    ]), env={"PLAIN": "given"})  # fmt: skip
+    assert conv.entry.env == {"A": "${API_PASSWORD}", "B": "fixed", "C": "${USER_NAME}",
+                              "D": "given"}  # fmt: skip
+    assert conv.secrets == ["API_PASSWORD"]
+    assert [(m.name, m.description) for m in conv.missing] == [("USER_NAME", "d")]
+
+
+def test_remote_headers_in_full() -> None:
+    conv = convert({"remotes": [{
+        "type": "streamable-http", "url": "https://x.example/mcp",
+        "headers": [
+            {"name": "X-Given", "value": "from the registry"},
+            {"value": "no name"},
+            {"name": "X-Default", "default": "d"},
+            {"name": "X-Key", "isSecret": True},
+            {"name": "X-Templated", "isSecret": True, "value": "{region}",
+             "variables": {"region": {"default": "eu"}}},
+            {"name": "X-Optional"},
+            {"name": "X-Required", "isRequired": True, "description": "needed\x07"},
+            {"name": "X-Last", "value": "v"},
+        ],
+    }]}, headers={"X-Given": "mine"})  # fmt: skip
+    assert conv.entry.headers == {"X-Given": "mine", "X-Default": "d", "X-Key": "${X_KEY}",
+                                  "X-Templated": "${REGION}", "X-Last": "v"}  # fmt: skip
+    assert conv.secrets == ["X_KEY", "REGION"] and conv.notes == [] and conv.kind == "remote"
+    assert [(m.name, m.flag, m.description) for m in conv.missing] == [
+        ("X-Required", "--header 'X-Required: ...'", "needed")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "transport"),
+    [(None, "streamable-http"), ("sse", "sse"), ("stdio", "streamable-http"),
+     ("carrier-pigeon", "streamable-http")],
+)  # fmt: skip
+def test_a_remote_s_transport(kind: str | None, transport: str) -> None:
+    remote = {"url": "https://x.example/mcp", **({"type": kind} if kind else {})}
+    assert convert({"remotes": [remote]}).entry.transport == transport
