@@ -124,15 +124,16 @@ def test_a_cancelled_run_stops_the_command_and_its_children(pid_file: Path) -> N
     ("argv", "options", "message"),
     [
         ([], {}, "the command is empty"),
-        (["true"], {"timeout": -1.0}, "timeout must be zero or more"),
-        (["true"], {"grace": -1.0}, "grace must be zero or more"),
+        (["true"], {"timeout": -1.0}, "timeout must be zero or more, not -1.0"),
+        (["true"], {"grace": -1.5}, "grace must be zero or more, not -1.5"),
     ],
 )
 def test_what_cannot_run_is_refused(
     argv: list[str], options: dict[str, float], message: str
 ) -> None:
-    with pytest.raises(UsageError, match=message):
+    with pytest.raises(UsageError) as refused:
         ChangeCommand(argv, **options)  # type: ignore[arg-type]
+    assert refused.value.message == message
 
 
 # --- what mutation testing found unpinned ----------------------------------------------------
@@ -186,3 +187,44 @@ def test_what_cannot_start_says_why(tmp_path: Path) -> None:
     result = run(ChangeCommand([missing]))
     assert result.error == f"cannot run {missing}: No such file or directory"
     assert result.command == missing and result.leftovers == 0
+
+
+def test_the_time_it_took_is_in_seconds_to_the_millisecond() -> None:
+    started = time.monotonic()
+    result = run(ChangeCommand([PY, "-c", "import time; time.sleep(0.3)"]))
+    took = time.monotonic() - started
+    assert result.ok, result
+    assert isinstance(result.seconds, float) and result.seconds == round(result.seconds, 3)
+    assert 0.3 <= result.seconds <= took + 0.001
+
+
+# Leaves a file once it got SIGTERM, and another when done cleaning up 2 s later.
+CLEANER = (
+    "import pathlib, signal, sys, time\n"
+    "where = pathlib.Path(sys.argv[1])\n"
+    "def cleanup(*_):\n"
+    "    (where / 'term').touch()\n"
+    "    time.sleep(2)\n"
+    "    (where / 'done').touch()\n"
+    "    sys.exit(0)\n"
+    "signal.signal(signal.SIGTERM, cleanup)\n"
+    "(where / 'ready').touch()\n"
+    "time.sleep(120)\n"
+)
+
+
+def test_a_stopped_command_gets_its_grace_to_clean_up(tmp_path: Path) -> None:
+    command = ChangeCommand([PY, "-c", CLEANER, str(tmp_path)], grace=30.0)
+
+    async def go() -> None:
+        with anyio.move_on_after(60) as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(command.run, b"{}\n")
+                while not (tmp_path / "ready").exists():
+                    await anyio.sleep(0.05)
+                tg.cancel_scope.cancel()
+        assert not scope.cancelled_caught, "the command never got ready"
+
+    anyio.run(go)
+    assert (tmp_path / "term").exists(), "it was not sent SIGTERM first"
+    assert (tmp_path / "done").exists(), "it was killed before its grace was over"

@@ -153,3 +153,15 @@ def test_an_image_without_a_digest_is_rendered_unpinned() -> None:
     assert out == entries
     out, _ = pin_entries(entries, {"d": PackagePin("oci", "img", "", False, None, DIGEST + "0")})
     assert out == entries
+
+
+@pytest.mark.parametrize("version", ["1.0; rm -rf ~", "1.0 --index-url=x", "latest", None])
+def test_a_lock_s_pypi_version_that_is_no_version_is_not_written_into_the_command(
+    version: str | None,
+) -> None:
+    entries = {"p": ServerEntry(command="uvx", args=("pkg",))}
+    pin = PackagePin("pypi", "pkg", "", False, version, "sha256:" + "0" * 64)
+    out, warnings = pin_entries(entries, {"p": pin})
+    assert out == entries
+    assert [w.split(":")[0] for w in warnings] == ["p"]
+    assert warnings[0].endswith("is not a version of pkg: rendered unpinned")

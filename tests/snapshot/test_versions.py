@@ -155,3 +155,36 @@ def test_pypi_choice_and_pins() -> None:
     assert is_pypi_version("1.0.post1") and is_pypi_version("1!2.0+local.1")
     assert not is_pypi_version("1.2.3\n") and not is_pypi_version(" 1.0")
     assert not is_pypi_version("1.0\u2028") and not is_pypi_version("latest")
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_a_version_of_up_to_256_characters_is_read() -> None:
+    pypi = "1" + ".1" * 127 + "1"
+    npm = "1.2." + "1" * 252
+    assert len(pypi) == len(npm) == 256
+    assert is_pypi_version(pypi) and is_npm_version(npm)
+    assert not is_pypi_version(pypi + "1") and not is_npm_version(npm + "1")
+
+
+def test_a_one_character_range_is_read() -> None:
+    assert best_npm(["1.0.0", "2.0.0", "2.1.0"], "*") == "2.1.0"
+    assert best_npm(["1.0.0", "1.5.0", "2.1.0"], "1") == "1.5.0"
+    assert npm_satisfies("2.0.0", "2") and not npm_satisfies("1.0.0", "2")
+    assert is_pypi_version("1")
+
+
+def test_a_control_character_is_no_space_even_in_ascii() -> None:
+    # Python's strip() takes U+001F for a space; npm does not: no version, no tag.
+    assert npm_exact("\x1f1.2.3") is None and npm_exact("1.2.3\x1f") is None
+    assert not is_npm_tag("\x1flatest")
+    assert not npm_satisfies("1.2.3", "\x1f^1")
+    assert best_pypi(["1.0"], "\x1f>=1") is None
+
+
+def test_pypi_versions_are_compared_as_versions_not_text() -> None:
+    assert best_pypi(["9.0", "10.0", "2.0"], "") == "10.0"
+    assert best_pypi(["1.10", "1.9"], ">=1") == "1.10"
+    assert best_pypi(["1.0", "1.5"], ">=2") is None  # none in range
+    assert best_pypi([], "") is None
