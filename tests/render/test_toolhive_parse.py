@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from mcpctl.config.model import AuthConfig, ServerEntry
+from mcpctl.errors import UsageError
+from mcpctl.render.toolhive_names import NAME_KEY
 from mcpctl.render.toolhive_parse import parse_manifests
 
 API = "toolhive.stacklok.dev/v1beta1"
@@ -107,3 +109,68 @@ def test_a_header_secret_reference_that_is_no_object_is_a_blank_placeholder() ->
     forward = {"addHeadersFromSecret": [{"headerName": "X-Key", "valueSecretRef": "key"}]}
     parsed = parse_manifests(stream(proxy("a", remoteUrl="https://a/mcp", headerForward=forward)))
     assert parsed.entries["a"].headers == {"X-Key": "${_}"}
+
+
+def test_a_secret_reference_without_a_key_is_a_blank_placeholder() -> None:
+    parsed = parse_manifests(stream(server("s", image="img", secrets=[
+        {"name": "k", "targetEnvName": "TOKEN"}])))  # fmt: skip
+    assert parsed.entries["s"].env == {"TOKEN": "${_}"}
+
+
+def test_empty_documents_of_a_stream_are_skipped() -> None:
+    text = (
+        "---\n" + stream(server("a", image="img")) + "---\n---\n" + stream(server("b", image="i"))
+    )
+    assert list(parse_manifests(text).entries) == ["a", "b"]
+
+
+def test_a_document_without_a_kind_is_refused_in_words() -> None:
+    with pytest.raises(UsageError) as caught:
+        parse_manifests(stream(server("a", image="img"), {"metadata": {"name": "b"}}))
+    assert caught.value.message == (
+        "not a toolhive manifest: each document must be an object with a kind"
+    )
+
+
+@pytest.mark.parametrize("metadata", [None, "srv", ["srv"]])
+def test_an_object_without_metadata_is_a_server_without_a_name(metadata: object) -> None:
+    nameless = {"apiVersion": API, "kind": "MCPServer", "spec": {"image": "img"}}
+    if metadata is not None:
+        nameless["metadata"] = metadata
+    other = {"apiVersion": "v1", "kind": "ConfigMap"}
+    parsed = parse_manifests(stream(nameless, other, server("named", image="img")))
+    assert list(parsed.entries) == ["named"]  # the servers after it are read
+    assert parsed.warnings == [
+        "?: (kind ConfigMap) is not read by toolhive",
+        "?: metadata.name is not a new server name",
+    ]
+
+
+@pytest.mark.parametrize("spec", [None, "img", ["img"]])
+def test_an_object_whose_spec_is_no_object_has_an_empty_one(spec: object) -> None:
+    objects = [server("s"), proxy("p")]
+    for obj in objects:
+        obj.pop("spec")
+        if spec is not None:
+            obj["spec"] = spec
+    parsed = parse_manifests(stream(*objects))
+    assert parsed.entries == {}
+    assert parsed.warnings == [
+        "s: spec is not a stdio MCPServer with an image: not read",
+        "p: spec.remoteUrl is missing: not read",
+    ]
+
+
+def test_a_name_that_is_taken_or_no_server_name_is_warned_and_the_rest_read() -> None:
+    renamed = server("x", image="img")
+    renamed["metadata"]["annotations"] = {NAME_KEY: "has space"}
+    parsed = parse_manifests(stream(
+        server("a", image="one"), proxy("a", remoteUrl="https://a/mcp"), renamed,
+        server("b", image="two"),
+    ))  # fmt: skip
+    assert list(parsed.entries) == ["a", "b"]
+    assert parsed.entries["a"].args[-1] == "one"  # the first of the name
+    assert parsed.warnings == [
+        "a: metadata.name is not a new server name",
+        "has space: metadata.name is not a new server name",
+    ]
