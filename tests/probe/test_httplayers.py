@@ -39,6 +39,9 @@ class Site:
     routes: dict[str, tuple[int, dict[str, str], bytes]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
     hang: threading.Event | None = None  # set: every request waits for it before answering
+    # Paths whose body never ends: the headers sent, the stream held open until the test ends.
+    endless: set[str] = field(default_factory=set)
+    ended: threading.Event = field(default_factory=threading.Event)
 
     def json(self, path: str, data: Any, status: int = 200) -> None:
         body = json.dumps(data).encode()
@@ -65,6 +68,12 @@ def site() -> Iterator[Site]:
             self.send_response(status)
             for name, value in extra.items():
                 self.send_header(name, value)
+            if self.path in found.endless:
+                self.end_headers()
+                self.wfile.write(content)
+                self.wfile.flush()
+                found.ended.wait(DEADLINE)
+                return
             self.send_header("Content-Length", str(len(content)))
             self.end_headers()
             self.wfile.write(content)
@@ -76,12 +85,14 @@ def site() -> Iterator[Site]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the next one (0.5 s by default, at every test's end)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     found.url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         yield found
     finally:
+        found.ended.set()
         if found.hang is not None:
             found.hang.set()
         server.shutdown()
@@ -162,6 +173,34 @@ def test_an_entry_that_signs_in_with_oauth_sends_its_headers_without_a_sign_in(
     assert seen.headers["x-team"] == "blue" and "authorization" not in seen.headers
 
 
+def test_an_entry_that_signs_in_with_oauth_gets_the_challenge_not_a_sign_in(site: Site) -> None:
+    challenge = 'Bearer resource_metadata="https://auth.example/prm"'
+    site.routes["/mcp"] = (401, {"WWW-Authenticate": challenge}, b"")
+    answer = http(ServerEntry(url=f"{site.url}/mcp", auth=AuthConfig("oauth")))
+    assert answer == HttpAnswer("POST", 401, "", "Bearer", "https://auth.example/prm")
+    assert site.paths() == ["/mcp"]  # asked once: nothing signed in, nothing retried
+
+
+def test_an_entry_with_a_user_and_password_sends_them(site: Site) -> None:
+    import base64
+
+    site.routes["/mcp"] = (200, {}, b"")
+    entry = ServerEntry(
+        url=f"{site.url}/mcp", auth=AuthConfig("basic", username="ann", password="pw")
+    )
+    assert http(entry).status == 200
+    [seen] = site.seen
+    assert seen.headers["authorization"] == "Basic " + base64.b64encode(b"ann:pw").decode()
+
+
+def test_only_the_headers_of_an_event_stream_are_read(site: Site) -> None:
+    """An event stream does not end: its answer is its status and headers."""
+    site.routes["/sse"] = (200, {"Content-Type": "text/event-stream"}, b": hello\n\n")
+    site.endless.add("/sse")
+    answer = http(ServerEntry(url=f"{site.url}/sse"), "sse", timeout=DEADLINE / 2)
+    assert answer == HttpAnswer("GET", 200, "text/event-stream", None, None)
+
+
 @pytest.mark.parametrize(
     ("header", "scheme", "where"),
     [
@@ -176,6 +215,7 @@ def test_an_entry_that_signs_in_with_oauth_sends_its_headers_without_a_sign_in(
             "https://a.example/m",
         ),
         ("B" * 60, "B" * 39 + "…", None),
+        ("NTLMX, Basic", "NTLMX", None),  # only the comma taken off
     ],
 )
 def test_the_challenge_read(site: Site, header: str, scheme: str | None, where: str | None) -> None:
