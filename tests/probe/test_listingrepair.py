@@ -256,3 +256,267 @@ def test_a_message_the_transport_could_not_read_fails_what_waits_at_once() -> No
         "the server's answer to tools/list could not be read: it is nested too deeply to be read"
     )
     assert second is not None and not isinstance(second, SessionMessage)  # the error itself
+
+
+# --- the relay, in-process: what it repairs and what it notes ---------------------------------
+
+
+def relay(
+    exchanges: list[tuple[str, dict[str, Any]]], listing: Any = None
+) -> tuple[list[Any], Any]:
+    """Each (method, result) as a request from the session and its answer from the
+    transport, through ``tolerant_streams``: what the session reads, and the listing."""
+    from mcp_types.jsonrpc import JSONRPCRequest, JSONRPCResponse
+
+    from mcpctl.probe.listingrepair import Listing, tolerant_streams
+    from mcpctl.sdk import SessionMessage
+
+    listing = listing if listing is not None else Listing()
+
+    async def main() -> list[Any]:
+        to_relay, transport_reads = anyio.create_memory_object_stream[Any](4)
+        transport_writes, sent = anyio.create_memory_object_stream[Any](4)
+        got = []
+        with anyio.fail_after(10):
+            async with tolerant_streams(transport_reads, transport_writes, listing) as (
+                reads, writes,
+            ):  # fmt: skip
+                for n, (method, result) in enumerate(exchanges, 1):
+                    await writes.send(
+                        SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=n, method=method))
+                    )
+                    assert (await sent.receive()).message.id == n
+                    answer = JSONRPCResponse(jsonrpc="2.0", id=n, result=result)
+                    await to_relay.send(SessionMessage(answer, metadata="meta"))  # type: ignore[arg-type]
+                    got.append(await reads.receive())
+        return got
+
+    return run(main), listing
+
+
+def test_the_relay_notes_the_version_and_repairs_a_listing_by_it() -> None:
+    listing_result = {"tools": [{"name": "t", "inputSchema": {"properties": {}}}, {"x": 1}]}
+    got, listing = relay(
+        [("initialize", {"protocolVersion": VERSION}), ("tools/list", listing_result)]
+    )
+    assert listing.protocol_version == VERSION
+    assert got[0].message.result == {"protocolVersion": VERSION}
+    assert got[1].message.result == {
+        "tools": [{"name": "t", "inputSchema": {"properties": {}, "type": "object"}}]
+    }
+    assert got[1].metadata == "meta"
+    assert listing.warnings == [
+        "tool 't': inputSchema has no \"type\"; read as an object schema",
+        "tool #2: name is missing or not a string; the tool was left out",
+    ]
+    assert listing.raw_tools == {"t": {"name": "t", "inputSchema": {"properties": {}}}}
+    assert listing_result["tools"][0] == {"name": "t", "inputSchema": {"properties": {}}}
+
+
+def test_a_version_that_is_not_text_is_none() -> None:
+    _, listing = relay([("initialize", {"protocolVersion": 2025})])
+    assert listing.protocol_version is None
+
+
+def test_only_tools_list_answers_are_repaired() -> None:
+    broken = {"tools": [{"name": "t", "inputSchema": {"properties": {}}}]}
+    got, listing = relay([("prompts/list", broken), ("tools/call", {"content": []})])
+    assert got[0].message.result == broken and got[1].message.result == {"content": []}
+    assert listing.warnings == [] and listing.raw_tools == {}
+
+
+def test_a_conforming_listing_passes_as_it_came() -> None:
+    tools = {"tools": [{"name": "t", "inputSchema": {"type": "object"}}], "nextCursor": "c"}
+    got, listing = relay([("tools/list", tools)])
+    assert got[0].message.result == tools and listing.warnings == []
+    assert listing.ttl_ms is None and listing.cache_scope is None  # no hints, none noted
+
+
+def test_an_answer_without_a_tools_list_passes() -> None:
+    got, listing = relay([("tools/list", {"tools": "none"})])
+    assert got[0].message.result == {"tools": "none"} and listing.warnings == []
+
+
+def test_each_note_of_a_tool_is_said_once() -> None:
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "title": 1, "description": 2}
+    got, listing = relay([("tools/list", {"tools": [tool, {"name": 3}]})])
+    assert got[0].message.result == {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+    assert listing.warnings == [
+        "tool 't': description does not conform and was ignored",
+        "tool 't': title does not conform and was ignored",
+        "tool #2: name is missing or not a string; the tool was left out",
+    ]
+
+
+def test_a_listing_for_a_version_without_a_schema_is_not_checked() -> None:
+    from mcpctl.probe.listingrepair import Listing
+
+    broken = {"tools": [{"name": "t", "inputSchema": {"properties": {}}}]}
+    got, listing = relay([("tools/list", broken)], Listing(protocol_version="1999-01-01"))
+    assert got[0].message.result == broken and listing.warnings == []
+
+
+# --- caching hints ------------------------------------------------------------------------
+
+
+def test_the_listing_keeps_the_shortest_and_narrowest_caching_hints() -> None:
+    pages = [
+        ("tools/list", {"tools": [], "ttlMs": 5000, "cacheScope": "public"}),
+        ("tools/list", {"tools": [], "ttlMs": 3000, "cacheScope": "public"}),
+        ("tools/list", {"tools": [], "ttlMs": 9000, "cacheScope": "public"}),
+    ]
+    _, listing = relay(pages)
+    assert (listing.ttl_ms, listing.cache_scope) == (3000, "public")
+    _, listing = relay([*pages, ("tools/list", {"tools": [], "ttlMs": 4000})])
+    assert (listing.ttl_ms, listing.cache_scope) == (3000, "private")
+    _, listing = relay([("tools/list", {"tools": [], "cacheScope": "private"}), *pages])
+    assert (listing.ttl_ms, listing.cache_scope) == (0, "private")  # private stays private
+    _, listing = relay([("tools/list", {"tools": [], "cacheScope": "public"})])
+    assert (listing.ttl_ms, listing.cache_scope) == (0, "public")
+
+
+@pytest.mark.parametrize("ttl", [-1, True, "5000", 5.5, None])
+def test_a_bogus_ttl_reads_as_do_not_cache(ttl: object) -> None:
+    from mcpctl.probe.listingrepair import Listing
+
+    listing = Listing()
+    listing.note_caching({"ttlMs": ttl, "cacheScope": "public"})
+    assert listing.ttl_ms == 0
+    listing = Listing()
+    listing.note_caching({"ttlMs": 0})
+    assert (listing.ttl_ms, listing.cache_scope) == (0, "private")
+
+
+# --- tools nested deeper than the SDK checks ----------------------------------------------
+
+
+def nest(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def test_a_schema_too_deep_for_the_sdk_reaches_it_as_a_stand_in_and_is_kept() -> None:
+    deep = nest(130)  # far past what the SDK's checks serialize
+    meta_ok = {"k": nest(62)}  # 126 levels below the tool: within what it checks
+    tools = [
+        {"name": "deep", "inputSchema": deep, "_meta": meta_ok, "annotations": {"a": nest(64)}},
+        {"name": "flat", "inputSchema": {"type": "object"}},
+    ]
+    got, listing = relay([("tools/list", {"tools": tools})])
+    result = got[0].message.result["tools"]
+    assert result[0] == {"name": "deep", "inputSchema": {"type": "object"}, "_meta": meta_ok}
+    assert result[1] == tools[1]
+    assert listing.kept_schemas == {"deep": deep}
+    assert listing.raw_tools["deep"] is tools[0]
+
+
+def test_a_field_at_the_sdks_depth_is_left_out() -> None:
+    from mcpctl.probe.listingrepair import SDK_FIELD_DEPTH, Listing, _within_sdk_depth
+
+    def of_depth(n: int) -> Any:
+        value: Any = {}
+        for _ in range(n - 1):
+            value = [value]
+        return value
+
+    listing = Listing()
+    tool = {"name": "t", "a": of_depth(SDK_FIELD_DEPTH - 1), "b": of_depth(SDK_FIELD_DEPTH)}
+    assert _within_sdk_depth(tool, listing) == {"name": "t", "a": tool["a"]}
+    inner = {"name": "t", "a": of_depth(SDK_FIELD_DEPTH - 1)}  # 128 with the tool itself
+    assert _within_sdk_depth(inner, listing) is inner
+    assert _within_sdk_depth("text", listing) == "text"
+    assert listing.kept_schemas == {}
+
+
+# --- messages no parser follows: the request found ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "found"),
+    [
+        (b'{"jsonrpc": "2.0", "id": -3, "result": ' + b"[" * 5000, -3),
+        (b'  {"jsonrpc":"2.0","x":null,"y":true,"z":1.5e3,"id":"a\\"b","result":' + b"[" * 5000,
+         'a"b'),
+        (b'{"jsonrpc": "2.0", "result": ' + b"[" * 5000 + b'], "id" : 12 } ', 12),
+        (b'{"jsonrpc": "2.0", "result": ' + b"[" * 5000 + b'], "id": 12}' + b" " * 300, None),
+        (b'{"result": ' + b"[" * 5000 + b"]}", None),
+        (b'{"jsonrpc": "2.0", "result": ' + b"[" * 5000 + b'], "method": "x", "id": 2}', None),
+    ],
+)  # fmt: skip
+def test_the_id_of_a_message_too_deep_is_found_before_or_after_the_nesting(
+    raw: bytes, found: object
+) -> None:
+    from mcpctl.probe.listingrepair import TooDeep, parse_message, too_deep_answer
+
+    with pytest.raises(TooDeep) as caught:
+        parse_message(raw)
+    assert caught.value.id == found
+    assert str(caught.value) == (
+        "the server's answer is nested too deeply to be read (no JSON parser here follows it)"
+    )
+    answer = too_deep_answer(caught.value)
+    if found is not None:
+        assert answer is not None
+        assert answer.message.error.code == -32700 and answer.message.jsonrpc == "2.0"
+
+
+def test_a_line_that_is_not_a_message_is_refused() -> None:
+    from mcpctl.probe.listingrepair import TooDeep, parse_message
+
+    for raw in (b"not json", b'{"jsonrpc": "2.0"}', b'{"a": ' + b"[" * 300 + b"]" * 300 + b"}"):
+        with pytest.raises(ValueError) as caught:
+            parse_message(raw)
+        assert not isinstance(caught.value, TooDeep)
+
+
+def test_a_transport_error_that_is_not_nesting_names_the_first_problem() -> None:
+    from mcp_types.jsonrpc import JSONRPCError, JSONRPCRequest
+    from pydantic import ValidationError
+
+    from mcpctl.probe.listingrepair import Listing, tolerant_streams
+    from mcpctl.sdk import SessionMessage
+
+    try:
+        import mcp_types
+
+        mcp_types.jsonrpc_message_adapter.validate_json(b'{"jsonrpc": "2.0", "id": 1}')
+    except ValidationError as exc:
+        unreadable = exc
+    ended = anyio.Event()
+
+    async def main() -> Any:
+        to_relay, transport_reads = anyio.create_memory_object_stream[Any](4)
+        transport_writes, sent = anyio.create_memory_object_stream[Any](4)
+        async with tolerant_streams(transport_reads, transport_writes, Listing(), ended) as (
+            reads, writes,
+        ):  # fmt: skip
+            with anyio.fail_after(5):
+                for n, method in ((1, "tools/list"), (2, "tools/call")):
+                    await writes.send(
+                        SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=n, method=method))
+                    )
+                    await sent.receive()
+                # The first is answered (with an error): only the second still waits.
+                error = JSONRPCError(
+                    jsonrpc="2.0", id=1, error=mcp_types.ErrorData(code=1, message="no")
+                )
+                await to_relay.send(SessionMessage(error))
+                answered = await reads.receive()
+                await to_relay.send(unreadable)
+                failed = await reads.receive()
+                await reads.receive()  # the error itself
+                assert not ended.is_set()
+                await to_relay.aclose()
+                await ended.wait()
+            return answered, failed
+
+    answered, failed = run(main)
+    assert answered.message.error.message == "no"
+    assert isinstance(failed.message, JSONRPCError) and failed.message.id == 2
+    assert failed.message.error.code == -32700
+    message = failed.message.error.message
+    assert message.startswith("the server's answer to tools/call could not be read: ")
+    assert "nested" not in message and "\n" not in message
+    assert message.removeprefix("the server's answer to tools/call could not be read: ")

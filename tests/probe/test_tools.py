@@ -228,3 +228,151 @@ def test_non_text_content_is_a_marker_in_text_and_whole_in_content(http_server: 
     assert [b["type"] for b in resource.content] == ["text", "resource", "resource"]
     assert resource.content[1]["resource"]["text"] == "hello, resource"
     assert base64.b64decode(resource.content[2]["resource"]["blob"]) == bytes(range(256))
+
+
+# --- what each kind of mistake says -------------------------------------------------------
+
+TYPED = ToolInfo(
+    "typed",
+    "",
+    {
+        "type": "object",
+        "properties": {
+            "n": {"type": ["string", "null"]},
+            "f": {"type": "number"},
+            "b": {"type": "boolean"},
+            "a": {"type": "array"},
+            "o": {"type": "object"},
+            "z": {"type": "null"},
+            "s": {"type": "string", "enum": ["x", "y"]},
+            "m": {"type": "integer", "minimum": 1},
+            "inner": {
+                "type": "object",
+                "properties": {"deep": {"type": "string"}},
+                "required": ["deep"],
+                "additionalProperties": False,
+            },
+        },
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"n": 1}, "typed: argument n must be string|null, got an integer"),
+        ({"f": "1"}, "typed: argument f must be number, got a string"),
+        ({"b": 1.5}, "typed: argument b must be boolean, got a number"),
+        ({"a": {}}, "typed: argument a must be array, got an object"),
+        ({"o": []}, "typed: argument o must be object, got an array"),
+        ({"z": True}, "typed: argument z must be null, got a boolean"),
+        ({"s": "w"}, "typed: argument s: 'w' is not one of ['x', 'y']"),
+        ({"m": 0}, "typed: argument m: 0 is less than the minimum of 1"),
+        # Inside an argument: the place named, the validator's own words.
+        ({"inner": {}}, "typed: argument inner: 'deep' is a required property"),
+        ({"inner": {"deep": "x", "deeep": 1}},
+         "typed: argument inner: Additional properties are not allowed ('deeep' was unexpected)"),
+    ],
+)  # fmt: skip
+def test_each_kind_of_mistake_is_one_line(arguments: dict[str, Any], message: str) -> None:
+    assert arguments_error(TYPED, arguments) == message
+
+
+def test_a_value_of_no_json_type_is_named_by_its_type() -> None:
+    assert arguments_error(TYPED, {"f": (1, 2)}) == "typed: argument f must be number, got tuple"
+
+
+def test_the_arguments_themselves_are_named_all() -> None:
+    tool = ToolInfo("t", "", {"type": "object", "minProperties": 2, "properties": {}})
+    assert (
+        arguments_error(tool, {"a": 1})
+        == "t: argument (all): {'a': 1} does not have enough properties"
+    )
+    tool = ToolInfo("t", "", {"type": "array"})
+    assert arguments_error(tool, {}) == "t: argument (all) must be array, got an object"
+
+
+def test_required_arguments_of_a_schema_without_properties() -> None:
+    tool = ToolInfo("t", "", {"type": "object", "required": ["a", "b"]})
+    assert arguments_error(tool, {"b": 1}) == "t: missing required argument a (any)"
+
+
+def test_the_same_problem_is_said_once_and_three_are_not_more() -> None:
+    schema = {
+        "type": "object",
+        "properties": {k: {"type": "integer"} for k in "abc"},
+        "required": list("abc"),
+        "allOf": [{"required": ["a"]}],
+    }
+    message = arguments_error(ToolInfo("t", "", schema), {})
+    assert message == (
+        "t: missing required argument a (integer); missing required argument b (integer); "
+        "missing required argument c (integer)"
+    )
+
+
+def test_problems_are_in_the_order_of_the_arguments_paths() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"b": {"type": "integer"}, "a": {"type": "integer"}},
+    }
+    assert arguments_error(ToolInfo("t", "", schema), {"b": "x", "a": "y"}) == (
+        "t: argument a must be integer, got a string; argument b must be integer, got a string"
+    )
+
+
+def test_the_hint_lists_the_parameters_or_says_none() -> None:
+    tool = ToolInfo("t", "", {"type": "object", "minProperties": 1})
+    with pytest.raises(ToolArgumentsError) as info:
+        check_arguments(tool, {})
+    assert info.value.hint == "its parameters: none"
+    with pytest.raises(ToolArgumentsError) as info:
+        check_arguments(GET_TIME, {})
+    assert info.value.hint == f"its parameters: {GET_TIME.params_summary(20)}"
+
+
+@pytest.mark.parametrize(
+    ("schema", "arguments"),
+    [
+        # Other arguments allowed by pattern: a near name is the server's to judge.
+        ({"type": "object", "properties": {"hours": {}}, "patternProperties": {"^x": {}}},
+         {"hour": 1}),
+        # Both the near name and the name itself given: not a typo.
+        ({"type": "object", "properties": {"hours": {}}}, {"hour": 1, "hours": 2}),
+        # No properties named: nothing to be near.
+        ({"type": "object", "properties": ["hours"]}, {"hour": 1}),
+        # An unresolvable reference: the server judges.
+        ({"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}, {"a": 1}),
+    ],
+)  # fmt: skip
+def test_no_typo_is_claimed_where_the_schema_allows_it(
+    schema: dict[str, Any], arguments: dict[str, Any]
+) -> None:
+    check_arguments(ToolInfo("t", "", schema), arguments)
+
+
+def test_an_unknown_argument_of_a_strict_schema_without_properties() -> None:
+    tool = ToolInfo("t", "", {"type": "object", "additionalProperties": False})
+    assert arguments_error(tool, {"x": 1}) == "t: unknown argument 'x'"
+
+
+@pytest.mark.parametrize(
+    ("block", "marker"),
+    [
+        ({"type": "image", "mimeType": "image/png", "data": 12}, "[image/png]"),
+        ({"type": "image", "data": _b64(2)}, "[image, 2 bytes]"),
+        ({"type": "audio", "mimeType": "", "data": _b64(0)}, "[audio, 0 bytes]"),
+        ({"type": "audio", "data": _b64(5)}, "[audio, 5 bytes]"),
+        ({"type": "resource", "resource": {"uri": "memo://c"}}, "[resource memo://c]"),
+        ({"type": "resource", "resource": {"uri": "memo://d", "text": 5, "blob": _b64(3)}},
+         "[resource memo://d, 3 bytes]"),
+        ({"type": "resource", "resource": {"uri": "memo://e", "text": ""}}, "[resource memo://e, 0 bytes]"),
+        ({"type": "resource", "resource": {"mimeType": "text/plain", "text": "a"}},
+         "[resource ? (text/plain), 1 byte]"),
+        ({"type": "resource", "resource": "memo://f"}, "[resource ?]"),
+        ({"type": "resource_link"}, "[resource link ?]"),
+        ({}, "[content content]"),
+    ],
+)  # fmt: skip
+def test_content_markers_of_incomplete_blocks(block: dict[str, Any], marker: str) -> None:
+    assert content_marker(block) == marker
