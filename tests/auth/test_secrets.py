@@ -64,6 +64,7 @@ def no_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         keyring.set_keyring(previous)
 
 
+@pytest.mark.integration
 def test_a_real_secret_service_holds_the_secrets(real_keyring: Any) -> None:
     store = SecretStore()
     assert store.backend_name() == "SecretService Keyring"
