@@ -64,6 +64,7 @@ def no_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         keyring.set_keyring(previous)
 
 
+@pytest.mark.integration
 def test_a_real_secret_service_holds_the_secrets(real_keyring: Any) -> None:
     store = SecretStore()
     assert store.backend_name() == "SecretService Keyring"
@@ -244,3 +245,24 @@ def test_names_and_values_refused(memory_keyring: MemoryKeyring) -> None:
         SecretStore().set("API_TOKEN", "")
     assert raised.value.message == "the value of API_TOKEN is empty; nothing was stored"
     assert memory_keyring.items == {}
+
+
+class Silent:
+    """A keyring backend whose refusal says nothing."""
+
+    @property
+    def priority(self) -> float:
+        raise RuntimeError("   ")
+
+
+def test_a_refusal_that_says_nothing_is_named_by_its_type(
+    no_bus: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(secrets, "_WHY_BACKENDS", (("tests.auth.test_secrets", "SILENT"),))
+    with pytest.raises(KeyringUnavailableError) as raised:
+        SecretStore().get("API_TOKEN")
+    assert raised.value.reason == "RuntimeError"
+
+
+#: Looked up by name, as the real backends' classes are; asking its priority raises.
+SILENT = Silent()

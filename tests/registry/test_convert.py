@@ -356,3 +356,18 @@ def test_remote_headers_in_full() -> None:
 def test_a_remote_s_transport(kind: str | None, transport: str) -> None:
     remote = {"url": "https://x.example/mcp", **({"type": kind} if kind else {})}
     assert convert({"remotes": [remote]}).entry.transport == transport
+
+
+def test_a_required_named_argument_is_asked_for_by_its_name() -> None:
+    conv = convert(npm(packageArguments=[
+        {"type": "named", "name": "--repo", "valueHint": "owner_slash_name", "isRequired": True},
+        {"type": "named", "name": "--X-Api", "isRequired": True},
+    ]))  # fmt: skip
+    assert [m.name for m in conv.missing] == ["REPO", "X_API"]
+    assert conv.entry.args[2:] == ("--repo", "${REPO}", "--X-Api", "${X_API}")
+
+
+def test_default_name_keeps_capitals_and_numbers_the_first_free() -> None:
+    assert default_name("io.x/Xenon-X") == "Xenon-X"
+    taken = {"w", "x-w", "io-x-w", "io-x-w-2", "io-x-w-4"}
+    assert default_name("io.x/w", taken) == "io-x-w-3"
