@@ -144,3 +144,176 @@ def test_odd_values_are_refused_with_their_path(item: dict[str, Any], says: str)
     with pytest.raises(UsageError) as caught:
         Snapshot.from_data({"mcps": [item]})
     assert caught.value.message == f"not a valid snapshot: {says}"
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ({"mcps": [{"name": "a", "fields": {"x": True}}]},
+         "mcps[0].fields.x (server 'a'): expected a string, got true"),
+        ({"mcps": [{"name": "a", "fields": {"x": False}}]},
+         "mcps[0].fields.x (server 'a'): expected a string, got false"),
+        ({"mcps": [{"name": "a", "fields": {"x": [1]}}]},
+         "mcps[0].fields.x (server 'a'): expected a string, got an array"),
+        ({"mcps": [{"name": "a", "fields": {"x": {}}}]},
+         "mcps[0].fields.x (server 'a'): expected a string, got an object"),
+        ({"mcps": [{"name": "a", "fields": {"x": 1.5}}]},
+         "mcps[0].fields.x (server 'a'): expected a string, got a number"),
+        ({"mcps": [{"name": "a"}, {"name": "a"}]},
+         "mcps[1] (server 'a'): a second record of this server"),
+        ({"mcps": [{"name": 7}]}, "mcps[0].name: each server needs a name (a string), got a number"),
+        ({"mcps": [{"name": "a\nb", "type": 1}]},
+         "mcps[0].type (server 'a\\\\nb'): expected a string, got a number"),
+        ({"mcps": [{"name": "a", "transport": 1}]},
+         "mcps[0].transport (server 'a'): expected a string, got a number"),
+        ({"mcps": [{"name": "a", "fingerprint": []}]},
+         "mcps[0].fingerprint (server 'a'): expected a string, got an array"),
+        ({"timestamp": 1, "mcps": []}, "timestamp: expected a string, got a number"),
+        ({"format": "1", "mcps": []}, "format: expected an integer, got a string"),
+        ({"format": True, "mcps": []}, "format: expected an integer, got true"),
+        ({"format": 1.0, "mcps": []}, "format: expected an integer, got a number"),
+        ({"mcps": [{"name": "a", "fields": []}]},
+         "mcps[0].fields (server 'a'): expected an object, got an array"),
+        ({"mcps": [{"name": "a", "probe": []}]},
+         "mcps[0].probe (server 'a'): expected an object, got an array"),
+        ({"mcps": [{"name": "a", "probe": {"tools": {}}}]},
+         "mcps[0].probe.tools (server 'a'): expected an array, got an object"),
+        ({"mcps": [{"name": "a", "probe": {"prompts": [{"name": "t"}, {"name": "t"}]}}]},
+         "mcps[0].probe.prompts[1] (server 'a'): a second definition of the same name"),
+        ({"mcps": [{"name": "a", "probe": {"protocol": {"era": 1}}}]},
+         "mcps[0].probe.protocol.era (server 'a'): expected a string, got a number"),
+        ({"mcps": [{"name": "a", "probe": {"protocol": {"version": 2}}}]},
+         "mcps[0].probe.protocol.version (server 'a'): expected a string, got a number"),
+        ({"mcps": [{"name": "a", "probe": {"protocol": "x"}}]},
+         "mcps[0].probe.protocol (server 'a'): expected an object, got a string"),
+        ({"mcps": [{"name": "a", "probe": {"serverInfo": 1}}]},
+         "mcps[0].probe.serverInfo (server 'a'): expected an object, got a number"),
+        ({"mcps": [{"name": "a", "probe": {"instructions": {}}}]},
+         "mcps[0].probe.instructions (server 'a'): expected a string, got an object"),
+        ({"mcps": [{"name": "a", "probe": {"error": None, "tools": [{"name": "t",
+                                                                        "fingerprint": 1}]}}]},
+         "mcps[0].probe.tools[0].fingerprint (server 'a'): expected a string, got a number"),
+        ({"mcps": [{"name": "a", "probe": {"resource_templates": [{"name": "t",
+                                                                    "definition": []}]}}]},
+         "mcps[0].probe.resource_templates[0].definition (server 'a'): expected an object, "
+         "got an array"),
+        ({"mcps": [], "packages": []}, "packages: expected an object"),
+        ({"mcps": [], "packages": {"s\x1b": {"name": "x", "version": 1}}},
+         "packages.s\\x1b.version: expected a string"),
+    ],
+)  # fmt: skip
+def test_each_bad_value_is_refused_saying_where_and_what_it_is(data: Any, says: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        Snapshot.from_data(data)
+    assert caught.value.message == f"not a valid snapshot: {says}"
+
+
+def test_a_probe_s_parts_are_read_back() -> None:
+    snap = Snapshot.from_data({
+        "timestamp": "t", "format": 1,
+        "mcps": [{"name": "a", "probe": {
+            "protocol": {"era": "modern", "version": "2026-07-28", "other": "x"},
+            "redacted": ["instructions", "tools", "serverInfo"],
+            "tools": [{"name": "t", "fingerprint": "sha256:1", "definition": {"name": "t"},
+                       "redacted": True},
+                      {"name": "u", "fingerprint": "sha256:2", "redacted": "yes"}],
+        }}, {"name": "b", "probe": {"protocol": {}, "redacted": "serverInfo"}}],
+    })  # fmt: skip
+    state = snap.mcps["a"].probe
+    assert state is not None
+    assert state.protocol == {"era": "modern", "version": "2026-07-28"}
+    assert state.redacted == ["instructions", "serverInfo"]
+    assert state.tools["t"] == Definition("t", "sha256:1", {"name": "t"}, True)
+    assert state.tools["u"].redacted is False  # only true is true
+    other = snap.mcps["b"].probe
+    assert other is not None and other.protocol == {} and other.redacted == []
+    assert snap.timestamp == "t" and Snapshot.from_data({"mcps": []}).timestamp == ""
+
+
+def test_a_probe_is_written_with_only_what_it_knows() -> None:
+    tool = Definition("t", "sha256:1", {"name": "t"}, redacted=True)
+    state = ServerState(
+        server_info={"name": "s"}, instructions_sha256="sha256:2", tools={"t": tool},
+        protocol={"era": "modern"}, redacted=["serverInfo", "instructions"],
+    )  # fmt: skip
+    snap = Snapshot("now", {"a": McpRecord("a", "internal", "stdio", "sha256:3", {"b": "1",
+                                                                                "a": "2"}, state)})  # fmt: skip
+    [record] = snap.to_data()["mcps"]
+    assert list(record) == ["name", "type", "transport", "fingerprint", "fields", "probe"]
+    assert list(record["fields"]) == ["a", "b"]
+    assert record["probe"] == {
+        "serverInfo": {"name": "s"},
+        "instructions": "sha256:2",
+        "protocol": {"era": "modern"},
+        "redacted": ["instructions", "serverInfo"],
+        "tools": [{"name": "t", "fingerprint": "sha256:1", "definition": {"name": "t"},
+                   "redacted": True}],
+        "prompts": [],
+        "resource_templates": [],
+    }  # fmt: skip
+    assert snap.to_data()["format"] == 1 and "packages" not in snap.to_data()
+    bare = Snapshot("now", {"a": McpRecord("a")}).to_data()["mcps"][0]
+    assert bare == {"name": "a", "type": "external"}
+    failed = ServerState(error="timeout", tools={"t": tool})
+    assert _state_written(failed)["tools"][0]["name"] == "t"  # what is known is kept
+    assert "prompts" not in _state_written(failed)
+
+
+def _state_written(state: ServerState) -> dict[str, Any]:
+    data: dict[str, Any] = Snapshot("t", {"a": McpRecord("a", probe=state)}).to_data()
+    return data["mcps"][0]["probe"]  # type: ignore[no-any-return]
+
+
+def test_the_secrets_a_probe_redacted_are_listed_in_a_fixed_order() -> None:
+    def defn(name: str, redacted: bool) -> Definition:
+        return Definition(name, "f", {}, redacted)
+
+    state = ServerState(
+        tools={"b": defn("b", True), "a": defn("a", True), "c": defn("c", False)},
+        prompts={"p": defn("p", True)},
+        resource_templates={"r": defn("r", True)},
+        redacted=["instructions", "serverInfo"],
+    )
+    assert state.secrets_redacted() == [
+        ("serverInfo", None), ("instructions", None), ("tools", "a"), ("tools", "b"),
+        ("prompts", "p"), ("resource_templates", "r"),
+    ]  # fmt: skip
+    assert ServerState().secrets_redacted() == []
+
+
+def test_what_tools_cost_is_known_only_when_every_definition_was_kept() -> None:
+    from mcpctl.snapshot.model import tools_tokens
+
+    tool = Definition.of({"name": "t", "description": "Does t.", "inputSchema": {}})
+    assert tools_tokens(ServerState(tools={"t": tool})) is not None
+    assert tools_tokens(ServerState(tools={"t": tool})) > 0  # type: ignore[operator]
+    assert tools_tokens(ServerState()) == 0
+    assert tools_tokens(ServerState(error="timeout")) is None
+    kept_only_fingerprint = Definition("u", "sha256:1", {})
+    assert tools_tokens(ServerState(tools={"t": tool, "u": kept_only_fingerprint})) is None
+
+
+def test_a_definition_is_named_by_its_name_or_uri_template() -> None:
+    assert Definition.of({"uriTemplate": "m://{k}"}).name == "m://{k}"
+    assert Definition.of({"name": "n", "uriTemplate": "m://{k}"}).name == "n"
+    assert Definition.of({"name": "n"}, name="given").name == "given"
+    assert Definition.of({}).name == ""
+    assert Definition.of({"name": "n"}).redacted is False
+
+
+def test_a_snapshot_s_time_is_utc_to_the_second() -> None:
+    import re
+
+    snap = snapshot_of_config({})
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", snap.timestamp)
+    assert snapshot_of_config({}, timestamp="given").timestamp == "given"
+
+
+def test_a_disabled_internal_server_is_not_recorded() -> None:
+    internal = {"on": ServerEntry(command="a"), "off": ServerEntry(command="b", enabled=False)}
+    snap = snapshot_of_config({}, internal=internal)
+    assert list(snap.mcps) == ["on"] and snap.mcps["on"].type == "internal"
+    assert all(len(v) == 23 for v in snap.mcps["on"].fields.values())

@@ -98,6 +98,7 @@ def test_artifact_uris(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/etc/x.json")
     assert artifact_uri(outside) == "file:///etc/x.json"
     assert artifact_uri(tmp_path / "sub" / "f.json", base=tmp_path / "sub") == "f.json"
+    assert artifact_uri(tmp_path) == "."  # the working directory itself
 
 
 # --- snapshot diffs ------------------------------------------------------------------------
@@ -195,3 +196,164 @@ def test_an_empty_diff_is_a_valid_log_without_results() -> None:
 def test_positions_of_text_that_is_not_json_are_empty() -> None:
     assert config_positions("{nope") == {} and snapshot_positions("{nope") == {}
     assert snapshot_positions('{"mcps": "x"}') == {} and config_positions("[1]") == {}
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_a_rule_no_table_names_is_made_up_from_its_id() -> None:
+    problems = [
+        Problem("warning", "plain_http", "plain http", "$", 2, 4, "use https"),
+        Problem("warning", "plain_http", "again", "", None, None),
+    ]
+    run = check_sarif(validation_sarif(problems, "f.json", omitted=1))
+    [rule] = run["tool"]["driver"]["rules"]
+    assert rule == {
+        "id": "plain_http",
+        "name": "PlainHttp",
+        "shortDescription": {"text": "Plain http"},
+        "defaultConfiguration": {"level": "warning"},
+    }
+    first, second = run["results"]
+    assert first["message"]["text"] == "plain http (hint: use https)"  # "$" is the whole file
+    assert first["properties"] == {"path": "$"} and first["ruleIndex"] == 0
+    assert second["message"]["text"] == "again" and second["ruleIndex"] == 0
+    assert "locations" in second and "region" not in second["locations"][0]["physicalLocation"]
+    [note] = run["invocations"][0]["toolExecutionNotifications"]
+    assert note == {"level": "note", "message": {"text": "... and 1 more problem"}}
+    assert run["invocations"][0]["executionSuccessful"] is True
+    assert run["columnKind"] == "unicodeCodePoints" and "properties" not in run
+    assert (
+        "toolExecutionNotifications"
+        not in check_sarif(validation_sarif(problems, "f.json"))["invocations"][0]
+    )
+
+
+def test_a_position_before_the_first_line_or_column_is_clamped_to_one() -> None:
+    problems = [Problem("error", "x", "m", "a", 0, 0), Problem("error", "x", "n", "a", -3, 5)]
+    run = check_sarif(validation_sarif(problems, "f.json"))
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in run["results"]]
+    assert regions == [{"startLine": 1, "startColumn": 1}, {"startLine": 1, "startColumn": 5}]
+
+
+def test_a_log_may_carry_run_properties_and_a_made_up_rule_keeps_the_finding_s_level() -> None:
+    from mcpctl._version import __version__
+    from mcpctl.snapshot.sarif import Finding, sarif_log
+
+    log = sarif_log([Finding("odd-one", "error", "m")], {}, properties={"k": 1})
+    run = check_sarif(log)
+    assert run["properties"] == {"k": 1}
+    assert run["tool"]["driver"]["version"] == run["tool"]["driver"]["semanticVersion"]
+    assert run["tool"]["driver"]["version"] == __version__
+    [rule] = run["tool"]["driver"]["rules"]
+    assert rule["name"] == "OddOne" and rule["shortDescription"]["text"] == "Odd one"
+    assert rule["defaultConfiguration"]["level"] == "error"
+    [result] = run["results"]
+    assert result == {"ruleId": "odd-one", "ruleIndex": 0, "level": "error",
+                      "message": {"text": "m"}}  # fmt: skip
+
+
+def test_a_server_reporting_another_name_or_version_is_a_note() -> None:
+    from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
+
+    changes = [
+        ServerChange("s", server_info=({"name": "a", "version": "1"}, {"name": "b"})),
+        ServerChange("t", server_info=("odd", {"version": "2"})),
+    ]
+    run = check_sarif(diff_sarif(SnapshotDiff(changed=changes)))
+    assert [(r["ruleId"], r["level"], r["message"]["text"]) for r in run["results"]] == [
+        ("server-info-changed", "note", "server s: serverInfo changed (a 1 -> b ?)"),
+        ("server-info-changed", "note", "server t: serverInfo changed (unknown -> ? 2)"),
+    ]
+    assert [r["properties"] for r in run["results"]] == [{"server": "s"}, {"server": "t"}]
+
+
+def test_every_change_carries_what_it_is_about() -> None:
+    old, new = every_change()
+    run = check_sarif(diff_sarif(diff_snapshots(old, new)))
+    props = {r["ruleId"]: r["properties"] for r in run["results"]}
+    assert props["server-changed"] == {"server": "s", "fields": ["args"]}
+    assert props["probe-failed"] == {"server": "f", "code": "timeout"}
+    assert props["definition-added"] == {"server": "s", "kind": "tools", "definition": "extra"}
+    assert props["definition-removed"] == {"server": "s", "kind": "tools", "definition": "dropped"}
+    assert props["definition-renamed"] == {"server": "s", "kind": "tools", "old": "old_name",
+                                           "new": "new_name"}  # fmt: skip
+    assert props["instructions-changed"] == {"server": "s"}
+    assert props["server-added"] == {"server": "new"}
+    assert props["server-removed"] == {"server": "gone"}
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert rules["definition-changed"] == {
+        "id": "definition-changed",
+        "name": "DefinitionChanged",
+        "shortDescription": {"text": DIFF_RULES["definition-changed"].text},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def test_without_an_earlier_snapshot_a_removed_server_points_at_the_config() -> None:
+    old, new = every_change()
+    run = check_sarif(
+        diff_sarif(diff_snapshots(old, new), config_uri="c.json", config_positions={"s": (2, 3)})
+    )
+
+    def where(rule: str) -> dict[str, Any]:
+        result = next(r for r in run["results"] if r["ruleId"] == rule)
+        physical: dict[str, Any] = result["locations"][0]["physicalLocation"]
+        return physical
+
+    assert where("server-removed") == {"artifactLocation": {"uri": "c.json"}}
+    assert where("server-changed") == {
+        "artifactLocation": {"uri": "c.json"},
+        "region": {"startLine": 2, "startColumn": 3},
+    }
+    only_lock = check_sarif(diff_sarif(diff_snapshots(old, new), against_uri="l.json"))
+    for result in only_lock["results"]:  # nothing configured is known: the lock file
+        assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "l.json"
+
+
+def test_diff_sarif_of_reads_both_files_for_positions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.config.loader import read_config
+    from mcpctl.snapshot.sarif import diff_sarif_of
+
+    monkeypatch.chdir(tmp_path)
+    old, new = every_change()
+    config = tmp_path / "external-mcps.json"
+    text = json.dumps({"s": {"command": "a"}, "new": {"command": "b"}}, indent=2)
+    config.write_bytes(b"\xef\xbb\xbf" + text.encode())  # a BOM is no character of the text
+    lock = tmp_path / "mcp-lock.json"
+    save_snapshot(old, lock)
+    records = snapshot_positions(lock.read_text())
+    diff = diff_snapshots(old, new)
+
+    def regions(document: Any) -> dict[str, tuple[str, Any]]:
+        out = {}
+        for r in check_sarif(document)["results"]:
+            physical = r["locations"][0]["physicalLocation"]
+            out[r["ruleId"]] = (physical["artifactLocation"]["uri"], physical.get("region"))
+        return out
+
+    found = regions(diff_sarif_of(diff, read_config(config), lock, read=True, notes=["n"]))
+    assert found["server-added"] == ("external-mcps.json", {"startLine": 5, "startColumn": 3})
+    assert found["server-removed"] == (
+        "mcp-lock.json",
+        {"startLine": records["gone"][0], "startColumn": records["gone"][1]},
+    )
+    # No earlier snapshot read: the lock file is not pointed at.
+    unread = regions(diff_sarif_of(diff, read_config(config), lock, read=False, notes=[]))
+    assert unread["server-removed"] == ("external-mcps.json", None)
+    assert unread["server-added"] == ("external-mcps.json", {"startLine": 5, "startColumn": 3})
+    # A lock that cannot be read (here: not UTF-8) is pointed at without positions.
+    lock.write_bytes(b'{"mcps": [{"name": "gone"}], "x": "\xff"}')
+    unreadable = regions(diff_sarif_of(diff, read_config(config), lock, read=True, notes=[]))
+    assert unreadable["server-removed"] == ("mcp-lock.json", None)
+    # A config that is not there: each result points at the lock file.
+    missing = read_config(tmp_path / "none.json")
+    save_snapshot(old, lock)
+    gone = regions(diff_sarif_of(diff, missing, lock, read=True, notes=[]))
+    assert {uri for uri, _ in gone.values()} == {"mcp-lock.json"}
+    assert gone["probe-failed"] == (
+        "mcp-lock.json",
+        {"startLine": records["f"][0], "startColumn": records["f"][1]},
+    )

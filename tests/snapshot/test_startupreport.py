@@ -331,3 +331,46 @@ def test_render_changes_alone() -> None:
 def test_the_docs_show_the_golden_report() -> None:
     docs = (DATA.parent.parent.parent / "docs" / "daemon.md").read_text(encoding="utf-8")
     assert "```\n" + (DATA / "probed.txt").read_text(encoding="utf-8") + "```\n" in docs
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+def test_a_server_s_protocol_version_is_in_its_json_view() -> None:
+    now = snapshot_of_config({"a": ServerEntry(command="a")}, timestamp=NOW)
+    now.mcps["a"].probe = replace(
+        healthy(tool("t")), protocol={"era": "modern", "version": "2026-07-28"}
+    )
+    [server] = build_report({}, now).to_data()["servers"]
+    assert server["protocol_version"] == "2026-07-28"
+    assert server["protocol"] == {"era": "modern", "version": "2026-07-28"}
+
+
+def test_a_server_that_says_no_name_or_version_is_unknown() -> None:
+    from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
+
+    changes = [
+        ServerChange("a", server_info=("odd", {"name": "b", "version": "2"})),
+        ServerChange("c", server_info=({}, {"version": "3"})),
+        ServerChange("d", server_info=({"name": "", "version": None}, {"name": "d"})),
+    ]
+    assert render_changes(SnapshotDiff(changed=changes)) == [
+        "~ a: server changed: unknown -> b 2",
+        "~ c: server changed: unknown -> 3",
+        "~ d: server changed: unknown -> d",
+    ]
+
+
+def test_markdown_escapes_only_what_markdown_reads() -> None:
+    entry = ServerEntry(command="x", description="XYZ tools: a_b *c* <d> #e |f| ~g~ [h]")
+    now = snapshot_of_config({"x": entry}, timestamp=NOW)
+    md = render_markdown(build_report({"x": entry}, now))
+    assert "- **x**: XYZ tools: a\\_b \\*c\\* \\<d\\> \\#e \\|f\\| \\~g\\~ \\[h\\]\n" in md
+
+
+def test_one_tool_is_one_and_more_reasons_are_counted() -> None:
+    now = snapshot_of_config({"a": ServerEntry(command="a")}, timestamp=NOW)
+    now.mcps["a"].probe = replace(healthy(tool("t")), warnings=["first", "second", "third"])
+    text = render_text(build_report({}, now))
+    assert "- a (1 tool, " in text and ", degraded)" in text
+    assert "Degraded:\n- a: first (+2 more)\n" in text
