@@ -11,7 +11,7 @@ import pytest
 from mcpctl.config.model import ServerEntry
 from mcpctl.errors import UsageError
 from mcpctl.render.clientcheck import check_as_client, check_entry
-from mcpctl.render.clientfile import read_client
+from mcpctl.render.clientfile import ClientEntry, read_client
 
 PY = sys.executable
 KEYRING = {"IN_KEYRING": "kept"}
@@ -143,3 +143,163 @@ def test_a_claude_code_headers_helper_is_run_for_the_probe_and_checked_staticall
     with pytest.raises(UsageError, match="broken: its headers helper failed"):
         helper_headers(view.entries["broken"], view.literals)
     assert kinds(check_as_client("claude-code", file)) == [("broken", "command", None)]
+
+
+# --- what mutation testing found unpinned ---------------------------------------------
+
+
+def helper_item(tmp_path: Path) -> tuple[ClientEntry, dict[str, str]]:
+    file = write(tmp_path / ".claude.json", {"mcpServers": {"r": {
+        "type": "http", "url": "https://x.example/mcp", "headersHelper": "set later",
+    }}})  # fmt: skip
+    view = read_client("claude-code", file)
+    return view.entries["r"], view.literals
+
+
+def run_helper(tmp_path: Path, code: str) -> ClientEntry:
+    from dataclasses import replace
+
+    from mcpctl.render.clientfile import helper_headers
+
+    script = tmp_path / "helper.py"
+    script.write_text(code, encoding="utf-8")
+    item, literals = helper_item(tmp_path)
+    return helper_headers(replace(item, headers_helper=f"{PY} {script}"), literals)
+
+
+def test_a_headers_helper_is_told_the_server_and_each_header_it_prints_is_a_literal(
+    tmp_path: Path,
+) -> None:
+    got = run_helper(tmp_path, (
+        "import json, os, sys\n"
+        "assert sys.stdin.read() == ''\n"
+        "print(json.dumps({'U': os.environ['CLAUDE_CODE_MCP_SERVER_URL'],\n"
+        "                  'N': os.environ['CLAUDE_CODE_MCP_SERVER_NAME']}))\n"
+    ))  # fmt: skip
+    prefix = "MCPCTL_AS_CLIENT_LITERAL_"
+    assert got.entry.headers == {"U": f"${{{prefix}0}}", "N": f"${{{prefix}1}}"}
+    assert dict(got.literals) == {f"{prefix}0": "https://x.example/mcp", f"{prefix}1": "r"}
+
+
+@pytest.mark.parametrize(
+    "code,message",
+    [
+        ("import sys\nsys.stderr.write('\\n  first\\x1b line  \\nsecond')\nsys.exit(3)\n",
+         "r: its headers helper failed (exit 3): first\\x1b line"),
+        ("import sys\nsys.exit(4)\n", "r: its headers helper failed (exit 4)"),
+        ("import sys\nsys.stderr.write('x' * 400)\nsys.exit(1)\n",
+         "r: its headers helper failed (exit 1): " + "x" * 299 + "…"),
+        ("import sys\nsys.stderr.write('z' * 301)\nsys.exit(1)\n",
+         "r: its headers helper failed (exit 1): " + "z" * 299 + "…"),
+        ("import sys\nsys.stderr.write('y' * 300)\nsys.exit(1)\n",
+         "r: its headers helper failed (exit 1): " + "y" * 300),
+        ("import sys\nsys.stderr.buffer.write(b'\\xffbad')\nsys.exit(2)\n",
+         "r: its headers helper failed (exit 2): \ufffdbad"),
+        ("import sys\nsys.stderr.write('\\n' * 4096 + 'late')\nsys.exit(5)\n",
+         "r: its headers helper failed (exit 5)"),
+        ("print('[1]')\n", "r: its headers helper did not print a JSON object of strings"),
+        ("print('{\"a\": 1}')\n", "r: its headers helper did not print a JSON object of strings"),
+        ("print('{\"a\": \"b\"} // no')\n",
+         "r: its headers helper did not print a JSON object of strings"),
+        ("import sys\nsys.stdout.buffer.write(b'\\xff')\n",
+         "r: its headers helper did not print a JSON object of strings"),
+    ],
+)  # fmt: skip
+def test_a_headers_helper_that_fails_says_how(tmp_path: Path, code: str, message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        run_helper(tmp_path, code)
+    assert caught.value.message == message
+
+
+def test_a_name_that_is_not_a_client_gets_a_guess_and_the_list() -> None:
+    from mcpctl.render.clientfile import as_client_targets, client_target
+
+    names = ", ".join(as_client_targets())
+    with pytest.raises(UsageError) as caught:
+        client_target("cursr")
+    assert caught.value.message == "'cursr' is not a client"
+    assert caught.value.hint == f"did you mean 'cursor'? clients: {names}"
+    with pytest.raises(UsageError) as caught:
+        client_target("nothing-like-it")
+    assert caught.value.hint == f"clients: {names}"
+    assert client_target("cursor").name == "cursor"
+
+
+def test_a_file_the_client_could_not_read_is_named_in_the_refusal(tmp_path: Path) -> None:
+    file = tmp_path / "mcp.json"
+    file.write_text("[1]", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        read_client("cursor", file)
+    assert (
+        caught.value.message == f"{file}: this is not a Cursor file: expected an object at the top"
+    )
+
+
+def test_claude_desktops_bridge_expands_only_the_variables_of_its_env(tmp_path: Path) -> None:
+    file = write(tmp_path / "c.json", {"mcpServers": {"b": {
+        "command": "npx",
+        "args": ["-y", "mcp-remote", "https://x.example/mcp", "--header", "Authorization:${AUTH}",
+                 "--header", "X:${NOT_IN_ENV}"],
+        "env": {"AUTH": "Bearer ${TOKEN}"},
+    }}})  # fmt: skip
+    view = read_client("claude-desktop", file)
+    item = view.entries["b"]
+    prefix = "MCPCTL_AS_CLIENT_LITERAL_"
+    assert item.entry.headers == {"X": f"${{{prefix}0}}"}
+    assert item.entry.auth is not None and item.entry.auth.token == f"${{{prefix}1}}"
+    assert dict(item.literals) == {f"{prefix}0": "${NOT_IN_ENV}", f"{prefix}1": "${TOKEN}"}
+    assert view.warnings == []
+
+
+def test_text_like_a_placeholder_that_names_no_variable_is_kept_as_written(tmp_path: Path) -> None:
+    file = write(tmp_path / "c.json", {"mcpServers": {"s": {"command": PY,
+                                                            "args": ["${lower}", "${X:=y}"]}}})  # fmt: skip
+    item = read_client("claude-desktop", file).entries["s"]
+    assert item.entry.args == ("${lower}", "${X:=y}") and dict(item.literals) == {}
+
+
+def test_the_view_keeps_the_readers_warnings_clean_of_its_own_marks(tmp_path: Path) -> None:
+    file = write(tmp_path / "c.json", {"mcpServers": {"s${X}": {"command": "run"},
+                                                      "t": {"command": "run", "other": 1}}})  # fmt: skip
+    view = read_client("claude-desktop", file)
+    assert (view.target, view.file) == ("claude-desktop", file)
+    assert view.warnings == [
+        "s${X}: imported as 's-X' (names are letters, digits, '-' and '_')",
+        "t: other is not imported: a Claude Desktop setting mcpctl does not have",
+    ]
+    code = write(tmp_path / ".claude.json", {"mcpServers": {"t": {
+        "command": "run", "other": 1, "headersHelper": "print-headers"}}})  # fmt: skip
+    assert read_client("claude-code", code).warnings == [
+        "t: other is not imported: a Claude Code setting mcpctl does not have"
+    ]
+
+
+def test_a_working_directory_the_client_does_not_expand_is_a_literal(tmp_path: Path) -> None:
+    file = write(tmp_path / "mcp.json", {"mcpServers": {"s": {"command": "run",
+                                                              "cwd": "/w/${RAW}"}}})  # fmt: skip
+    item = read_client("roo-code", file).entries["s"]
+    assert item.entry.cwd == "/w/${MCPCTL_AS_CLIENT_LITERAL_0}"
+    assert dict(item.literals) == {"MCPCTL_AS_CLIENT_LITERAL_0": "${RAW}"}
+    bare = read_client("roo-code", write(tmp_path / "b.json", {"mcpServers": {"s": {
+        "command": "run"}}})).entries["s"]  # fmt: skip
+    assert bare.entry.cwd is None and bare.listed is None
+
+
+def test_the_variables_codex_is_told_to_pass_are_the_probes_inherit_env(tmp_path: Path) -> None:
+    file = tmp_path / "config.toml"
+    file.write_text('[mcp_servers.a]\ncommand = "run"\nenv_vars = ["LANG"]\n'
+                    '[mcp_servers.b]\ncommand = "run"\n', encoding="utf-8")  # fmt: skip
+    view = read_client("codex", file)
+    assert view.entries["a"].listed == ("LANG",)
+    assert view.entries["a"].probe_entry().inherit_env == ("LANG",)
+    assert view.entries["b"].listed == () and view.entries["b"].probe_entry().inherit_env == ()
+
+
+def test_only_a_remote_server_has_a_headers_helper(tmp_path: Path) -> None:
+    file = write(tmp_path / ".claude.json", {"mcpServers": {
+        "local": {"command": "run", "headersHelper": "print-headers"},
+        "remote": {"type": "http", "url": "https://x.example/mcp", "headersHelper": "print-headers"},
+    }})  # fmt: skip
+    view = read_client("claude-code", file)
+    assert view.entries["local"].headers_helper is None
+    assert view.entries["remote"].headers_helper == "print-headers"
