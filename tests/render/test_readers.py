@@ -51,8 +51,8 @@ def test_depth_up_to_the_limit_is_read_and_one_more_is_refused() -> None:
     check_depth("text")
     with pytest.raises(DocumentError) as caught:
         check_depth([deepest])
-    assert (caught.value.problem, caught.value.syntax) == (
-        f"nested deeper than {MAX_DEPTH} levels", False)  # fmt: skip
+    assert (str(caught.value), caught.value.line, caught.value.column, caught.value.syntax) == (
+        f"nested deeper than {MAX_DEPTH} levels", 0, 0, False)  # fmt: skip
     objects: Any = {}
     for _ in range(MAX_DEPTH):
         objects = {"k": objects, "other": [1]}
@@ -107,6 +107,8 @@ def test_a_key_written_twice_is_refused_when_keys_must_be_unique() -> None:
     bad = refusal(load_json, '{"a": 1, // c\n "a": 2,}', unique_keys=True)
     assert (bad.line, bad.column) == (2, 2)  # in the text with its comments
     assert load_json('{"a": {"a": 1}}', unique_keys=True) == {"a": {"a": 1}}
+    bad = refusal(load_json, '{"a\\nb": 1, "a\\nb": 2}', unique_keys=True)
+    assert str(bad).startswith("key ['a\\nb'] is written more than once")  # on one line
 
 
 def test_a_lone_surrogate_is_refused_when_asked() -> None:
@@ -202,3 +204,9 @@ def test_yaml_nested_too_deep_is_refused_where_it_was_written() -> None:
     assert load_yaml(deep.replace("- - *d", "- *d")) is not None
     bad = refusal(load_yaml, deep)
     assert (bad.problem, bad.line, bad.column) == (f"nested deeper than {MAX_DEPTH} levels", 1, 1)
+
+
+def test_yaml_with_a_control_character_is_refused_in_the_readers_words() -> None:
+    bad = refusal(load_yaml, "a: \x07\n")
+    assert str(bad).startswith("unacceptable character #x0007: control characters are not allowed")
+    assert (bad.line, bad.syntax) == (0, True)
