@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import AuthConfig, ServerEntry
 from mcpctl.render import render
-from mcpctl.render.delivery import Launcher, resolved_headers
+from mcpctl.render.delivery import Launcher, resolved_headers, serve_entry
 from tests.conftest import Cli, MemoryKeyring, write_config
 
 KEPT = "kept-in-keyring-value-123"
@@ -255,3 +255,266 @@ def test_inline_install_writes_values_with_0600_and_says_so(
     assert KEPT in path.read_text() and path.stat().st_mode & 0o777 == 0o600
     assert f"{path} holds secrets in clear text: it is written with mode 0600" in r.stderr
     assert "Cursor expands ${env:VAR} itself" in r.stderr and KEPT not in r.stdout + r.stderr
+
+
+# --- the parts, in-process ---------------------------------------------------------------
+
+
+def keyring(**values: str) -> Any:
+    return values.get
+
+
+def test_the_launcher_keeps_what_mcpctl_reads_of_the_entry_and_drops_the_rest() -> None:
+    from mcpctl.config.model import Source, ToolFilter
+    from mcpctl.render.delivery import deliver
+
+    entry = ServerEntry(
+        command="srv", args=("--t", "${DL_KEPT}"), env={"E": "1"}, cwd="/srv", timeout=9000,
+        protocol="legacy", sensitive=True, description="the server", enabled=False,
+        tools=ToolFilter(allow=("read_*",)), source=Source("https://r.test", "io.x/srv", "1.0.0"),
+    )  # fmt: skip
+    got = deliver({"s": entry}, "auto", launcher=Launcher("/bin/mcpctl", "~/c.json"),
+                  environ={}, secrets=keyring(DL_KEPT="v"), label="Cursor")  # fmt: skip
+    assert got.entries["s"] == ServerEntry(
+        command="/bin/mcpctl", args=("run", "s", "--config", "~/c.json"), timeout=9000,
+        protocol="legacy", sensitive=True, description="the server", enabled=False,
+        tools=ToolFilter(allow=("read_*",)), source=Source("https://r.test", "io.x/srv", "1.0.0"),
+    )  # fmt: skip
+    assert got.launched == ["s"] and got.keyring_vars == {"DL_KEPT"} and got.notes == []
+
+
+def test_deliver_by_mode() -> None:
+    from mcpctl.render.delivery import deliver
+
+    entries = {  # a remote server first: the ones after it are decided all the same
+        "first": ServerEntry(url="https://x.test/first"),
+        "kept": ServerEntry(command="a", env={"T": "${DL_KEPT}"}),
+        "exported": ServerEntry(command="b", args=("${DL_EXPORTED}",)),
+        "remote": ServerEntry(url="https://x.test/mcp", headers={"K": "${DL_KEPT}"}),
+        "auth": ServerEntry(url="https://x.test/mcp", auth=AuthConfig("bearer", token="${DL_T}")),
+    }
+    common: dict[str, Any] = {
+        "launcher": Launcher(), "environ": {"DL_EXPORTED": "e"}, "label": "Cursor",
+        "secrets": keyring(DL_KEPT="k", DL_EXPORTED="k2", DL_T="t"),
+    }  # fmt: skip
+    auto = deliver(entries, "auto", **common)
+    assert auto.launched == ["kept"] and auto.keyring_vars == {"DL_KEPT", "DL_T"}
+    assert auto.entries["remote"] == entries["remote"] and auto.notes == []
+    assert deliver(entries, "launcher", **common).launched == ["kept", "exported"]
+    inline = deliver({"plain": ServerEntry(command="p"), **entries}, "inline", **common)
+    assert inline.launched == [] and inline.notes == []
+    assert inline.entries == {"plain": ServerEntry(command="p"), **entries}
+    env = deliver(entries, "env", **common)
+    assert env.launched == [] and env.entries == entries
+    assert env.notes == [
+        "kept: DL_KEPT only in the keyring: Cursor reads placeholders from its own "
+        "environment, where they are not set (--secrets launcher runs the server through mcpctl)"
+    ]
+    bare = deliver(entries, "env", **common, expands=False)
+    assert bare.notes == [
+        "kept: DL_KEPT only in the keyring: Cursor expands no placeholder (--secrets launcher "
+        "runs the server through mcpctl)"
+    ]
+
+
+def test_a_keyring_that_cannot_be_asked_holds_nothing_for_rendering() -> None:
+    from mcpctl.errors import KeyringUnavailableError
+    from mcpctl.render.delivery import deliver
+
+    def unreachable(var: str) -> str | None:
+        raise KeyringUnavailableError("no keyring here")
+
+    got = deliver({"s": ServerEntry(command="a", env={"T": "${DL_KEPT}"})}, "auto",
+                  launcher=Launcher(), environ={}, secrets=unreachable, label="Cursor")  # fmt: skip
+    assert got.launched == [] and got.keyring_vars == frozenset()
+
+
+def test_placeholders_are_found_in_every_field_a_server_reads() -> None:
+    from mcpctl.render.delivery import deliver, entry_texts
+
+    entry = ServerEntry(
+        command="${A1}", args=("${A2}",), env={"E": "${A3}"}, cwd="${A4}", url=None,
+    )  # fmt: skip
+    remote = ServerEntry(url="https://${A5}/", headers={"H": "${A6}"},
+                         auth=AuthConfig("basic", username="${A7}", password="${A8}"))  # fmt: skip
+    header = ServerEntry(url="https://x/", auth=AuthConfig("header", name="K", value="${A9}"))
+    bearer = ServerEntry(url="https://x/", auth=AuthConfig("bearer", token="${A10}"))
+    texts = [t for e in (entry, remote, header, bearer) for t in entry_texts(e)]
+    names = {f"A{i}" for i in range(1, 11)}
+    assert names <= {t[2:-1] for t in texts if t.startswith("${")} | {"A5"}
+    got = deliver({"s": entry, "r": remote, "h": header, "b": bearer}, "env",
+                  launcher=Launcher(), environ={}, secrets=keyring(**dict.fromkeys(names, "v")),
+                  label="Cursor")  # fmt: skip
+    assert got.keyring_vars == names
+    assert got.notes == ["s: A1, A2, A3, A4 only in the keyring: Cursor reads placeholders "
+                         "from its own environment, where they are not set (--secrets launcher "
+                         "runs the server through mcpctl)"]  # fmt: skip
+
+
+def test_inline_resolves_every_placeholder_and_says_when_the_client_could() -> None:
+    from mcpctl.errors import PlaceholderError
+    from mcpctl.render.delivery import inline
+
+    entries = {
+        "s": ServerEntry(command="a", env={"T": "${DL_KEPT}", "E": "${DL_ENV}"}),
+        "r": ServerEntry(url="https://x.test/mcp", headers={"K": "${DL_KEPT}"}),
+        "plain": ServerEntry(command="p", args=("${}",)),
+    }
+    got = inline(entries, environ={"DL_ENV": "e"}, secrets=keyring(DL_KEPT="k"),
+                 label="Cursor", expands="${env:VAR}")  # fmt: skip
+    assert got.entries["s"].env == {"T": "k", "E": "e"}
+    assert got.entries["r"].headers == {"K": "k"} and got.entries["plain"] is entries["plain"]
+    assert got.holds_secrets and got.launched == []
+    assert got.notes == [
+        "--secrets inline wrote the values, though Cursor expands ${env:VAR} itself: "
+        "--secrets env (or auto) keeps them out of the file"
+    ]
+    quiet = inline(entries, environ={"DL_ENV": "e"}, secrets=keyring(DL_KEPT="k"),
+                   label="Goose", expands=None)  # fmt: skip
+    assert quiet.holds_secrets and quiet.notes == []
+    none = inline({"plain": entries["plain"]}, environ={}, secrets=None, label="C", expands="x")
+    assert not none.holds_secrets and none.notes == []
+    with pytest.raises(PlaceholderError, match="'s'"):  # no value anywhere: the server named
+        inline({"s": entries["s"]}, environ={}, secrets=None, label="C", expands=None)
+
+
+def test_inline_reads_only_the_environment_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.render.delivery import inline
+
+    monkeypatch.delenv("DL_GIVEN", raising=False)
+    got = inline({"s": ServerEntry(command="a", env={"T": "${DL_GIVEN}"})},
+                 environ={"DL_GIVEN": "g"}, secrets=None, label="C", expands=None)  # fmt: skip
+    assert got.entries["s"].env == {"T": "g"}
+
+
+@pytest.mark.parametrize(
+    ("client", "remote", "var", "fix"),
+    [
+        ("cursor", False, None, "render with --secrets launcher"),
+        ("claude-code", True, "T", "render with --secrets auto: Claude Code's headersHelper "
+         "then asks mcpctl for it"),
+        ("vscode", True, "T", "render with --secrets auto: VS Code then asks for it as a "
+         "password input"),
+        ("cursor", True, "T", "export T in the environment Cursor starts from, or render "
+         "with --secrets inline (the file then holds the value, mode 0600); a launcher "
+         "cannot reach a remote server"),
+        ("cursor", True, None, "set it in the environment Cursor starts from, or render "
+         "with --secrets inline (the file then holds the value, mode 0600); a launcher "
+         "cannot reach a remote server"),
+    ],
+)  # fmt: skip
+def test_keyring_fix_names_each_clients_way(
+    client: str, remote: bool, var: str | None, fix: str
+) -> None:
+    from mcpctl.render.delivery import keyring_fix
+    from mcpctl.render.targets import get_target
+
+    assert keyring_fix(get_target(client), remote, var) == fix
+
+
+def test_keyring_fix_for_a_client_named_by_a_string() -> None:
+    from mcpctl.render.delivery import keyring_fix
+
+    assert keyring_fix("Some Client", True, "T").startswith(
+        "export T in the environment Some Client starts from"
+    )
+
+
+def test_resolved_headers_of_each_auth() -> None:
+    env = {"DL_T": "tok"}
+    url = "https://x.test/mcp"
+
+    def headers(auth: AuthConfig | None) -> dict[str, str]:
+        return resolved_headers("r", ServerEntry(url=url, headers={"A": "1"}, auth=auth),
+                                environ=env)  # fmt: skip
+
+    assert headers(None) == {"A": "1"}
+    assert headers(AuthConfig("bearer", token="${DL_T}")) == {
+        "A": "1",
+        "Authorization": "Bearer tok",
+    }
+    assert headers(AuthConfig("bearer")) == {"A": "1"}
+    assert headers(AuthConfig("header", name="X-Key", value="${DL_T}")) == {
+        "A": "1",
+        "X-Key": "tok",
+    }
+    assert headers(AuthConfig("header", value="v")) == {"A": "1", "Authorization": "v"}
+    assert headers(AuthConfig("header", name="X-Key")) == {"A": "1"}
+    assert headers(AuthConfig("basic", username="u")) == {"A": "1", "Authorization": "Basic dTo="}
+    assert headers(AuthConfig("basic", password="p")) == {"A": "1", "Authorization": "Basic OnA="}
+    assert headers(AuthConfig("oauth")) == {"A": "1"}
+
+
+def test_resolved_headers_need_every_value_and_read_only_the_environment_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpctl.errors import PlaceholderError, UsageError
+
+    monkeypatch.delenv("DL_GIVEN", raising=False)
+    entry = ServerEntry(url="https://x.test/mcp", headers={"K": "${DL_GIVEN}"})
+    assert resolved_headers("r", entry, environ={"DL_GIVEN": "g"}) == {"K": "g"}
+    assert resolved_headers("r", entry, secrets={"DL_GIVEN": "s"}.get) == {"K": "s"}
+    with pytest.raises(PlaceholderError, match="DL_GIVEN") as caught:
+        resolved_headers("r", entry, environ={})
+    assert "'r'" in caught.value.message
+    with pytest.raises(UsageError) as refused:
+        resolved_headers("s", ServerEntry(command="x"))
+    assert refused.value.message == "s is a stdio server: it has no HTTP headers"
+    assert refused.value.hint == "a client starts it with: mcpctl run s"
+
+
+def test_the_launcher_without_a_config_names_none(tmp_path: Path) -> None:
+    plain = Launcher()
+    assert plain.run_args("s") == ("run", "s")
+    assert plain.headers_command("s") == "mcpctl secret headers s"
+    odd = Launcher("/opt/my tools/mcpctl", "~/a b/c.json")
+    assert (
+        odd.headers_command("s")
+        == "'/opt/my tools/mcpctl' secret headers s --config '~/a b/c.json'"
+    )
+    assert Launcher(config="~x/c.json").headers_command("s").endswith("--config '~x/c.json'")
+
+
+def test_the_launcher_names_a_relative_or_home_config_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / "w").mkdir(parents=True)
+    monkeypatch.chdir(home / "w")
+    monkeypatch.setenv("HOME", str(home))
+    assert Launcher.for_config(Path("c.json")).config == "~/w/c.json"  # the home by default
+    assert Launcher.for_config(Path("~/x.json"), home).config == "~/x.json"
+    assert Launcher.for_config(home, home).config == str(home)  # the home itself: no "~/"
+    assert Launcher.for_config(Path("c.json"), tmp_path / "else").config == str(
+        home / "w" / "c.json"
+    )
+    assert Launcher.for_config(Path("c.json")).program == "mcpctl"
+
+
+def test_the_serve_entry_says_what_it_is(tmp_path: Path) -> None:
+    own = tmp_path / "own.json"
+    me = serve_entry(own, own, program="/bin/mcpctl")
+    assert me == ServerEntry(
+        command="/bin/mcpctl", args=("serve",),
+        description="mcpctl: this agent's MCP servers (list, health, doctor, tools, search)",
+    )  # fmt: skip
+    assert serve_entry(Path("~/own.json"), Path.home() / "own.json").args == ("serve",)
+    other = Path.home() / "agents" / "external-mcps.json"
+    assert serve_entry(other, own, allow_changes=True) == ServerEntry(
+        command="mcpctl", args=("serve", "--config", "~/agents/external-mcps.json",
+                                "--allow-changes"),
+        description="mcpctl: this agent's MCP servers (list, health, doctor, tools, search)",
+    )  # fmt: skip
+    home = tmp_path / "home"
+    assert serve_entry(home / "c.json", own, home=home).args == ("serve", "--config", "~/c.json")
+
+
+def test_a_git_work_tree_is_found_from_a_folder_or_file_named_git(tmp_path: Path) -> None:
+    from mcpctl.render.delivery import in_git_work_tree
+
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    assert not in_git_work_tree(repo / "sub" / "x.json")
+    (repo / ".git").write_text("gitdir: elsewhere\n")  # a worktree's or submodule's
+    assert in_git_work_tree(repo / "sub" / "x.json") and in_git_work_tree(repo / "x.json")
+    assert not in_git_work_tree(tmp_path / "x.json")
