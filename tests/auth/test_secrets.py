@@ -50,18 +50,10 @@ def real_keyring(secret_service: dict[str, str], monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.fixture
-def no_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def no_bus(no_keyring: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """No D-Bus session: the Secret Service cannot be reached, and ``keyring`` found nothing
     else (its fail backend)."""
-    from keyring.backends import fail
-
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(previous)
 
 
 @pytest.mark.integration
