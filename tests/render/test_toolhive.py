@@ -759,3 +759,22 @@ def test_parse_of_nothing_is_nothing() -> None:
     assert TARGET.parse("").entries == {}
     assert TARGET.parse(run({}).text).entries == {}
     assert run({}).text.endswith("\n")
+
+
+def test_secret_names_are_dns_names_of_at_most_253_characters() -> None:
+    warnings: list[str] = []
+    long = secret_ref(warnings, "s", "res", "env.K", "${" + "A" * 300 + "}")
+    assert long == {"name": "a" * 253, "key": "a" * 300}
+    assert secret_ref(warnings, "s", "res", "env.K", "${_}") == {"name": "secret", "key": "_"}
+    assert secret_ref(warnings, "s", "r" * 300, "env.K", "x") == {"name": "r" * 253, "key": "env.k"}
+    odd = secret_ref(warnings, "s", "res", "headers.X-Key/Odd", "lit")
+    assert odd == {"name": "res-headers-x-key-odd", "key": "headers.x-key_odd"}
+
+
+def test_a_template_name_that_is_no_label_says_what_a_label_is() -> None:
+    with pytest.raises(UsageError) as caught:
+        get_target("toolhive").render(RenderRequest({}, template={"namespace": "Bad_NS"}))
+    assert caught.value.message == "toolhive template: namespace must be a DNS-1123 label"
+    assert caught.value.hint == (
+        "lowercase letters, digits and '-', starting and ending with a letter or digit"
+    )
