@@ -201,7 +201,8 @@ def plan_import(
     missing = [n for n in wanted if n not in entries]
     if missing:
         raise ServerNotFoundError.for_names(missing, entries)
-    names = set(existing)
+    # A rename must not take the name of a server this same import adds later.
+    names = set(existing) | {n for n in entries if not wanted or n in wanted}
     allowed = list(dict.fromkeys(allow_literal))
     claimed: dict[str, str] = {}  # variable -> value, over this whole import
     items: list[ImportItem] = []

@@ -436,3 +436,21 @@ def test_scan_looks_past_a_clients_first_location(tmp_path: Path) -> None:
     second.write_text(json.dumps({"mcpServers": {"c": {"command": "x"}}}), "utf-8")
     found = scan(Places(home, tmp_path / "proj", "linux", {}))
     assert [(f.source, f.path, f.servers) for f in found] == [("cline", second, ["c"])]
+
+
+@pytest.mark.parametrize("order", [("a", "a-2"), ("a-2", "a")])
+def test_a_rename_does_not_take_the_name_of_a_server_the_import_adds(
+    order: tuple[str, str],
+) -> None:
+    incoming = {name: ServerEntry(command=f"from-{name}") for name in order}
+    items = plan_import(incoming, {"a": ServerEntry(command="mine")}, on_conflict="rename")
+    written = {i.as_name: i.name for i in items if i.action in ("add", "rename")}
+    assert written == {"a-3": "a", "a-2": "a-2"}
+
+
+def test_a_rename_may_take_the_name_of_a_server_left_out_of_the_import() -> None:
+    incoming = {name: ServerEntry(command=f"from-{name}") for name in ("a", "a-2")}
+    items = plan_import(
+        incoming, {"a": ServerEntry(command="mine")}, on_conflict="rename", only=["a"]
+    )
+    assert [(i.name, i.action, i.as_name) for i in items] == [("a", "rename", "a-2")]
