@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpctl.config.jsontext import (
+    MAX_DEPTH,
     POSITION_DEPTH,
     JsonPosError,
     LineIndex,
+    dump_config,
     line_col,
+    parse_object_rest,
+    parse_value_positions,
     parse_with_positions,
+    splice_canonical,
 )
 
 json_values = st.recursive(
@@ -156,3 +164,183 @@ def test_repeated_keys_at_any_depth_and_the_replaced_positions_go() -> None:
     top = parse_with_positions('{"a": {"x": [1, 2]},\n"a": {"y": 3}}')
     assert ("a", "x") not in top.keys and ("a", "x", 1) not in top.values
     assert top.keys[("a", "y")] == (2, 7) and top.value == {"a": {"y": 3}}
+
+
+# --- what a user is told, and where ------------------------------------------------------
+
+
+@pytest.fixture
+def deep_stack() -> Iterator[None]:
+    """Room on Python's stack for the parser's own limit to be the one reached (a tool that
+    wraps each call, as a profiler or a mutation tester does, needs more frames a level)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, 20_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
+def error_of(text: str) -> JsonPosError:
+    with pytest.raises(JsonPosError) as info:
+        parse_with_positions(text)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "column"),
+    [
+        ("", "unexpected end of file: expected a value", 1, 1),
+        ("[1,\n", "unexpected end of file: expected a value", 2, 1),
+        ("[1", "expected ',' or ']' after an array element", 1, 3),
+        ("[1 2]", "expected ',' or ']' after an array element", 1, 4),
+        ("[1,]", "trailing comma before ']' (JSON allows none)", 1, 3),
+        ("[1, ]", "trailing comma before ']' (JSON allows none)", 1, 3),
+        ('{"a": 1,}', "trailing comma before '}' (JSON allows none)", 1, 8),
+        ('{"a": 1} 2', "extra data after the JSON document", 1, 10),
+        ("{1: 2}", "expected a property name in double quotes", 1, 2),
+        ('{"a": 1, }', "trailing comma before '}' (JSON allows none)", 1, 8),
+        ('{"a" 1}', "expected ':' after a property name", 1, 6),
+        ('{"a": 1 "b": 2}', "expected ',' or '}' after a property value", 1, 9),
+        ('{"a": 1', "expected ',' or '}' after a property value", 1, 8),
+        ('{"a\\x": 1}', "Invalid \\escape", 1, 4),
+    ],
+)
+def test_the_words_and_place_of_each_error(text: str, message: str, line: int, column: int) -> None:
+    error = error_of(text)
+    assert (error.msg, error.line, error.column) == (message, line, column)
+    assert str(error) == f"{message} (line {line}, column {column})"
+
+
+def test_the_depth_limit_counts_from_the_documents_top(deep_stack: None) -> None:
+    def nested(levels: int) -> str:
+        return "[" * levels + "1" + "]" * levels
+
+    assert parse_with_positions(nested(MAX_DEPTH)).value is not None
+    error = error_of(nested(MAX_DEPTH + 1))
+    assert error.msg == f"nested deeper than {MAX_DEPTH} levels"
+    assert (error.line, error.column) == (1, MAX_DEPTH + 2)
+    # The rest of an object parsed from its first member on is one level down already.
+    inside = '{"a": ' + nested(MAX_DEPTH - 1) + "}"
+    assert parse_object_rest(inside, 1) is None
+    with pytest.raises(JsonPosError, match="nested deeper"):
+        parse_object_rest('{"a": ' + nested(MAX_DEPTH) + "}", 1)
+    # So is a value parsed on its own, at the depth it is given.
+    assert parse_value_positions("[[1]]", 0, levels=MAX_DEPTH - 2)[0].value == [[1]]
+    with pytest.raises(JsonPosError, match="nested deeper"):
+        parse_value_positions("[[1]]", 0, levels=MAX_DEPTH - 1)
+
+
+def test_line_col_after_a_newline_at_the_start() -> None:
+    assert line_col("\nab", 1) == (2, 1)
+    assert line_col("\nab", 2) == (2, 2)
+    assert line_col("a\nb", 2) == (2, 1)
+
+
+def test_a_path_is_placed_at_its_value_unless_its_key_is_preferred() -> None:
+    doc = parse_with_positions('{"a":\n  1}')
+    assert doc.position(("a",)) == (2, 3)
+    assert doc.position(("a",), prefer_key=True) == (1, 2)
+
+
+def test_a_value_parsed_on_its_own_records_positions_from_its_depth() -> None:
+    text = '{"k": ' + "[" * POSITION_DEPTH + "1" + "]" * POSITION_DEPTH + "}"
+    start = text.index("[")
+    deepest = (0,) * POSITION_DEPTH
+    doc, end = parse_value_positions(text, start)
+    assert end == len(text) - 1 and deepest in doc.values
+    # One level down, the deepest part is one level too deep to be recorded.
+    nested, _ = parse_value_positions(text, start, levels=1)
+    assert deepest not in nested.values and deepest[:-1] in nested.values
+    assert nested.position(deepest) == nested.values[deepest[:-1]]
+
+
+def test_the_rest_of_an_object_is_checked_to_its_end() -> None:
+    text = '{"a": 1,\n "b": [2]}'
+    assert parse_object_rest(text, 1) is None
+    with pytest.raises(JsonPosError, match="extra data") as info:
+        parse_object_rest(text + " x", 1)
+    assert (info.value.line, info.value.column) == (2, 12)
+
+
+def test_a_late_part_is_placed_by_counting_lines_from_the_anchor_given() -> None:
+    # A large document's member is parsed on its own: its line comes from an anchor near
+    # it, without counting the newlines of the whole text before it again.
+    head = '{"a": "' + "x\\n" * 5000 + '",\n'
+    text = CountingText(head + ' "b": [1,\n 2,]}')
+    start = len(head) + 1
+    anchor = LineIndex(text).at(start)
+    text.scanned = 0
+    with pytest.raises(JsonPosError, match="trailing comma") as info:
+        parse_object_rest(text, start, lines=LineIndex(text, (start, anchor)))
+    assert (info.value.line, info.value.column) == (3, 3)
+    assert text.scanned < len(head)
+    valid = CountingText(head + ' "b": [1,\n 2]}')
+    doc, _ = parse_value_positions(
+        valid, valid.index("[1"), lines=LineIndex(valid, (start, anchor))
+    )
+    assert doc.values[(1,)] == (3, 2)
+    assert valid.scanned < len(head)
+
+
+# --- the canonical writer ------------------------------------------------------------------
+
+entries = st.dictionaries(
+    st.text(max_size=6), st.dictionaries(st.text(max_size=4), json_values, max_size=3), max_size=5
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(entries)
+def test_dump_config_is_json_dumps_with_two_spaces_and_a_newline(data: dict[str, Any]) -> None:
+    assert dump_config(data) == (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def test_a_lone_surrogate_is_written_escaped() -> None:
+    data = {"a": {"env": {"K": "\ud800é"}}}
+    raw = dump_config(data)
+    assert raw == (json.dumps(data, indent=2) + "\n").encode("ascii")
+    assert b"\\ud800\\u00e9" in raw and json.loads(raw) == data
+
+
+@settings(max_examples=50, deadline=None)
+@given(entries, entries)
+def test_a_spliced_file_is_the_file_written_whole(old: dict[str, Any], new: dict[str, Any]) -> None:
+    spliced = splice_canonical(dump_config(old), old, new)
+    # Nothing to reuse from an empty file: it is written whole.
+    assert spliced == dump_config(new) or (spliced is None and not old and new)
+
+
+def test_splicing_copies_the_text_of_unchanged_entries_only() -> None:
+    old = {"a": {"command": "x"}, "b": {"url": "https://b"}, "c": {"args": ["1"]}}
+    # The same file with the unchanged entry's text spelled differently: it is copied as is.
+    raw = dump_config(old).replace(b'"command": "x"', b'"command":"x"')
+    new = {"a": {"command": "x"}, "c": {"args": ["2"]}, "d": {"command": "\u00e9"}}
+    spliced = splice_canonical(raw, old, new)
+    assert spliced is not None
+    assert spliced.replace(b'"command":"x"', b'"command": "x"') == dump_config(new)
+    assert b'"command":"x"' in spliced
+
+
+def test_splicing_gives_up_on_a_file_it_did_not_write() -> None:
+    old = {"a": {"command": "x"}, "b": {"command": "y"}}
+    raw = dump_config(old)
+    new = {"a": {"command": "z"}, "b": {"command": "y"}}
+    assert splice_canonical(b"{}\n", {}, new) is None  # nothing to reuse
+    assert splice_canonical(raw, old, {}) == b"{}\n"
+    assert splice_canonical(b"  " + raw, old, new) is None  # not the canonical start
+    assert splice_canonical(raw + b" ", old, new) is None  # nor its end
+    assert splice_canonical(raw.replace(b"\n}\n", b"}\n"), old, new) is None
+    assert splice_canonical(raw.replace(b'  "b"', b' "b"'), old, new) is None  # one key less
+    assert splice_canonical(raw, {"a": old["a"], "x": old["b"]}, new) is None  # other keys
+    assert splice_canonical(raw, {"x": old["a"], "b": old["b"]}, new) is None
+    assert splice_canonical(raw, old, {"a": {"command": "\ud800"}}) is None  # a lone surrogate
+    assert splice_canonical(raw, old, new) == dump_config(new)
+
+
+def test_keys_are_placed_down_to_the_recorded_depth() -> None:
+    text = '{"k": ' * POSITION_DEPTH + "1" + "}" * POSITION_DEPTH
+    doc = parse_with_positions(text)
+    deepest = ("k",) * POSITION_DEPTH
+    assert doc.keys[deepest] == (1, 6 * POSITION_DEPTH - 4)
+    assert doc.position(deepest, prefer_key=True) == doc.keys[deepest]
