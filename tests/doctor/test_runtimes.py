@@ -225,6 +225,8 @@ def script(path: Path, body: str) -> Path:
         ("printf '%s' " + "a" * 70, "a" * 60),  # ... cut to 60 characters
         ('echo "Python 3.12.3" >&2', "3.12.3"),  # stderr when stdout says nothing
         ('echo "out 1.2"; echo "err 3.4" >&2', "1.2"),
+        ("printf 'node v5.1.0 \\377\\n'", "5.1.0"),  # bytes that are not UTF-8
+        ("printf '\\377 v6.2.0\\n' >&2", "6.2.0"),
     ],
 )
 def test_the_version_is_read_from_the_first_line_that_says_something(
@@ -323,6 +325,17 @@ def test_a_runtime_command_in_another_case_is_asked_itself(
     script(other / "Node.EXE", 'echo "v21.0.0"')
     fake_bin.add("node", "v18.0.0")
     [finding] = check_runtimes({"n": stdio(str(other / "Node.EXE"))}, tmp_path)
+    assert finding.details["version"] == "21.0.0"
+
+
+def test_a_runtime_command_with_a_cmd_suffix_is_asked_itself(
+    fake_bin: FakeBin, tmp_path: Path
+) -> None:
+    other = tmp_path / "opt"
+    other.mkdir()
+    script(other / "node.cmd", 'echo "v21.0.0"')
+    fake_bin.add("node", "v18.0.0")
+    [finding] = check_runtimes({"n": stdio(str(other / "node.cmd"))}, tmp_path)
     assert finding.details["version"] == "21.0.0"
 
 

@@ -371,3 +371,107 @@ def test_default_name_keeps_capitals_and_numbers_the_first_free() -> None:
     assert default_name("io.x/Xenon-X") == "Xenon-X"
     taken = {"w", "x-w", "io-x-w", "io-x-w-2", "io-x-w-4"}
     assert default_name("io.x/w", taken) == "io-x-w-3"
+
+
+# --- found unpinned by the whole mutation run -------------------------------------------------
+
+
+def test_an_image_keeps_its_own_tag_or_digest_and_else_gets_the_version() -> None:
+    def image(ident: str) -> str:
+        conv = convert({"packages": [{"registryType": "oci", "identifier": ident, "version": "2"}]})
+        assert conv.entry.command == "docker" and conv.entry.args[:3] == ("run", "-i", "--rm")
+        return str(conv.entry.args[-1])
+
+    assert image("demo") == "demo:2"
+    assert image("x/demo:1.5") == "x/demo:1.5"
+    assert image("localhost:5000/demo") == "localhost:5000/demo:2"  # a port is no tag
+    assert image("x/demo@sha256:" + "a" * 64) == "x/demo@sha256:" + "a" * 64
+
+
+def test_nuget_without_package_arguments_has_no_separator() -> None:
+    conv = convert(
+        {"packages": [{"registryType": "nuget", "identifier": "Demo.Mcp", "version": "2"}]}
+    )
+    assert conv.entry.args == ("Demo.Mcp@2", "--yes")
+
+
+def test_a_package_serving_another_transport_is_added_as_a_command_with_a_note() -> None:
+    served = {"type": "streamable-http", "url": "http://localhost:8080/mcp"}
+    conv = convert(npm(transport=served))
+    assert conv.entry.command == "npx" and conv.notes == [
+        "this package serves streamable-http at http://localhost:8080/mcp; added as a stdio command"
+    ]
+    assert convert(npm(transport={"type": "stdio"})).notes == []
+
+
+def test_a_package_without_a_version_is_pinned_to_the_server_s_with_a_note() -> None:
+    conv = convert({"packages": [{"registryType": "npm", "identifier": "@x/d"}]})
+    assert conv.entry.args == ("-y", "@x/d@2.0.0")
+    assert conv.notes == ["the package does not name a version; pinned to the server's 2.0.0"]
+
+
+def test_a_package_without_an_identifier_or_a_known_type_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"io\.x/demo: a package without an identifier"):
+        convert({"packages": [{"registryType": "npm", "version": "1"}]})
+    with pytest.raises(UsageError, match=r"io\.x/demo: \? packages are not supported"):
+        convert({"packages": [{"identifier": "d", "version": "1"}]})
+    with pytest.raises(UsageError, match=r"np\\nm packages are not supported"):
+        convert({"packages": [{"registryType": "np\nm", "identifier": "d", "version": "1"}]})
+
+
+def test_an_environment_variable_given_with_env_wins_over_the_registry_s_default() -> None:
+    conv = convert(npm(environmentVariables=[{"name": "MODE", "default": "slow"}]),
+                   env={"MODE": "fast"})  # fmt: skip
+    assert conv.entry.env == {"MODE": "fast"}
+
+
+def test_a_template_value_may_be_given_by_its_name_as_written() -> None:
+    conv = convert(npm(environmentVariables=[{"name": "D", "value": "{region}"}]),
+                   env={"region": "eu"})  # fmt: skip
+    assert conv.entry.env == {"D": "eu"}
+
+
+def test_a_value_that_is_not_text_is_ignored() -> None:
+    conv = convert(npm(environmentVariables=[{"name": "PORT", "default": 8080}]))
+    assert conv.entry.env == {}
+
+
+def test_a_long_description_is_cut_to_300_characters() -> None:
+    conv = convert({"description": "d" * 400, "packages": npm()["packages"]})
+    assert conv.entry.description is not None and len(conv.entry.description) == 300
+
+
+def test_the_package_type_asked_for_is_taken_and_a_missing_remote_falls_back() -> None:
+    server = {"packages": [{"registryType": "npm", "identifier": "@x/d", "version": "1"},
+                           {"registryType": "pypi", "identifier": "d", "version": "1"}]}  # fmt: skip
+    assert convert(server, package_type="pypi").entry.command == "uvx"
+    assert convert(server, prefer="remote").entry.command == "npx"
+
+
+def test_a_conversion_without_a_registry_names_it_unknown() -> None:
+    rec = record_from_json({"server": {"name": "io.x/demo", "version": "2.0.0", **npm()}})
+    assert rec is not None
+    source = entry_from_server_json(rec).entry.source
+    assert source is not None and source.registry == "?"
+
+
+def test_an_mcpb_only_server_s_refusal_says_what_to_do_instead() -> None:
+    with pytest.raises(UsageError) as caught:
+        convert({"packages": [{"registryType": "mcpb", "identifier": "https://x/demo.mcpb"}]})
+    assert caught.value.hint == (
+        "install the bundle in a client that supports it (e.g. Claude Desktop), or look for the "
+        "same server as an npm/PyPI package or a remote with 'mcpctl discover'"
+    )
+
+
+def test_a_control_character_is_refused_beside_environment_variables_and_headers() -> None:
+    with pytest.raises(UsageError, match="the argument 3 holds a control character") as caught:
+        convert(npm(environmentVariables=[{"name": "MODE", "default": "x"}],
+                    packageArguments=[{"type": "positional", "value": "a\x1bb"}]))  # fmt: skip
+    assert caught.value.hint == (
+        "registries are untrusted: report it to the registry, or add the server by hand with "
+        "'mcpctl add NAME -- COMMAND' after checking it"
+    )
+    with pytest.raises(UsageError, match="the url holds a control character"):
+        convert({"remotes": [{"url": "https://x.example/\x1b", "headers": [
+            {"name": "X-Key", "value": "v"}]}]})  # fmt: skip

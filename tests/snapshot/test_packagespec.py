@@ -24,6 +24,8 @@ DIGEST = "sha256:" + "a" * 64
         ("npx", ["-p", "pkg", "--package", "other", "cmd"], ("npm", "pkg", "", "npx", 1, "npm")),
         ("npx", ["--package", "pkg@2.0.0", "cmd"], ("npm", "pkg", "2.0.0", "npx", 1, "npm")),
         ("npx", ["-y", "pkg", "${X}"], ("npm", "pkg", "", "npx", 1, "npm")),
+        ("npx", ["-p", "pkg"], ("npm", "pkg", "", "npx", 1, "npm")),
+        ("npx", ["-y", "pkg@1.X"], ("npm", "pkg", "1.X", "npx", 1, "npm")),  # an X-range
         # The program's name: any folder, either slash, any case, a Windows suffix.
         (r"C:\bin\NPX.CMD", ["-y", "pkg"], ("npm", "pkg", "", "npx", 1, "npm")),
         ("npx.ps1", ["pkg"], ("npm", "pkg", "", "npx", 0, "npm")),
@@ -42,8 +44,10 @@ DIGEST = "sha256:" + "a" * 64
         ("uvx", ["pkg!=1.2"], ("pypi", "pkg", "!=1.2", "uvx", 0, "pypi")),
         ("uvx", ["pkg===1.2"], ("pypi", "pkg", "===1.2", "uvx", 0, "pypi")),
         ("uvx", ["pkg<=2", "--flag"], ("pypi", "pkg", "<=2", "uvx", 0, "pypi")),
+        ("uvx", ["pkg@latest"], ("pypi", "pkg", "", "uvx", 0, "pypi-at")),  # no version asked
         ("pipx", ["run", "--python", "3.12", "pkg"], ("pypi", "pkg", "", "pipx", 3, "pypi")),
         ("pipx", ["run", "--spec=pkg==1.0", "cmd"], ("pypi", "pkg", "==1.0", "pipx", 1, "pypi")),
+        ("pipx", ["run", "--backend", "uv", "pkg"], ("pypi", "pkg", "", "pipx", 3, "pypi")),
         # docker and podman: short options with a value, long ones unless a known flag.
         ("podman", ["run", "-i", "img:1"], ("oci", "img", ":1", "podman", 2, "oci")),
         ("docker", ["run", "--env=K=v", "--name", "x", "img"], ("oci", "img", "", "docker", 4, "oci")),
@@ -72,6 +76,14 @@ def test_a_spec_is_found_past_the_launcher_s_options(
         ("npx", ["-y", "${X}"]),  # a placeholder is no package
         ("npx", ["-y", "$(cat name)"]),
         ("npx", ["--call", "echo hi"]),
+        ("npx", ["-p", "pkg", "-c", "serve"]),  # a command run with the package
+        ("npx", ["-p", "pkg", "--call", "serve"]),
+        ("npx", ["pkg@${VERSION}"]),  # a placeholder in the version
+        ("npx", ["pkg@$(cat version)"]),
+        ("npx", ["--", "--package", "pkg"]),  # past "--" nothing is an option
+        ("npx", ["-", "pkg"]),  # "-" is an argument, not an option
+        ("npx", ["-y", "--registry"]),  # an option missing its value
+        ("npx", ["-y", "pkg@file"]),
         ("npx", ["-y", "@scope"]),  # a scope without a name
         ("npx", ["-y", "pkg@"]),
         ("npx", ["-y", "pkg@file:x"]),
@@ -83,9 +95,12 @@ def test_a_spec_is_found_past_the_launcher_s_options(
         ("npx", ["-y", "@org/pkg:x"]),
         ("npx", ["-y", "-"]),
         ("uv", ["run", "pkg"]),  # not "uv tool run"
+        ("uv", ["run", "python", "server.py"]),
         ("uvx", ["-"]),
         ("uvx", ["--python", "3.12"]),  # no package at all
         ("uvx", ["pkg; python_version>'3'"]),  # an environment marker
+        ("uvx", ["pkg==1;python_version>'3'"]),
+        ("uvx", ["--python"]),
         ("uvx", ["pkg@1/2"]),
         ("uvx", ["pkg@1:2"]),
         ("uvx", ["pkg@1 2"]),
@@ -114,6 +129,7 @@ def test_a_spec_is_shown_as_a_person_writes_it() -> None:
         return spec.text
 
     assert text("npx", "-y", "pkg") == "pkg"
+    assert text("uvx", "pkg==1") == "pkg==1"
     assert text("npx", "-y", "@org/pkg@^1") == "@org/pkg@^1"
     assert text("uvx", "pkg[cli,x]>=1") == "pkg[cli,x]>=1"
     assert text("uvx", "pkg[cli]@1.2") == "pkg[cli]==1.2"
