@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import re
+import ssl
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from mcpctl.registry import DiscoveryCache, RegistryClient, RegistryError
+from mcpctl.registry.client import MAX_REDIRECTS, Document, host_of
 from mcpctl.registry.sources import RETRY_AFTER_FAILURE, RegistrySource, age
 from mcpctl.registry.syncing import refresh, sync_source
+from tests.httpthread import reply, serving_http
 from tests.registry.server import OFFICIAL, Registry, fast_client, make_record
+from tests.tlsserver import make_certificate, make_key, write_pem
 
 Fixture = tuple[Registry, str]
 
@@ -178,3 +190,390 @@ def test_age_units() -> None:
         "0 s ago", "0 s ago", "59 s ago", "1 min ago", "59 min ago", "1 h ago", "23 h ago",
         "3 d ago",
     ]  # fmt: skip
+
+
+# --- what mutation testing found unpinned -----------------------------------------------------
+
+
+class Scripted:
+    """A registry on 127.0.0.1 answering each path from a script: ``answers[path]`` is a list
+    of ``(status, body, headers)`` handed out in turn (the last one repeats); every request's
+    path and headers are kept."""
+
+    def __init__(self, answers: dict[str, list[tuple[int, bytes, dict[str, str]]]]) -> None:
+        self.answers = answers
+        self.seen: list[tuple[str, dict[str, str]]] = []
+        self.lock = threading.Lock()
+
+    def paths(self) -> list[str]:
+        with self.lock:
+            return [p for p, _ in self.seen]
+
+
+@contextlib.contextmanager
+def scripted(
+    answers: dict[str, list[tuple[int, bytes, dict[str, str]]]],
+    tls: tuple[Path, Path] | None = None,
+) -> Iterator[tuple[str, Scripted]]:
+    """Serve ``answers`` (over https with ``tls``: certificate and key) for the block."""
+    site = Scripted(answers)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            with site.lock:
+                site.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                script = site.answers.get(urlsplit(self.path).path) or [(404, b"{}", {})]
+                status, body, headers = script.pop(0) if len(script) > 1 else script[0]
+            reply(self, status, body, headers)
+
+    if tls is None:
+        with serving_http(Handler) as url:
+            yield url, site
+        return
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*tls)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}", site
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def page(*names: str, cursor: str | None = None, key: str = "nextCursor") -> bytes:
+    meta: dict[str, Any] = {"count": len(names)}
+    if cursor is not None:
+        meta[key] = cursor
+    return json.dumps({"servers": [make_record(n) for n in names], "metadata": meta}).encode()
+
+
+OK: dict[str, str] = {}
+
+
+@pytest.mark.parametrize(("url", "host"), [
+    ("https://Registry.Example.COM/v0.1", "registry.example.com"),
+    ("https://user:secret@registry.example.com:8443/x", "registry.example.com:8443"),
+    ("http://[::1]:8080/", "[::1]:8080"),
+    ("http://[::1]/", "[::1]"),
+    ("http://example.com:notaport/", "example.com"),
+    ("not a url", ""),
+])  # fmt: skip
+def test_host_of_names_a_host_as_a_person_does(url: str, host: str) -> None:
+    assert host_of(url) == host
+
+
+@pytest.mark.parametrize("base", ["{url}", "{url}/", "{url}/v0.1", "{url}/v0.1/"])
+def test_the_api_prefix_is_added_once(base: str) -> None:
+    with scripted({"/v0.1/servers": [(200, page("io.example/a"), OK)]}) as (url, site):
+        with fast_client(base.format(url=url)) as client:
+            assert [r.name for r in client.iter_records()] == ["io.example/a"]
+        assert site.paths() == ["/v0.1/servers?limit=100"]
+
+
+def test_pages_ask_for_100_with_the_cursor_the_change_time_and_the_search() -> None:
+    answers = [(200, page("io.example/a", cursor="c1"), OK),
+               (200, page("io.example/b", cursor="c2", key="next_cursor"), OK),
+               (200, page("io.example/c"), OK)]  # fmt: skip
+    with scripted({"/v0.1/servers": answers}) as (url, site):
+        with fast_client(url) as client:
+            names = [r.name for r in client.iter_records(updated_since="2025-01-01", search="w")]
+        assert names == ["io.example/a", "io.example/b", "io.example/c"]
+        queries = [parse_qs(urlsplit(p).query) for p in site.paths()]
+        assert [q.get("cursor") for q in queries] == [None, ["c1"], ["c2"]]
+        for q in queries:
+            assert q["limit"] == ["100"] and q["updated_since"] == ["2025-01-01"]
+            assert q["search"] == ["w"]
+
+
+def test_a_repeated_cursor_ends_the_listing() -> None:
+    answers = [(200, page("io.example/a", cursor="same"), OK),
+               (200, page("io.example/b", cursor="same"), OK),
+               (200, page("io.example/c"), OK)]  # fmt: skip
+    with scripted({"/v0.1/servers": answers}) as (url, site):
+        with fast_client(url) as client:
+            assert [r.name for r in client.iter_records()] == ["io.example/a", "io.example/b"]
+        assert len(site.paths()) == 2
+
+
+@pytest.mark.parametrize("meta", [[], "x", None, {"nextCursor": 5}, {"nextCursor": ""}])
+def test_a_page_without_a_usable_cursor_is_the_last(meta: Any) -> None:
+    body = json.dumps({"servers": [make_record("io.example/a")], "metadata": meta}).encode()
+    with scripted({"/v0.1/servers": [(200, body, OK)]}) as (url, site):
+        with fast_client(url) as client:
+            assert [r.name for r in client.iter_records()] == ["io.example/a"]
+        assert len(site.paths()) == 1
+
+
+@pytest.mark.parametrize("body", [b"[]", b'{"servers": {}}', b'{"items": []}'])
+def test_a_page_without_a_servers_list_is_an_error(body: bytes) -> None:
+    with scripted({"/v0.1/servers": [(200, body, OK)]}) as (url, _):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            list(client.iter_records())
+        assert caught.value.message == f"{url}: a page without a 'servers' list"
+
+
+def test_versions_skip_what_is_not_a_record_and_tolerate_no_list() -> None:
+    good = make_record("io.example/a b")
+    body = json.dumps({"servers": [good, "text", {"server": {"name": 5}}]}).encode()
+    path = "/v0.1/servers/io.example%2Fa%20b/versions"
+    with scripted({path: [(200, body, OK)], "/v0.1/servers/x/versions": [(200, b"[]", OK)]}) as (
+        url,
+        site,
+    ):
+        with fast_client(url) as client:
+            assert [r.name for r in client.versions("io.example/a b")] == ["io.example/a b"]
+            assert client.versions("x") == []
+        assert site.paths()[0] == path
+
+
+def test_a_version_that_is_not_a_record_is_an_error() -> None:
+    path = "/v0.1/servers/io.example%2Fa/versions/1.0%2F2"
+    with scripted({path: [(200, b'{"server": {}}', OK)]}) as (url, site):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.version("io.example/a", "1.0/2")
+        assert caught.value.message == f"{url}: io.example/a@1.0/2 is not a server record"
+        assert site.paths() == [path]
+
+
+@pytest.mark.parametrize(("status", "message"), [(404, "not found (404)"), (403, "HTTP 403"),
+                                                 (400, "HTTP 400"), (418, "HTTP 418")])  # fmt: skip
+def test_an_error_status_is_said_and_not_retried(status: int, message: str) -> None:
+    with scripted({"/doc": [(status, b"{}", OK)]}) as (url, site):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert caught.value.message == f"{url}/doc: {message}"
+        assert site.paths() == ["/doc"]
+
+
+def test_a_document_with_a_byte_order_mark_and_its_etag() -> None:
+    body = b"\xef\xbb\xbf" + json.dumps({"a": "\u00e9"}).encode()
+    with scripted({"/doc": [(200, body, {"ETag": '"v1"'})]}) as (url, site):
+        with fast_client(url) as client:
+            doc = client.get_document(url + "/doc")
+        assert doc == Document({"a": "\u00e9"}, '"v1"', None)
+        ((_, headers),) = site.seen
+        assert headers["accept"] == "application/json" and "if-none-match" not in headers
+
+
+def test_a_conditional_request_answered_not_modified() -> None:
+    with scripted({"/doc": [(304, b"", {"ETag": '"v2"'})]}) as (url, site):
+        with fast_client(url) as client:
+            doc = client.get_document(url + "/doc", etag='"v1"', accept="application/x-npm")
+            assert doc == Document(None, '"v1"', None)
+            with pytest.raises(RegistryError) as caught:
+                client.get_document(url + "/doc")
+        assert caught.value.message == f"{url}/doc: HTTP 304 to a request that was not conditional"
+        first = site.seen[0][1]
+        assert first["if-none-match"] == '"v1"' and first["accept"] == "application/x-npm"
+
+
+def test_a_body_over_the_cap_is_refused_in_megabytes() -> None:
+    with scripted({"/doc": [(200, b'["' + b"x" * (3 * 1_048_576) + b'"]', OK)]}) as (url, _):
+        client = fast_client(url, max_bytes=2 * 1_048_576)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert caught.value.message == f"{url}/doc: response larger than 2 MB"
+        with fast_client(url, max_bytes=3 * 1_048_576 + 4) as client:
+            assert len(client.get_document(url + "/doc").data[0]) == 3 * 1_048_576
+
+
+def test_retries_back_off_and_then_say_how_many_attempts() -> None:
+    with scripted({"/doc": [(503, b"{}", OK)]}) as (url, site):
+        slept: list[float] = []
+        client = RegistryClient(url, timeout=30, retries=3, backoff=0.25, sleep=slept.append)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert slept == [0.25, 0.5, 1.0]
+        assert len(site.paths()) == 4
+        assert re.fullmatch(
+            rf"{url}/doc: HTTP 503, still failing after 4 attempts \(\d+\.\d s\)",
+            caught.value.message,
+        )
+
+
+def test_a_retry_after_then_success() -> None:
+    answers = [(429, b"{}", {"Retry-After": "2"}), (502, b"{}", OK), (200, b"[1]", OK)]
+    with scripted({"/doc": answers}) as (url, site):
+        slept: list[float] = []
+        with RegistryClient(url, timeout=30, retries=2, sleep=slept.append) as client:
+            assert client.get_document(url + "/doc").data == [1]
+        assert slept == [2.0, 1.0]  # as asked; then the backoff of the second attempt
+        with RegistryClient(url, timeout=30, retries=0, sleep=slept.append) as client:
+            site.answers["/doc"] = [(500, b"{}", OK)]
+            with pytest.raises(RegistryError, match="still failing after 1 attempts"):
+                client.get_document(url + "/doc")
+
+
+def test_a_retry_after_longer_than_the_time_left_gives_up_at_once() -> None:
+    with scripted({"/doc": [(429, b"{}", {"Retry-After": "30"})]}) as (url, site):
+        slept: list[float] = []
+        client = RegistryClient(url, timeout=5, sleep=slept.append)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert slept == [] and site.paths() == ["/doc"]
+        assert re.fullmatch(
+            rf"{url}/doc: HTTP 429; it asks to retry in 30 s, more than the [0-5]\.\d s left; "
+            r"gave up after \d+\.\d s",
+            caught.value.message,
+        )
+
+
+def test_no_time_left_for_the_backoff() -> None:
+    with scripted({"/doc": [(500, b"{}", OK)]}) as (url, _):
+        client = RegistryClient(url, timeout=5, backoff=10, sleep=lambda s: None)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert "HTTP 500; no time left to retry; gave up after" in caught.value.message
+
+
+def test_a_deadline_already_past_asks_nothing() -> None:
+    with scripted({"/doc": [(200, b"[]", OK)]}) as (url, site):
+        client = fast_client(url, deadline=time.monotonic() - 1)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert site.paths() == []
+        assert "timed out: no complete answer; gave up after" in caught.value.message
+        assert caught.value.hint == "check the network, or use --offline to search the cache"
+
+
+def test_cannot_reach_names_the_registry_and_hints_offline() -> None:
+    with fast_client("http://127.0.0.1:9") as client, pytest.raises(RegistryError) as caught:
+        client.get_json("/servers")
+    assert caught.value.message.startswith("cannot reach http://127.0.0.1:9: ")
+    assert caught.value.hint == "check the network, or use --offline to search the cache"
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_on_the_same_host_is_followed_without_a_warning(status: int) -> None:
+    answers = {"/v0.1/servers": [(status, b"", {"Location": " /moved/v0.1/servers?limit=100 "})],
+               "/moved/v0.1/servers": [(200, page("io.example/a"), OK)]}  # fmt: skip
+    with scripted(answers) as (url, site):
+        with fast_client(url) as client:
+            assert [r.name for r in client.iter_records(search="q")] == ["io.example/a"]
+            assert client.redirects == []
+        # The location is a whole URL: the first request's query is not added again.
+        assert site.paths() == ["/v0.1/servers?limit=100&search=q", "/moved/v0.1/servers?limit=100"]
+
+
+def test_redirects_to_another_host_are_remembered_once_each() -> None:
+    with scripted({"/doc": [(200, b"[2]", OK)]}) as (there, _):
+        hop = {"/doc": [(302, b"", {"Location": there + "/doc"})]}
+        with scripted(hop) as (front, _):
+            front2 = front.replace("127.0.0.1", "localhost")
+            with fast_client(front) as client:
+                doc = client.get_document(front + "/doc")
+                assert doc == Document([2], None, (host_of(front), host_of(there)))
+                client.get_document(front + "/doc")
+                assert client.get_document(there + "/doc").redirect is None
+                client.get_document(front2 + "/doc")
+                assert client.redirects == [(host_of(front), host_of(there)),
+                                            (host_of(front2), host_of(there))]  # fmt: skip
+
+
+def test_a_redirect_back_to_the_first_host_is_no_redirect() -> None:
+    # start -> away -> start: the answer came from the host asked.
+    answers: dict[str, list[tuple[int, bytes, dict[str, str]]]] = {"/home": [(200, b"[3]", OK)]}
+    with scripted(answers) as (home, _), scripted({}) as (away, away_site):
+        answers["/start"] = [(302, b"", {"Location": away + "/away"})]
+        away_site.answers["/away"] = [(307, b"", {"Location": home + "/home"})]
+        with fast_client(home) as client:
+            doc = client.get_document(home + "/start")
+            assert doc == Document([3], None, None)
+            assert client.redirects == [(host_of(home), host_of(away))]
+
+
+def test_the_redirect_limit_counts_hops() -> None:
+    chain = {f"/{i}": [(302, b"", {"Location": f"/{i + 1}"})] for i in range(MAX_REDIRECTS)}
+    chain[f"/{MAX_REDIRECTS}"] = [(200, b"[5]", OK)]
+    with scripted(chain) as (url, site):
+        with fast_client(url) as client:
+            assert client.get_document(url + "/0").data == [5]
+        assert len(site.paths()) == MAX_REDIRECTS + 1
+
+
+@pytest.mark.parametrize(("location", "shown", "why"), [
+    ("https://:80/", "https://:80", "not a valid address"),
+    ("http://@/", "http://", "not a valid address"),
+    ("ftp://127.0.0.1/x", "ftp:", "only http and https are followed"),
+    ("http://[::1", "an address that cannot be read", "not a valid address"),
+    ("http://127.0.0.1:99999/", "an address that cannot be read", "not a valid address"),
+])  # fmt: skip
+def test_a_redirect_that_cannot_be_followed_says_where_and_why(
+    location: str, shown: str, why: str
+) -> None:
+    with scripted({"/doc": [(301, b"", {"Location": location})]}) as (url, _):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert caught.value.message == f"{url}/doc: HTTP 301 redirects to {shown}: {why}"
+        assert caught.value.hint == (
+            "check the registry's address: use the one it redirects to if you trust it"
+        )
+
+
+def test_a_redirect_to_https_is_followed() -> None:
+    with scripted({"/doc": [(301, b"", {"Location": "https://127.0.0.1:9/doc"})]}) as (url, _):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert caught.value.message.startswith("cannot reach ")  # followed: nothing there
+
+
+def test_get_json_sends_its_parameters_and_refuses_a_304() -> None:
+    answers = {"/v0.1/servers": [(200, b'{"servers": []}', OK)], "/v0.1/old": [(304, b"", OK)],
+               "/v0.1/bad": [(500, b"{}", OK)]}  # fmt: skip
+    with scripted(answers) as (url, site):
+        with fast_client(url, retries=0) as client:
+            assert client.get_json("/servers", {"search": "w x"}) == {"servers": []}
+            with pytest.raises(RegistryError) as caught:
+                client.get_json("/old")
+            assert caught.value.message.endswith("HTTP 304 to a request that was not conditional")
+            with pytest.raises(RegistryError) as caught:
+                client.get_json("/bad")
+            assert re.fullmatch(rf"{url}/v0.1/bad: HTTP 500, still failing after 1 attempts "
+                                r"\(\d\.\d s\)", caught.value.message)  # fmt: skip
+        assert site.paths()[0] == "/v0.1/servers?search=w+x"
+
+
+def test_one_redirect_past_the_limit_is_refused() -> None:
+    chain = {f"/{i}": [(302, b"", {"Location": f"/{i + 1}"})] for i in range(MAX_REDIRECTS + 1)}
+    chain[f"/{MAX_REDIRECTS + 1}"] = [(200, b"[6]", OK)]
+    with scripted(chain) as (url, site):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/0")
+        assert caught.value.message == (
+            f"{url}/0: HTTP 302 redirects to {url}: more than {MAX_REDIRECTS} redirects"
+        )
+        assert len(site.paths()) == MAX_REDIRECTS + 1
+
+
+def test_https_is_never_redirected_down_to_http(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = make_key()
+    cert_path, key_path = write_pem(
+        make_certificate("127.0.0.1", key, None, (-1, 30), ca=True), key, tmp_path, "registry"
+    )
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert_path))
+    with scripted({"/doc": [(200, b"[1]", OK)]}) as (plain, plain_site):
+        answers = {"/down": [(302, b"", {"Location": plain + "/doc"})],
+                   "/up": [(307, b"", {"Location": "/doc"})], "/doc": [(200, b"[2]", OK)]}  # fmt: skip
+        with scripted(answers, tls=(cert_path, key_path)) as (secure, _):
+            with fast_client(secure) as client:
+                assert client.get_document(secure + "/up").data == [2]  # https to https
+                with pytest.raises(RegistryError) as caught:
+                    client.get_document(secure + "/down")
+            assert caught.value.message == (
+                f"{secure}/down: HTTP 302 redirects to {plain}: a redirect from https to http "
+                "is refused (the answer could be altered)"
+            )
+        assert plain_site.paths() == []
+        # From http, a redirect to http is followed.
+        hop = {"/hop": [(302, b"", {"Location": plain + "/doc"})]}
+        with scripted(hop) as (front, _), fast_client(front) as client:
+            assert client.get_document(front + "/hop").data == [1]
