@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +35,15 @@ def need_program(program: str, why: str) -> str:
             pytest.fail(message + "; MCPCTL_REQUIRE_INTEGRATION=1 forbids skipping")
         pytest.skip(message)
     return found
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests stop the processes they start with Ctrl-C's SIGINT. A suite started in the
+    background by a script inherits SIGINT ignored, and so would every process it starts
+    (mcpctl rightly keeps an ignored signal ignored): a handler of our own makes them start
+    with the default again."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(hookwrapper=True)
