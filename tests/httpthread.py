@@ -3,21 +3,30 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from threading import Thread
 
 
 @contextmanager
-def serving_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """``handler`` served on 127.0.0.1 (a free port) for the block: its base URL. Shut down and
-    joined when the block ends, however it ends."""
+def serving_http(
+    handler: type[BaseHTTPRequestHandler], tls: tuple[Path, Path] | None = None
+) -> Iterator[str]:
+    """``handler`` served on 127.0.0.1 (a free port) for the block, over https with ``tls``
+    (certificate and key files): its base URL. Shut down and joined when the block ends,
+    however it ends."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import ssl
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -229,22 +228,8 @@ def scripted(
                 status, body, headers = script.pop(0) if len(script) > 1 else script[0]
             reply(self, status, body, headers)
 
-    if tls is None:
-        with serving_http(Handler) as url:
-            yield url, site
-        return
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*tls)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}", site
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with serving_http(Handler, tls) as url:
+        yield url, site
 
 
 def page(*names: str, cursor: str | None = None, key: str = "nextCursor") -> bytes:
