@@ -111,10 +111,13 @@ def unwrapped(exc: BaseException) -> BaseException:
 async def session_with(
     answer: Callable[[str, dict[str, Any], Peer], Awaitable[dict[str, Any]]],
     capabilities: dict[str, Any] | None = None,
+    *,
+    modern: str | None = None,
     **session_args: Any,
 ) -> AsyncIterator[tuple[Any, Peer]]:
     """An initialized ClientSession talking to ``answer``, and its peer (capabilities
-    default to tools and tasks for ``tools/call``). What the block raises comes out of the
+    default to tools and tasks for ``tools/call``). With ``modern`` (a version of the
+    stateless era) the session speaks that era instead of the handshake's. What the block raises comes out of the
     task groups' exception groups as it was raised."""
     from mcpctl.sdk import ClientSession
 
@@ -128,7 +131,11 @@ async def session_with(
             async with ClientSession(
                 client_reads, client_writes, read_timeout_seconds=READ_TIMEOUT, **session_args
             ) as session:
-                await session.initialize()
+                if modern is None:
+                    await session.initialize()
+                else:  # the stateless era, as if server/discover had answered
+                    discovered = {"supportedVersions": [modern], "capabilities": caps}
+                    session.adopt(mcp_types.DiscoverResult.model_validate(discovered))
                 yield session, peer
             tg.cancel_scope.cancel()
     except BaseExceptionGroup as group:
