@@ -3,6 +3,7 @@ memory streams, answered with real JSON-RPC messages, one scripted answer per re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -103,17 +104,21 @@ def with_session(
 
 
 def with_connection(
-    answers: dict[str, list[Answer]], work: Callable[[Any], Any], *, name: str = "srv"
+    answers: dict[str, list[Answer]],
+    work: Callable[[Any], Any],
+    *,
+    name: str = "srv",
+    transport: str = "stdio",
 ) -> tuple[Any, Peer]:
-    """``work(conn)`` on a :class:`mcpctl.probe.connect.Connection` to a Peer, its era
-    settled in ``auto`` and tool listings relayed as a real connection's are (through
-    ``tolerant_streams``); its result (or the MCPError, ProbeFailed or OSError it raised),
-    and the peer."""
+    """``work(conn)`` on a :class:`mcpctl.probe.connect.Connection` to a Peer, set up as
+    ``connect`` sets one up: its era settled in ``auto`` (a stateless era confirmed by the
+    first request), tool listings relayed through ``tolerant_streams``. Its result (or the
+    MCPError, ProbeFailed or OSError it raised), and the peer."""
     from mcpctl.config.model import ServerEntry
     from mcpctl.config.placeholders import ResolvedEntry
     from mcpctl.probe.connect import Connection
     from mcpctl.probe.listingrepair import Listing, tolerant_streams
-    from mcpctl.probe.negotiate import negotiate
+    from mcpctl.probe.negotiate import handshake_instead, negotiate
 
     peer = Peer(answers)
     entry = ServerEntry(command="peer")
@@ -136,9 +141,11 @@ def with_connection(
                             )
                             listing.protocol_version = era.version
                             conn = Connection(
-                                name, session, "stdio", era, ResolvedEntry(name, entry),
+                                name, session, transport, era, ResolvedEntry(name, entry),
                                 listing=listing,
-                            )  # fmt: skip
+                            )  # type: ignore[arg-type]  # fmt: skip
+                            if era.name == "modern":
+                                conn.era_check = functools.partial(handshake_instead, session, 3)
                             return await work(conn)
                         except (MCPError, ProbeFailed, OSError) as exc:
                             return exc
