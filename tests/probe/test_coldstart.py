@@ -279,3 +279,43 @@ def test_uvs_cache_is_found_where_uv_looks(
     assert cold_start("srv", placeholder, TIMEOUT, []) == TIMEOUT
     options = ServerEntry(command="uvx", args=("--quiet",))
     assert cold_start("srv", options, TIMEOUT, []) == TIMEOUT
+
+
+@pytest.mark.parametrize(
+    ("args", "packages"),
+    [
+        (["--package=@scope/a@1", "--package", "b", "run-it"], ["@scope/a@1", "b"]),
+        (["-p=a", "-p", "b", "x"], ["a", "b"]),
+        (["--package=a", "cmd"], ["a"]),
+        (["-y", "--package", "a", "--package", "b"], ["a", "b"]),
+    ],
+)
+def test_every_package_option_is_read_in_either_spelling(
+    args: list[str], packages: list[str]
+) -> None:
+    assert npx_packages(args) == packages
+
+
+def test_the_key_sorts_an_underscore_before_the_letters_as_npm_does() -> None:
+    import hashlib
+
+    # npm sorts with localeCompare: "_" before any letter, whatever the case.
+    expected = hashlib.sha512(b"mcp_tools@1\nmcpx@2").hexdigest()[:16]
+    assert npx_key(["mcpx@2", "mcp_tools@1"]) == expected
+
+
+def test_the_folder_listing_the_packages_is_found_past_others(tmp_path: Path) -> None:
+    """Without the key's folder every folder is read, in order: ones without a manifest,
+    with one that is not JSON, or listing other packages are passed over."""
+    root = tmp_path / "_npx"
+    (root / "0000000000000001").mkdir(parents=True)  # no manifest
+    (root / "0000000000000002").mkdir()
+    (root / "0000000000000002" / "package.json").write_text("{")
+    installed(tmp_path, ["else@1"], folder="0000000000000003")
+    folder = installed(tmp_path, ["pkg@1"], folder="0000000000000004")
+    assert npx_installed(tmp_path, ["pkg@1"]) == folder
+
+
+def test_an_error_other_than_a_timeout_is_returned_as_it_is(tmp_path: Path) -> None:
+    exited = ProbeError("server_exited", "the server exited with code 1", None)
+    assert cold_start("srv", npx(tmp_path), exited, ["Downloading pkg"]) == exited

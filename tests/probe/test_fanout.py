@@ -237,3 +237,167 @@ async def fanout_spawn(entry: ServerEntry) -> Any:
     from mcpctl.probe.spawn import spawn_server
 
     return await spawn_server(entry)
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def early(entries: Any, **kwargs: Any) -> dict[str, Any]:
+    """run_all over ``entries``: for each server, whether its process was started before the
+    work (and stopped here), with the entry and kind the work was handed."""
+    got: dict[str, Any] = {}
+
+    async def work(name: str, entry: ServerEntry, kind: str, *stdio: Any) -> str:
+        started = stdio[0] if stdio else None
+        if started is not None:
+            await stop_server(started[0])
+        got[name] = (started is not None, entry, kind)
+        if stdio:
+            stdio[1]()  # its start-up slot
+        return name
+
+    run(run_all, entries, work, **kwargs)
+    return got
+
+
+def test_by_default_as_many_stdio_servers_start_early_as_the_cpus_allow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fanout.os, "cpu_count", lambda: 2)  # 3 for stdio, 8 for remote
+    entries = {f"s{i}": stdio() for i in range(5)}
+    got = early(entries)
+    assert [got[n][0] for n in entries] == [True, True, True, False, False]
+
+
+def test_by_default_remote_servers_are_bounded_by_the_cpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fanout.os, "cpu_count", lambda: 2)
+    now = most = 0
+    everyone = anyio.Event()
+
+    async def work(name: str, entry: ServerEntry, kind: str) -> str:
+        nonlocal now, most
+        now += 1
+        most = max(most, now)
+        if now == 8:
+            everyone.set()
+        with anyio.move_on_after(0.5):  # long enough for the others to pile up
+            await everyone.wait()
+        now -= 1
+        return name
+
+    entries = {f"s{i}": REMOTE for i in range(10)}
+    assert run(run_all, entries, work) == list(entries)
+    assert most == 8
+
+
+def test_the_work_is_handed_each_servers_entry_and_kind() -> None:
+    remote = ServerEntry(url="https://other.example.com/mcp")
+    local = stdio("-u")
+    got = early([("r", remote, "managed"), ("l", local, "managed")])
+    assert got["r"] == (False, remote, "managed")
+    assert got["l"] == (True, local, "managed")
+
+
+def test_an_unset_variable_keeps_a_server_from_starting_early_by_default() -> None:
+    entries = {"unset": stdio("${MCPCTL_TEST_UNSET_VARIABLE}"), "ok": stdio()}
+    got = early(entries)
+    assert (got["unset"][0], got["ok"][0]) == (False, True)
+    # Skipped (policy "skip"): the next one is still started early.
+    got = early(entries, policy="skip")
+    assert (got["unset"][0], got["ok"][0]) == (False, True)
+
+
+def test_a_secret_is_looked_up_before_a_server_starts_early() -> None:
+    entries = {"secret": stdio("${MCPCTL_TEST_SECRET}")}
+    asked: list[str] = []
+
+    def secrets(name: str) -> str | None:
+        asked.append(name)
+        return "s3cret"
+
+    got = early(entries, secrets=secrets)
+    assert got["secret"][0] is True and "MCPCTL_TEST_SECRET" in asked
+
+
+def pids_of(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def assert_gone(pids: list[int]) -> None:
+    for pid in pids:  # stopped and reaped: no such process any more
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def lingering(pids: Path) -> ServerEntry:
+    """A server that notes its pid and outlives its stdin's end (cat would exit then, as
+    if stopped): only stop_server ends it."""
+    return ServerEntry(command="sh", args=("-c", f"echo $$ >> {pids}; exec sleep 30"))
+
+
+def test_servers_never_handed_over_are_stopped_when_the_run_is_cancelled(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    server = lingering(pids)
+    missing = ServerEntry(command=str(tmp_path / "nope"))  # not started early
+
+    async def work(name: str, *rest: Any) -> str:
+        await anyio.sleep_forever()  # the first two hold both start-up slots
+        raise AssertionError("unreachable")
+
+    async def go() -> None:
+        items = [(n, e, "external") for n, e in [("first", missing), ("second", missing),
+                 ("a", server), ("b", server)]]  # fmt: skip
+        with anyio.CancelScope() as scope:
+
+            async def cancel_once_started() -> None:
+                while len(pids_of(pids)) < 2:
+                    await anyio.sleep(0.02)
+                scope.cancel()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(cancel_once_started)
+                await run_all(items, work, concurrency=2)
+
+    run(go)
+    started = pids_of(pids)
+    assert len(started) == 2
+    assert_gone(started)
+
+
+def test_servers_started_early_are_stopped_when_starting_the_next_fails(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    server = lingering(pids)
+    with_secret = ServerEntry(command=CAT, args=("${MCPCTL_TEST_SECRET}",))
+    items = [("a", server, "external"), ("b", with_secret, "external")]
+
+    def broken(name: str) -> str | None:
+        raise RuntimeError("the secret store broke")
+
+    async def failing() -> None:
+        await start_first(items, 2, "error", broken)
+
+    with pytest.raises(RuntimeError, match="the secret store broke"):
+        run(failing)
+    started = pids_of(pids)
+    assert len(started) == 1
+    assert_gone(started)
+
+    # Cancelled while starting them: stopped all the same.
+    pids.unlink()
+
+    async def cancelled() -> bool:
+        with anyio.CancelScope() as scope:
+
+            def cancelling(name: str) -> str | None:
+                scope.cancel()  # takes effect at the next start's first wait
+                return "value"
+
+            await start_first([*items, ("c", server, "external")], 3, "error", cancelling)
+        return scope.cancelled_caught
+
+    assert run(cancelled) is True
+    started = pids_of(pids)
+    assert len(started) == 1
+    assert_gone(started)

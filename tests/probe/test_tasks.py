@@ -183,3 +183,486 @@ def test_guarded_lets_its_blocks_exceptions_out_as_they_are() -> None:
         return scope.cancelled_caught
 
     assert run(cancelled_without_a_task) is True
+
+
+# --- in-process: a session in the test's own process (tests/probe/peer.py) ------------------
+# The stateless era's task messages need no handshake of their own once the call has its
+# handle: each test below hands await_task (or its parts) a handle and a session whose peer
+# answers tasks/get, tasks/update and tasks/cancel the test's way.
+
+ASK_ENV = {
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "Deploy to which environment?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"environment": {"type": "string", "enum": ["staging", "production"]}},
+            "required": ["environment"],
+        },
+    },
+}
+
+
+def state(status: str, message: str | None = None, **more: Any) -> dict[str, Any]:
+    data = {"taskId": "task-1", "status": status, "pollIntervalMs": 100, **more}
+    if message is not None:
+        data["statusMessage"] = message
+    return data
+
+
+def done(value: str, *, error: bool = False) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": value}], "isError": error}
+
+
+def polled(
+    states: list[dict[str, Any]],
+    *,
+    answer: Any = None,
+    on_status: Callable[[str], None] | None = None,
+    tools: list[dict[str, Any]] | None = None,
+    handle: dict[str, Any] | None = None,
+) -> tuple[Any, Any]:
+    """await_task over a handle (``handle``, else the first state's fields) whose tasks/get
+    finds each state in turn (the last one stays): what it returns or raises, and the peer."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import Failure, session_with
+
+    left = list(states)
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tasks/get":
+            if len(left) > 1:
+                left.pop(0)
+            return left[0]
+        if method in ("tasks/update", "tasks/cancel"):
+            return {}
+        if method == "tools/list":
+            return {"tools": tools or []}
+        raise Failure(-32601, "Method not found")
+
+    first = handle or {k: v for k, v in states[0].items() if k != "result"}
+    outcome: list[Any] = []
+
+    async def main() -> Any:
+        async with session_with(reply) as (session, peer):
+            options = TaskOptions(on_status=on_status, server="srv")
+            try:
+                got = await await_task(
+                    session, TaskHandle.model_validate(first, by_name=False), "deploy",
+                    answer, InputLog(), options,
+                )  # fmt: skip
+                outcome.append(got)
+            except Exception as exc:  # the test reads it
+                outcome.append(exc)
+            return peer
+
+    peer = run(main)
+    return outcome[0], peer
+
+
+def test_each_new_status_is_shown_once_and_the_result_is_the_completed_tasks() -> None:
+    seen: list[str] = []
+    states = [state("working"), state("working", "step 1"), state("working", "step 1"),
+              state("input_required", "hold on", inputRequests={}),
+              state("completed", result=done("shipped"))]  # fmt: skip
+    got, peer = polled(states, on_status=seen.append)
+    assert got.content[0].text == "shipped" and not got.is_error
+    assert seen == ["working", "working: step 1", "input required: hold on"]
+    assert peer.after("initialize") == ["tasks/get"] * 4 + ["tools/list"]
+
+
+def test_a_failed_task_names_its_error_and_code() -> None:
+    failed = state("failed", error={"code": -32603, "message": "broke\n\x1b[31mbadly"})
+    err, peer = polled([state("working"), failed])
+    assert isinstance(err, ProbeFailed) and (err.server, err.reason) == ("srv", "mcp_error")
+    assert str(err) == "srv: deploy failed as task task-1: broke \\x1b[31mbadly (error -32603)"
+    assert peer.after("initialize") == ["tasks/get"]  # over: nothing to cancel
+    for error, said in [
+        ({}, "no message"),
+        ({"message": "", "code": True}, "no message"),  # a boolean is no code
+        ({"message": "x", "code": "E1"}, "x"),
+    ]:
+        err, _ = polled([state("working"), state("failed", error=error)])
+        assert str(err) == f"srv: deploy failed as task task-1: {said}"
+    err, _ = polled([state("working", taskId="t" * 90), state("failed", taskId="t" * 90)])
+    assert str(err) == f"srv: deploy failed as task {'t' * 79}…: no message"
+
+
+def test_a_task_the_server_cancels_fails_with_its_reason() -> None:
+    err, _ = polled([state("working"), state("cancelled", "over\tquota")])
+    assert isinstance(err, ProbeFailed) and err.reason == "mcp_error"
+    assert str(err) == "srv: the server cancelled task task-1 of deploy: over quota"
+    err, _ = polled([state("working"), state("cancelled")])
+    assert str(err) == "srv: the server cancelled task task-1 of deploy"
+
+
+def test_a_task_completed_without_a_result_is_a_protocol_error() -> None:
+    err, _ = polled([state("working"), state("completed")])
+    assert isinstance(err, ProbeFailed) and err.reason == "protocol_error"
+    assert str(err) == "srv: task task-1 of deploy completed without a result"
+
+
+def test_the_result_is_checked_against_the_output_schema_unless_it_is_an_error() -> None:
+    listed = [{"name": "deploy", "inputSchema": {"type": "object"},
+               "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]  # fmt: skip
+    err, _ = polled([state("working"), state("completed", result=done("x"))], tools=listed)
+    assert isinstance(err, RuntimeError) and "structured content" in str(err)
+    states = [state("working"), state("completed", result=done("broke", error=True))]
+    got, peer = polled(states, tools=listed)
+    assert got.is_error and "tools/list" not in peer.methods
+
+
+def test_a_question_is_answered_once_through_tasks_update() -> None:
+    asking = state("input_required", "waiting", inputRequests={"env": ASK_ENV})
+    states = [state("working"), asking, asking, state("completed", result=done("deployed"))]
+    got, peer = polled(states, answer=answers_from({"environment": "staging"}))
+    assert got.content[0].text == "deployed"
+    # The second poll still lists the question: it is not asked again, nor answered twice.
+    assert peer.after("initialize") == [
+        "tasks/get", "tasks/update", "tasks/get", "tasks/get", "tools/list"
+    ]  # fmt: skip
+    (update,) = [p for m, p in peer.params if m == "tasks/update"]
+    assert update == {"taskId": "task-1", "inputResponses": {
+        "env": {"action": "accept", "content": {"environment": "staging"}}}}  # fmt: skip
+
+
+def test_a_question_nobody_answers_is_told_cancel_and_the_task_cancelled() -> None:
+    asking = state("input_required", "waiting", inputRequests={"env": ASK_ENV})
+    err, peer = polled([state("working"), asking])
+    assert isinstance(err, InputRequiredError)
+    assert peer.after("initialize") == ["tasks/get", "tasks/update", "tasks/cancel"]
+    update, cancel = [p for m, p in peer.params if m in ("tasks/update", "tasks/cancel")]
+    assert update == {"taskId": "task-1", "inputResponses": {"env": {"action": "cancel"}}}
+    assert cancel == {"taskId": "task-1"}
+
+
+def test_a_task_polled_past_the_deadline_is_cancelled_before_it() -> None:
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        return state("working") if method == "tasks/get" else {}
+
+    async def main() -> tuple[bool, list[str]]:
+        async with session_with(reply) as (session, peer):
+            handle = TaskHandle.model_validate(state("working"), by_name=False)
+            with anyio.move_on_after(1.5) as scope:
+                await await_task(session, handle, "deploy", None, InputLog(), TaskOptions())
+            return scope.cancelled_caught, peer.after("initialize")
+
+    cancelled, sent = run(main)
+    assert cancelled and sent[0] == "tasks/get" and sent[-1] == "tasks/cancel"
+    assert sent.count("tasks/cancel") == 1
+
+
+def test_a_cancel_nobody_answers_is_given_up_on() -> None:
+    from mcpctl.probe.tasks import CANCEL_DEADLINE, cancel_task
+    from tests.probe.peer import Failure, session_with
+
+    async def never(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def refused(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        raise Failure(-32602, "no such task")
+
+    async def main() -> float:
+        async with session_with(refused) as (session, peer):
+            await cancel_task(session, "task-9")  # an error answer is not the caller's
+            assert peer.params[-1] == ("tasks/cancel", {"taskId": "task-9"})
+        async with session_with(never) as (session, peer):
+            started = anyio.current_time()
+            await cancel_task(session, "task-9")
+            return anyio.current_time() - started
+
+    assert run(main) >= CANCEL_DEADLINE
+
+
+def test_a_handle_as_json_has_its_wire_names_and_no_empty_fields() -> None:
+    from mcpctl.probe.tasks import TaskHandle, handle_dict
+
+    handle = TaskHandle.model_validate(
+        {"taskId": "t1", "status": "working", "statusMessage": "token abc",
+         "pollIntervalMs": 100, "ttlMs": 5000, "_meta": {"x": 1}},
+        by_name=False,
+    )  # fmt: skip
+    assert handle_dict(handle) == {"taskId": "t1", "status": "working",
+                                   "statusMessage": "token abc", "ttlMs": 5000,
+                                   "pollIntervalMs": 100}  # fmt: skip
+    shown = handle_dict(handle, lambda s: s.replace("abc", "***"))
+    assert shown["statusMessage"] == "token ***" and shown["ttlMs"] == 5000
+
+
+# --- in-process, the stateless era: call_with_inputs over a peer of 2026-07-28 -------------
+
+MODERN = "2026-07-28"
+LISTING = {"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+
+
+def calling(
+    replies: list[dict[str, Any]],
+    *,
+    answer: Any = None,
+    tasks: Any = None,
+    polls: list[dict[str, Any]] | None = None,
+    **kwargs: Any,
+) -> tuple[Any, Any]:
+    """call_with_inputs of ``deploy`` over a session of the stateless era (that declares the
+    tasks extension) whose peer answers each tools/call with the next of ``replies`` (the
+    last one stays; a Failure is its error) and each tasks/get with the next of ``polls``
+    (default: a completed task): what it returns or raises, and the peer."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import call_with_inputs, declaration
+    from tests.probe.peer import Failure, session_with
+
+    left = list(replies)
+    found = list(polls or [state("completed", result=done("deployed"))])
+    outcome: list[Any] = []
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            given = left.pop(0) if len(left) > 1 else left[0]
+            if isinstance(given, Failure):
+                raise given
+            return given
+        if method == "tasks/get":
+            return found.pop(0) if len(found) > 1 else found[0]
+        if method == "tools/list":
+            return LISTING
+        return {}
+
+    async def main() -> Any:
+        extensions, claims = declaration()
+        async with session_with(
+            reply, modern=MODERN, extensions=extensions, result_claims=claims
+        ) as (session, peer):
+            try:
+                got = await call_with_inputs(
+                    session, "deploy", {"v": 1}, answer, InputLog(), tasks=tasks, **kwargs
+                )
+                outcome.append(got)
+            except Exception as exc:  # the test reads it
+                outcome.append(exc)
+            return peer
+
+    peer = run(main)
+    return outcome[0], peer
+
+
+HANDLE = {"resultType": "task", "taskId": "task-1", "status": "working", "pollIntervalMs": 100}
+ASKING = {"resultType": "input_required", "inputRequests": {"env": ASK_ENV},
+          "requestState": "round-1"}  # fmt: skip
+
+
+def calls(peer: Any) -> list[dict[str, Any]]:
+    """Each tools/call's params, without the stateless era's _meta."""
+    return [{k: v for k, v in p.items() if k != "_meta"} for m, p in peer.params
+            if m == "tools/call"]  # fmt: skip
+
+
+def test_a_task_handle_is_the_answer_when_not_waited_for() -> None:
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions
+
+    got, peer = calling([HANDLE], tasks=TaskOptions(wait=False))
+    assert isinstance(got, TaskHandle) and got.task_id == "task-1"
+    assert "tasks/get" not in peer.methods
+    assert calls(peer) == [{"name": "deploy", "arguments": {"v": 1}}]
+
+
+def test_a_task_handle_is_polled_to_its_result_when_waited_for() -> None:
+    from mcpctl.probe.tasks import TaskOptions
+
+    got, peer = calling([HANDLE], tasks=TaskOptions())
+    assert got.content[0].text == "deployed"
+    assert peer.after("tools/call")[0] == "tasks/get"
+
+
+def test_a_plain_result_is_the_answer() -> None:
+    from mcpctl.probe.tasks import TaskOptions
+
+    for tasks in (None, TaskOptions()):
+        got, peer = calling([{**done("at once"), "resultType": "complete"}], tasks=tasks)
+        assert got.content[0].text == "at once" and "tasks/get" not in peer.methods
+
+
+def test_each_round_of_questions_is_answered_by_calling_again() -> None:
+    complete = {**done("deployed to staging"), "resultType": "complete"}
+    got, peer = calling([ASKING, complete], answer=answers_from({"environment": "staging"}))
+    assert got.content[0].text == "deployed to staging"
+    first, second = calls(peer)
+    assert first == {"name": "deploy", "arguments": {"v": 1}}
+    assert second == {
+        "name": "deploy", "arguments": {"v": 1}, "requestState": "round-1",
+        "inputResponses": {"env": {"action": "accept", "content": {"environment": "staging"}}},
+    }  # fmt: skip
+
+
+def test_a_question_nobody_answers_is_told_cancel_in_one_more_call() -> None:
+    got, peer = calling([ASKING, {**done("cancelled"), "resultType": "complete"}])
+    assert isinstance(got, InputRequiredError)
+    assert len(calls(peer)) == 2
+    assert calls(peer)[1] == {
+        "name": "deploy", "arguments": {"v": 1}, "requestState": "round-1",
+        "inputResponses": {"env": {"action": "cancel"}},
+    }  # fmt: skip
+
+
+def test_that_last_call_answered_with_an_error_still_says_what_went_unanswered() -> None:
+    from tests.probe.peer import Failure
+
+    got, peer = calling([ASKING, Failure(-32603, "cannot cancel")])
+    assert isinstance(got, InputRequiredError) and len(calls(peer)) == 2
+
+
+def test_a_task_started_once_the_questions_are_answered_is_polled() -> None:
+    from mcpctl.probe.tasks import TaskOptions
+
+    got, peer = calling(
+        [ASKING, HANDLE], answer=answers_from({"environment": "staging"}), tasks=TaskOptions()
+    )
+    assert got.content[0].text == "deployed"
+    assert len(calls(peer)) == 2 and peer.after("tools/call")[0] == "tasks/get"
+
+
+def test_a_tasks_own_questions_are_answered_and_its_failure_names_the_tool() -> None:
+    from mcpctl.probe.tasks import TaskOptions
+
+    asking = state("input_required", "waiting", inputRequests={"env": ASK_ENV})
+    polls = [asking, state("completed", result=done("deployed to staging"))]
+    answer = answers_from({"environment": "staging"})
+    got, peer = calling([HANDLE], answer=answer, tasks=TaskOptions(), polls=polls)
+    assert got.content[0].text == "deployed to staging"
+    assert peer.after("tools/call")[:2] == ["tasks/get", "tasks/update"]
+    failed = [state("failed", error={"message": "no disk", "code": -32603})]
+    got, _ = calling([HANDLE], tasks=TaskOptions(server="srv"), polls=failed)
+    assert isinstance(got, ProbeFailed)
+    assert str(got) == "srv: deploy failed as task task-1: no disk (error -32603)"
+
+
+def test_a_task_started_by_that_last_call_is_cancelled() -> None:
+    from mcpctl.probe.tasks import TaskOptions
+
+    got, peer = calling([ASKING, HANDLE], tasks=TaskOptions())
+    assert isinstance(got, InputRequiredError)
+    assert peer.after("tools/call") == ["tasks/cancel"]
+    assert peer.params[-1][1]["taskId"] == "task-1"
+
+
+def test_rounds_past_the_cap_give_the_call_up() -> None:
+    from mcpctl.errors import UsageError
+
+    got, peer = calling([ASKING], answer=answers_from({"environment": "staging"}), max_rounds=2)
+    assert isinstance(got, UsageError) and not isinstance(got, InputRequiredError)
+    assert "deploy" in str(got)
+    assert 2 <= len(calls(peer)) <= 4
+
+
+def test_a_call_made_another_way_is_watched_the_same_way() -> None:
+    made: list[str] = []
+
+    async def other() -> str:
+        made.append("called")
+        return "its answer"
+
+    got, peer = calling([HANDLE], call=other)
+    assert got == "its answer" and made == ["called"] and calls(peer) == []
+
+    async def failing() -> str:
+        raise ValueError("it broke")
+
+    got, _ = calling([HANDLE], call=failing)
+    assert isinstance(got, ValueError) and str(got) == "it broke"
+
+
+def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        return state("working") if method == "tasks/get" else {}
+
+    async def main() -> tuple[bool, list[str], bool]:
+        async with session_with(reply) as (session, peer):
+            handle = TaskHandle.model_validate(state("working"), by_name=False)
+            fired = []
+            async with anyio.create_task_group() as tg:
+
+                async def cancel_once_polling() -> None:
+                    while "tasks/get" not in peer.methods:
+                        await anyio.sleep(0.02)
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(cancel_once_polling)
+                async with guarded() as guard:
+                    try:
+                        options = TaskOptions(guard=guard)
+                        await await_task(session, handle, "deploy", None, InputLog(), options)
+                    finally:
+                        fired.append(guard.fired)
+            return tg.cancel_scope.cancelled_caught, peer.after("initialize"), fired[0]
+
+    cancelled, sent, fired = run(main)
+    assert cancelled and fired
+    assert sent[0] == "tasks/get" and sent[-1] == "tasks/cancel"
+    assert sent.count("tasks/cancel") == 1
+
+
+def test_a_handshake_question_nobody_answers_fails_the_call_naming_the_tool() -> None:
+    """The handshake era asks with elicitation/create while the call is open: nobody
+    answers (told cancel), the server ends the call, and the call fails naming the tool."""
+    from mcpctl.probe.inputlog import InputLog, elicitation_callback
+    from mcpctl.probe.tasks import call_with_inputs
+    from tests.probe.peer import session_with
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            await peer.ask("elicitation/create", ASK_ENV["params"])
+            return done("the user cancelled", error=True)
+        return {"tools": []}
+
+    async def main() -> Exception:
+        log = InputLog()
+        callback = elicitation_callback(None, log)
+        async with session_with(reply, elicitation_callback=callback) as (session, _):
+            try:
+                await call_with_inputs(
+                    session, "deploy", {}, None, log,
+                    call=lambda: session.call_tool("deploy", {}),
+                )  # fmt: skip
+            except Exception as exc:  # the test reads it
+                return exc
+        raise AssertionError("the call did not fail")
+
+    err = run(main)
+    assert isinstance(err, InputRequiredError)
+    assert str(err).startswith("deploy ")
+
+
+def test_a_tasks_result_is_read_by_its_wire_names_only() -> None:
+    snake = {"content": [{"type": "text", "text": "ok"}], "is_error": True}
+    got, _ = polled([state("working"), state("completed", result=snake)])
+    assert got.content[0].text == "ok" and got.is_error is False
+
+
+def test_the_task_is_polled_as_often_as_the_server_asks() -> None:
+    """The server's pollIntervalMs, from the first state that gives one (a handle without
+    one is polled once a second until then): ten polls at 100 ms take about two seconds,
+    not ten."""
+    handle = {"taskId": "task-1", "status": "working"}
+    states = [state("working", f"step {n}") for n in range(10)]
+    states.append(state("completed", result=done("deployed")))
+    began = time.monotonic()
+    got, peer = polled(states, handle=handle)
+    assert got.content[0].text == "deployed"
+    assert peer.after("initialize").count("tasks/get") == 10
+    assert time.monotonic() - began < 9  # at the default second: over ten
+
+
+def test_a_long_error_message_is_cut_at_300_characters() -> None:
+    failed = state("failed", error={"message": "x" * 400})
+    err, _ = polled([state("working"), failed])
+    assert str(err) == f"srv: deploy failed as task task-1: {'x' * 299}…"
