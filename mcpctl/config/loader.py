@@ -82,15 +82,13 @@ class Document:
 def _decode(raw: bytes, path: Path) -> str:
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        # After a byte-order mark the decoder counts from the byte that follows it.
-        body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-        text = body[: exc.start].decode("utf-8", "replace")
-        line = text.count("\n") + 1
-        column = exc.start - (text.rfind("\n") + 1) + 1 if "\n" in text else exc.start + 1
-        raise ConfigSyntaxError(
-            "file is not UTF-8 text", path=str(path), line=line, column=column
-        ) from None
+    except UnicodeDecodeError:
+        from mcpctl.config.safefile import decode_text
+
+        def fail(message: str, line: int, column: int) -> ConfigSyntaxError:
+            return ConfigSyntaxError(f"file is {message}", path=str(path), line=line, column=column)
+
+        return decode_text(raw, path, fail=fail)  # raises, with the bad byte's place
 
 
 def parse_document(raw: bytes, path: Path) -> Document:

@@ -261,7 +261,8 @@ def _repair_listing(result: dict[str, Any], listing: Listing) -> dict[str, Any]:
     kept: list[Any] = []
     for position, tool in enumerate(tools, 1):
         name = tool.get("name") if isinstance(tool, dict) else None
-        fixed, notes = repair_tool(tool, version)
+        # A tool nested too deep beside one that does not conform gets its stand-in here.
+        fixed, notes = repair_tool(_within_sdk_depth(tool, listing), version)
         # A tool without a name is named by its place in the list.
         label = f"tool {name!r}" if isinstance(name, str) else f"tool #{position}"
         listing.warnings += [f"{label}: {note}" for note in dict.fromkeys(notes)]

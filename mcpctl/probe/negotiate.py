@@ -180,8 +180,9 @@ async def _modern(
             f"the server did not answer server/discover within {seconds:g} s; {asked}",
             hint=hint,
         ) from None  # fmt: skip
-    except RuntimeError:  # the discover result names no version in common
-        raise ProbeFailed(name, "protocol_mismatch", f"{_raw_versions(session)}; {asked}",
+    except RuntimeError as exc:  # the discover result names no version in common
+        # (the session keeps no result it could not adopt: its error names the versions)
+        raise ProbeFailed(name, "protocol_mismatch", f"{one_line(str(exc), 160)}; {asked}",
                           hint=hint) from None  # fmt: skip
     return _modern_era(session, result, detected)
 
@@ -228,12 +229,6 @@ async def handshake_instead(session: ClientSession, seconds: float) -> Era | Non
     except (MCPError, RuntimeError, TimeoutError):
         return None
     return Era("legacy", str(result.protocol_version), (), "fallback")
-
-
-def _raw_versions(session: ClientSession) -> str:
-    found = session.discover_result
-    versions = list(found.supported_versions) if found is not None else []
-    return f"the server speaks only {describe_versions(versions)}"
 
 
 def _no_common_version(name: str, supported: tuple[str, ...]) -> ProbeFailed:

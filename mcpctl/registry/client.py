@@ -11,9 +11,9 @@ capped. Pagination follows ``metadata.nextCursor`` (and the older ``next_cursor`
 
 Redirects are followed by this client, not by httpx, so that each is checked: at most
 :data:`MAX_REDIRECTS`, only to ``http`` or ``https``, never from ``https`` down to ``http``
-(a ``RegistryError`` says where it led). One that leads to another host is followed, and
-remembered (:attr:`RegistryClient.redirects`, :attr:`Document.redirect`) so that callers can
-say that the answer came from elsewhere.
+(a ``RegistryError`` says where it led); any other 3xx is an error, its body no answer.
+One that leads to another host is followed, and remembered (:attr:`RegistryClient.redirects`,
+:attr:`Document.redirect`) so that callers can say that the answer came from elsewhere.
 
 The time limits' parts are :mod:`mcpctl.registry.timing`; file registries
 :mod:`mcpctl.registry.fileregistry` (:func:`load_file_registry`, re-exported here).
@@ -244,6 +244,12 @@ class RegistryClient:
                         return status, response.headers.get("retry-after"), None
                     if status == 304:
                         return status, response.headers.get("etag"), None
+                    if 300 <= status < 400:  # its body is a page about the move, not the answer
+                        raise RegistryError(
+                            f"{url}: HTTP {status} "
+                            + ("without a Location to follow" if status in REDIRECT_STATUSES else
+                               "(only 301, 302, 303, 307 and 308 are followed)")
+                        )  # fmt: skip
                     etag = response.headers.get("etag")
                     if status == 404:
                         raise RegistryError(f"{url}: not found (404)")

@@ -83,14 +83,16 @@ def check_depth(value: Any) -> None:
     """
     if not isinstance(value, dict | list):
         return
-    stack = [_children(value)]
+    stack = [_children(value)]  # one per list or object the next part is inside
     while stack:
         child = next(stack[-1], stack)
         if child is stack:  # that container is done
             stack.pop()
-        elif isinstance(child, dict | list):
-            if len(stack) >= MAX_DEPTH:
-                raise _too_deep()
+            continue
+        # An empty list at the limit is no part inside it: the positional parser and YAML agree
+        if len(stack) > MAX_DEPTH:
+            raise _too_deep()
+        if isinstance(child, dict | list):
             stack.append(_children(child))
 
 

@@ -95,7 +95,7 @@ def _program(command: str) -> str:
 
 
 def _options(
-    args: list[str], start: int, valued: set[str], short_valued: set[str] | None = None
+    args: list[str], start: int, valued: set[str]
 ) -> tuple[dict[str, tuple[str, int]], int | None]:
     """The options before the first positional argument (each option's first value and its
     index), and the index of that argument."""
@@ -110,7 +110,7 @@ def _options(
         name, eq, value = arg.partition("=")
         if eq and name.startswith("--"):
             found.setdefault(name, (value, i))
-        elif arg in valued or (short_valued is not None and arg in short_valued):
+        elif arg in valued:
             if i + 1 < len(args):
                 found.setdefault(arg, (args[i + 1], i + 1))
             i += 1
@@ -201,7 +201,6 @@ def parse_spec(command: str | None, args: tuple[str, ...] | list[str]) -> Packag
             name, extras, requested, form = parsed_py
             spec = PackageSpec("pypi", name, requested, launcher, index, form, extras)
     elif program in ("docker", "podman") and argv[:1] == ["run"]:
-        options, at = _options(argv, 1, set(), _DOCKER_VALUED_SHORT)
         i = 1
         while i < len(argv):  # long options take a value unless they are known flags
             arg = argv[i]

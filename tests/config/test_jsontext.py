@@ -204,12 +204,21 @@ def error_of(text: str) -> JsonPosError:
         ('{"a": 1 "b": 2}', "expected ',' or '}' after a property value", 1, 9),
         ('{"a": 1', "expected ',' or '}' after a property value", 1, 8),
         ('{"a\\x": 1}', "Invalid \\escape", 1, 4),
+        ("[tru]", "Expecting value", 1, 2),
+        ('{"a":\n  -}', "Expecting value", 2, 3),
     ],
 )
 def test_the_words_and_place_of_each_error(text: str, message: str, line: int, column: int) -> None:
     error = error_of(text)
     assert (error.msg, error.line, error.column) == (message, line, column)
     assert str(error) == f"{message} (line {line}, column {column})"
+
+
+def test_a_number_python_will_not_read_is_refused_at_its_place() -> None:
+    error = error_of("[1,\n " + "1" * 5000 + "]")  # more digits than int() allows
+    assert error.msg.startswith("Exceeds the limit"), error.msg
+    assert "5000 digits" in error.msg
+    assert (error.line, error.column) == (2, 2)
 
 
 def test_the_depth_limit_counts_from_the_documents_top(deep_stack: None) -> None:
@@ -220,6 +229,12 @@ def test_the_depth_limit_counts_from_the_documents_top(deep_stack: None) -> None
     error = error_of(nested(MAX_DEPTH + 1))
     assert error.msg == f"nested deeper than {MAX_DEPTH} levels"
     assert (error.line, error.column) == (1, MAX_DEPTH + 2)
+    # Objects count as arrays do, one level each.
+    objects = '{"k":' * MAX_DEPTH + "1" + "}" * MAX_DEPTH
+    assert parse_with_positions(objects).value is not None
+    error = error_of('{"k":' * (MAX_DEPTH + 1) + "1" + "}" * (MAX_DEPTH + 1))
+    assert error.msg == f"nested deeper than {MAX_DEPTH} levels"
+    assert (error.line, error.column) == (1, 5 * MAX_DEPTH + 6)
     # The rest of an object parsed from its first member on is one level down already.
     inside = '{"a": ' + nested(MAX_DEPTH - 1) + "}"
     assert parse_object_rest(inside, 1) is None

@@ -10,7 +10,16 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from mcpctl.config.checks import check_name, entry_from_data
-from mcpctl.config.model import AuthConfig, ServerEntry, Source, ToolFilter, format_path
+from mcpctl.config.model import (
+    AuthConfig,
+    Config,
+    EntryIssue,
+    Problem,
+    ServerEntry,
+    Source,
+    ToolFilter,
+    format_path,
+)
 from mcpctl.config.schema import ServerEntryModel
 
 # --- generated entries: mostly plausible, often slightly wrong ------------------------
@@ -260,3 +269,143 @@ def test_groups_are_kept_in_order_and_checked() -> None:
     assert "group name" in issues[0].message
     assert not pydantic_accepts({"command": "sh", "groups": ["not ok"]})
     assert not pydantic_accepts({"command": "sh", "groups": "dev"})
+
+
+# --- what the rest of mcpctl reads from the model ---------------------------------------
+
+
+def test_format_path_quotes_what_is_not_a_plain_name() -> None:
+    assert format_path(("a",)) == "a"
+    assert format_path(("a", "b-c_$9")) == "a.b-c_$9"
+    assert format_path((0,)) == "[0]"
+    assert format_path(("a b",)) == "['a b']"
+    assert format_path(("a", "x.y", 1, "z")) == "a['x.y'][1].z"
+
+
+def test_a_problem_as_json_and_as_an_error() -> None:
+    p = Problem("warning", "c", "m", "a.b", 3, 4, "h")
+    assert p.to_dict() == {
+        "severity": "warning", "code": "c", "message": "m", "path": "a.b", "line": 3,
+        "column": 4, "hint": "h",
+    }  # fmt: skip
+    assert Problem("error", "c", "m").to_dict() == {
+        "severity": "error", "code": "c", "message": "m", "path": "$", "line": None,
+        "column": None, "hint": None,
+    }  # fmt: skip
+    assert p.to_error() == {"code": "c", "message": "a.b: m", "hint": "h"}
+    assert Problem("error", "c", "m").to_error() == {"code": "c", "message": "m", "hint": None}
+    assert Problem("error", "c", "m", "").to_error()["message"] == "m"
+
+
+def test_a_problem_locates_itself_as_far_as_known() -> None:
+    assert Problem("error", "c", "m", line=3, column=7).location("f.json") == "f.json:3:7"
+    assert Problem("error", "c", "m", line=3).location("f.json") == "f.json:3:1"
+    assert Problem("error", "c", "m").location("f.json") == "f.json"
+    assert Problem("error", "c", "m", column=2).location("f.json") == "f.json"
+
+
+def test_an_entry_issue_defaults_to_an_invalid_value() -> None:
+    issue = EntryIssue(("a",), "m")
+    assert (issue.code, issue.hint) == ("invalid_value", None)
+
+
+def test_a_tool_filter_denies_first_and_matches_case() -> None:
+    assert not ToolFilter(allow=("*",), deny=("rm*",)).allows("rm_all")
+    assert ToolFilter(deny=("rm*",)).allows("list")
+    assert not ToolFilter(allow=()).allows("list")
+    assert not ToolFilter(allow=("Get*",)).allows("get_x")
+    assert ToolFilter().deny == () and ToolFilter().allow is None
+
+
+def test_map_values_changes_the_credentials_only() -> None:
+    auth = AuthConfig(
+        type="oauth", token="t", name="N", value="v", username="u", password="p",
+        scopes=("S",), client_id="i", client_secret="s", client_metadata_url="M",
+        callback_port=9,
+    )  # fmt: skip
+    out = auth.map_values(str.upper)
+    assert out == AuthConfig(
+        type="oauth", token="T", name="N", value="V", username="U", password="P",
+        scopes=("S",), client_id="I", client_secret="S", client_metadata_url="M",
+        callback_port=9,
+    )  # fmt: skip
+    assert AuthConfig(type="none").map_values(str.upper) == AuthConfig(type="none")
+
+
+def test_auth_written_leaves_defaults_and_the_usual_header_out() -> None:
+    assert AuthConfig(type="none", token="t").to_data() == {"type": "none"}
+    assert AuthConfig(type="bearer", token="t").to_data() == {"type": "bearer", "token": "t"}
+    assert AuthConfig(type="header", name="Authorization", value="v").to_data() == {
+        "type": "header",
+        "value": "v",
+    }
+    assert AuthConfig(type="basic", username="u", password="").to_data() == {
+        "type": "basic", "username": "u", "password": "",
+    }  # fmt: skip
+    assert AuthConfig(type="oauth", scopes=("a",), callback_port=1).to_data() == {
+        "type": "oauth", "scopes": ["a"], "callback_port": 1,
+    }  # fmt: skip
+    assert AuthConfig(type="oauth", scopes=()).to_data() == {"type": "oauth"}
+    full = AuthConfig(
+        type="oauth", client_id="i", client_secret="s", client_metadata_url="m", callback_port=2
+    ).to_data()
+    assert list(full) == ["type", "client_id", "client_secret", "client_metadata_url",
+                          "callback_port"]  # fmt: skip
+
+
+def test_an_entry_written_whole_in_canonical_order() -> None:
+    entry = ServerEntry(
+        command="c", args=("a",), env={"E": "1"}, cwd="/w", inherit_env=("HOME",),
+        url="https://h", transport="sse", headers={"H": "2"}, allow_literal=("E",),
+        auth=AuthConfig(type="bearer", token="t"), timeout=5, protocol="legacy",
+        sensitive=True, description="", groups=("g",), enabled=False,
+        tools=ToolFilter(allow=("x",), deny=("y",)), source=Source("r", "n", "1"),
+    )  # fmt: skip
+    assert entry.to_data() == {
+        "command": "c", "args": ["a"], "env": {"E": "1"}, "cwd": "/w", "inherit_env": ["HOME"],
+        "url": "https://h", "transport": "sse", "headers": {"H": "2"}, "allow_literal": ["E"],
+        "auth": {"type": "bearer", "token": "t"}, "timeout": 5, "protocol": "legacy",
+        "sensitive": True, "description": "", "groups": ["g"], "enabled": False,
+        "tools": {"allow": ["x"], "deny": ["y"]},
+        "source": {"registry": "r", "name": "n", "version": "1"},
+    }  # fmt: skip
+    assert list(entry.to_data()) == [
+        "command", "args", "env", "cwd", "inherit_env", "url", "transport", "headers",
+        "allow_literal", "auth", "timeout", "protocol", "sensitive", "description", "groups",
+        "enabled", "tools", "source",
+    ]  # fmt: skip
+
+
+def test_an_entry_written_leaves_its_defaults_out() -> None:
+    assert ServerEntry().to_data() == {}
+    assert ServerEntry(inherit_env=True).to_data() == {"inherit_env": True}
+    assert ServerEntry(inherit_env=()).to_data() == {}
+    assert ServerEntry(tools=ToolFilter()).to_data() == {"tools": {}}
+    assert ServerEntry(tools=ToolFilter(allow=())).to_data() == {"tools": {"allow": []}}
+    entry = ServerEntry()
+    assert entry.env == {} and entry.headers == {} and entry.enabled is True
+    assert (entry.args, entry.inherit_env, entry.sensitive, entry.groups) == ((), False, False, ())
+    assert entry.auth is entry.tools is entry.source is entry.timeout is None
+
+
+def test_transport_and_timeout_as_set() -> None:
+    assert ServerEntry(command="x", transport="sse").effective_transport == "sse"
+    assert not ServerEntry(command="x").is_remote
+    assert ServerEntry(url="https://h").is_remote
+    assert ServerEntry(url="https://h").effective_transport == "streamable-http"
+    assert ServerEntry(command="x", timeout=7).timeout_ms == 7
+
+
+def test_a_config_compares_lists_and_filters_its_entries() -> None:
+    on, off = ServerEntry(command="a"), ServerEntry(command="b", enabled=False)
+    config = Config({"a": on, "b": off}, {"$schema": "s"})
+    assert config.enabled() == {"a": on}
+    assert list(config) == ["a", "b"] and len(config) == 2
+    assert config == Config({"a": on, "b": off}, {"$schema": "s"})
+    assert config != Config({"a": on, "b": off})
+    assert config != Config({"a": on}, {"$schema": "s"})
+    assert config != {"a": on}
+    assert Config() == Config({}, {}) and len(Config()) == 0 and Config().extras == {}
+    assert repr(Config({}, {"$x": 1})) == "Config(entries={}, extras={'$x': 1})"
+    with pytest.raises(TypeError):
+        hash(config)

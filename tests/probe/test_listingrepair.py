@@ -520,3 +520,126 @@ def test_a_transport_error_that_is_not_nesting_names_the_first_problem() -> None
     assert message.startswith("the server's answer to tools/call could not be read: ")
     assert "nested" not in message and "\n" not in message
     assert message.removeprefix("the server's answer to tools/call could not be read: ")
+
+
+# --- what each survivor of a first mutation run left unpinned ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "fixed", "note"),
+    [
+        (
+            {"name": "t", "inputSchema": {"type": "string"}},
+            {"name": "t", "inputSchema": {"type": "object"}},
+            "inputSchema.type does not conform; the tool accepts any arguments",
+        ),
+        (
+            {"name": "t", "inputSchema": "anything"},
+            {"name": "t", "inputSchema": {"type": "object"}},
+            "inputSchema does not conform; the tool accepts any arguments",
+        ),
+    ],
+)
+def test_an_input_schema_that_is_no_object_schema_accepts_any_arguments(
+    tool: object, fixed: dict[str, Any], note: str
+) -> None:
+    assert repair_tool(tool, VERSION) == (fixed, [note])
+
+
+def test_a_stand_in_reaches_the_sdk_without_a_warning_whatever_the_order_of_fields() -> None:
+    from mcpctl.probe.listingrepair import _conforms
+
+    deep = nest(130)
+    first = {"name": "first", "inputSchema": deep, "description": "the deep field comes first"}
+    stand_in = {
+        "name": "first",
+        "inputSchema": {"type": "object"},
+        "description": first["description"],
+    }
+    got, listing = relay([("tools/list", {"tools": [first]})])
+    result = got[0].message.result
+    assert result == {"tools": [stand_in]}  # the listing as the SDK reads it, nothing added
+    assert listing.kept_schemas == {"first": deep} and listing.warnings == []
+    # Beside a tool that does not conform: the same stand-in, a warning for the other only.
+    got, listing = relay([("tools/list", {"tools": [first, "not a tool"]})])
+    result = got[0].message.result
+    assert result == {"tools": [stand_in]} and _conforms(result, VERSION)
+    assert listing.kept_schemas == {"first": deep}
+    assert listing.warnings == ["tool #2: it is not a JSON object; the tool was left out"]
+
+
+def unreadable_through_the_relay(error: Exception) -> str:
+    """What a request still waiting is answered when the transport hands ``error`` over."""
+    from mcp_types.jsonrpc import JSONRPCRequest
+
+    from mcpctl.probe.listingrepair import Listing, tolerant_streams
+    from mcpctl.sdk import SessionMessage
+
+    async def main() -> Any:
+        to_relay, transport_reads = anyio.create_memory_object_stream[Any](4)
+        transport_writes, sent = anyio.create_memory_object_stream[Any](4)
+        async with tolerant_streams(transport_reads, transport_writes, Listing()) as (
+            reads, writes,
+        ):  # fmt: skip
+            with anyio.fail_after(5):
+                request = JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call")
+                await writes.send(SessionMessage(request))
+                await sent.receive()
+                await to_relay.send(error)
+                failed = await reads.receive()
+                await reads.receive()  # the error itself
+            return failed
+
+    return str(run(main).message.error.message)
+
+
+def test_an_unreadable_answer_names_the_first_problem_in_its_own_words() -> None:
+    from pydantic import ValidationError
+    from pydantic_core import InitErrorDetails, PydanticCustomError
+
+    def error(*messages: str) -> ValidationError:
+        details = [
+            InitErrorDetails(type=PydanticCustomError("custom", text), loc=(n,), input=None)
+            for n, text in enumerate(messages)
+        ]
+        return ValidationError.from_exception_data("JSONRPCMessage", details)
+
+    prefix = "the server's answer to tools/call could not be read: "
+    assert unreadable_through_the_relay(error("first problem", "second")) == (
+        prefix + "first problem"
+    )
+    long = "word " * 40  # 200 characters: cut to 120, on one line
+    assert unreadable_through_the_relay(error(long)) == prefix + long.strip()[:119] + "…"
+    assert len("word " * 24) == 120
+    assert unreadable_through_the_relay(error(("word " * 24).strip() + "s")) == (
+        prefix + ("word " * 24).strip() + "s"
+    )
+
+
+def test_the_id_is_looked_for_within_256_bytes_of_either_end() -> None:
+    from mcpctl.probe.listingrepair import TooDeep, parse_message
+
+    def found(raw: bytes) -> object:
+        with pytest.raises(TooDeep) as caught:
+            parse_message(raw)
+        return caught.value.id
+
+    deep = b"[" * 5000 + b"]" * 5000
+    # A "method" deep inside, far from either end: still an answer to a request.
+    middle = b'{"jsonrpc": "2.0", "id": 5, "result": [' + deep + b', "method", ' + deep + b"]}"
+    assert found(middle) == 5
+    # "method" ending one byte past the first 256 (or starting one byte before the last
+    # 256) is not seen: the message is taken for an answer.
+    before = b'{"jsonrpc": "2.0", "pad": "'
+    after = b'", "note": '
+    head = before + b"x" * (249 - len(before) - len(after)) + after + b'"method"'
+    assert len(head) == 257
+    assert found(head + b', "id": 6, "result": ' + b"[" * 5000) == 6
+    before, after = b', "pad": "', b'", "id": 9}'
+    tail = b'"method"' + before + b"x" * (249 - len(before) - len(after)) + after
+    assert len(tail) == 257
+    assert found(b'{"jsonrpc": "2.0", "result": ' + deep + b', "note": ' + tail) == 9
+    # The id as the last member: found when it lies within the last 256 bytes, not past.
+    start = b'{"jsonrpc": "2.0", "result": ' + deep
+    assert found(start + b', "id": "' + b"x" * 245 + b'"}') == "x" * 245  # 256 bytes
+    assert found(start + b', "id": "' + b"x" * 246 + b'"}') is None  # 257 bytes

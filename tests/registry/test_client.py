@@ -502,6 +502,24 @@ def test_a_redirect_that_cannot_be_followed_says_where_and_why(
         )
 
 
+@pytest.mark.parametrize(("status", "headers", "why"), [
+    (302, OK, "without a Location to follow"),
+    (307, {**OK, "Location": ""}, "without a Location to follow"),
+    (300, {**OK, "Location": "/other"}, "(only 301, 302, 303, 307 and 308 are followed)"),
+    (399, OK, "(only 301, 302, 303, 307 and 308 are followed)"),
+])  # fmt: skip
+def test_a_move_that_cannot_be_followed_is_no_answer(
+    status: int, headers: dict[str, str], why: str
+) -> None:
+    # The body of a 3xx is a page about the move: read as the registry's answer, an empty
+    # object would be a registry with no servers.
+    with scripted({"/doc": [(status, b"{}", headers)]}) as (url, site):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert caught.value.message == f"{url}/doc: HTTP {status} {why}"
+        assert site.paths() == ["/doc"]
+
+
 def test_a_redirect_to_https_is_followed() -> None:
     with scripted({"/doc": [(301, b"", {"Location": "https://127.0.0.1:9/doc"})]}) as (url, _):
         with fast_client(url) as client, pytest.raises(RegistryError) as caught:

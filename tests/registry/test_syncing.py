@@ -420,3 +420,22 @@ def test_a_sync_given_up_on_leaves_no_thread_that_keeps_mcpctl_running(
     assert time.monotonic() - began < 10
     left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
     assert left and all(t.daemon for t in left)  # still waiting, and not holding the exit
+
+
+def test_a_registry_with_nothing_yet_syncs_and_is_read_whole_again_later(
+    start: Callable[..., Fixture],
+) -> None:
+    """A first sync that brings nothing is no failure, and leaves no time to ask from: the
+    next sync reads everything again, and then asks only for what changed."""
+    reg, url = start()
+    cache = DiscoveryCache.memory()
+    source = RegistrySource("a", "http", url)
+    outcome = sync_source(cache, source, client_factory=fast_client)
+    assert (outcome.mode, outcome.records) == ("full", 0)
+    assert cache.sync_state("a") is not None and cache.sync_state("a")[1] == ""  # type: ignore[index]
+    reg.records.append(one("io.a/x", "2025-11-02T00:00:00Z"))
+    reg.changed()
+    reg.requests.clear()
+    later = sync_source(cache, source, client_factory=fast_client)
+    assert (later.mode, later.records) == ("full", 1)
+    assert not any("updated_since" in r for r in reg.requests)

@@ -43,16 +43,22 @@ def test_a_document_error_says_where_and_as_a_usage_error_what_the_file_is_not()
 
 
 def test_depth_up_to_the_limit_is_read_and_one_more_is_refused() -> None:
-    deepest: Any = []
-    for _ in range(MAX_DEPTH - 1):
-        deepest = [deepest]
-    check_depth(deepest)
+    part: Any = 1
+    for _ in range(MAX_DEPTH):
+        part = [part]
+    check_depth(part)  # a value inside MAX_DEPTH lists
     check_depth({"a": 1})
     check_depth("text")
     with pytest.raises(DocumentError) as caught:
-        check_depth([deepest])
+        check_depth([part])
     assert (str(caught.value), caught.value.line, caught.value.column, caught.value.syntax) == (
         f"nested deeper than {MAX_DEPTH} levels", 0, 0, False)  # fmt: skip
+    empty: Any = []
+    for _ in range(MAX_DEPTH):
+        empty = [empty]
+    check_depth(empty)  # nothing inside the last list: as the positional parser counts
+    with pytest.raises(DocumentError):
+        check_depth([empty])
     objects: Any = {}
     for _ in range(MAX_DEPTH):
         objects = {"k": objects, "other": [1]}
@@ -77,7 +83,13 @@ def test_json_hooks_apply_with_or_without_comments() -> None:
 
 
 def test_json_nested_too_deep_is_refused_where_it_goes_too_deep() -> None:
-    assert load_json(nested(MAX_DEPTH)) is not None
+    assert load_json(nested(MAX_DEPTH + 1)) is not None  # an empty list is no level
+    bad = refusal(load_json, "[" * (MAX_DEPTH + 1) + "1" + "]" * (MAX_DEPTH + 1))
+    assert (bad.problem, bad.line, bad.column) == (
+        f"nested deeper than {MAX_DEPTH} levels", 1, MAX_DEPTH + 2)  # fmt: skip
+    bad = refusal(load_json, nested(MAX_DEPTH + 2))  # refused where it goes too deep, as YAML
+    assert (bad.problem, bad.line, bad.column) == (
+        f"nested deeper than {MAX_DEPTH} levels", 1, MAX_DEPTH + 2)  # fmt: skip
     text = "\n  " + nested(MAX_DEPTH + 5)
     for kw in ({}, {"comments": False}):
         bad = refusal(load_json, text, **kw)
@@ -127,8 +139,11 @@ def test_toml() -> None:
     assert load_toml('\ufeffa = 1\n[t]\nb = "x"\n') == {"a": 1, "t": {"b": "x"}}
     bad = refusal(load_toml, "a = ")
     assert (str(bad), bad.syntax) == ("Invalid value (at end of document)", True)
-    assert load_toml("a = " + nested(MAX_DEPTH - 1))["a"] is not None
-    bad = refusal(load_toml, "a = " + nested(MAX_DEPTH))
+    assert load_toml("a = " + nested(MAX_DEPTH))["a"] is not None  # inside the table too
+    inside = "[" * (MAX_DEPTH - 1) + "1" + "]" * (MAX_DEPTH - 1)
+    assert load_toml("a = " + inside)["a"] is not None  # 1 inside the table and 199 lists
+    assert refusal(load_toml, "a = [" + inside + "]").syntax is False
+    bad = refusal(load_toml, "a = " + nested(MAX_DEPTH + 1))
     assert (str(bad), bad.syntax) == (f"nested deeper than {MAX_DEPTH} levels", False)
     bad = refusal(load_toml, "a = " + nested(100_000))  # deeper than Python's stack
     assert (str(bad), bad.syntax) == (f"nested deeper than {MAX_DEPTH} levels", False)

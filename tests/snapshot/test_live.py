@@ -67,6 +67,8 @@ def test_a_tool_added_while_running_is_reported_at_once(tmp_path: Path, era: str
     assert connected.kind == "connected" and connected.tools is not None
     assert connected.era == ("2026-07-28" if era == "modern" else "2025-11-25")
     assert changed.change is not None and changed.change.added == {"tools": ["extra"]}
+    assert changed.name == "s" and changed.change.name == "s"  # the server it happened to
+    assert changed.era == connected.era  # the era it was listed in
     data = changed.to_data()
     assert data["event"] == "changed" and data["change"]["added"] == {"tools": ["extra"]}
 
@@ -176,6 +178,7 @@ def test_a_tool_added_while_the_server_was_down_is_reported_when_it_is_back(
     kinds = [e.kind for e in seen]
     assert kinds == ["connected", "disconnected", "connected", "changed"], seen
     assert seen[0].tools == 2 and seen[2].tools == 3
+    assert seen[1].error == "the server ended the connection"  # it exited, nothing failed
     change = seen[-1].change
     assert change is not None and change.added == {"tools": ["delete_everything"]}
     assert not change.removed
@@ -276,3 +279,62 @@ def test_each_outage_is_retried_after_the_first_delay_again(tmp_path: Path) -> N
     )
     downs = [e for e in seen if e.kind == "disconnected"]
     assert [e.retry_in for e in downs] == [0.1, 0.1], seen
+
+
+def test_an_unreachable_remote_server_says_why_and_where() -> None:
+    """A remote server refusing connections: its outage names the address it could not
+    reach (the entry's URL), as ``code: message``."""
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    seen = anyio.run(
+        lambda: collect(
+            {"r": ServerEntry(url=url, timeout=10_000)},
+            lambda s: any(e.kind == "disconnected" for e in s),
+        )
+    )
+    assert seen[0].kind == "disconnected" and seen[0].name == "r"
+    assert seen[0].error is not None and seen[0].error.startswith("connection_refused: ")
+    assert url in seen[0].error
+
+
+def test_a_server_that_stays_down_is_retried_less_and_less_often(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each retry of a server that stays down waits twice as long as the one before, up to
+    ``backoff[1]``; the outage is reported once, with the first wait. (The waits the watch
+    asks of anyio are recorded on their way through; each still happens.)"""
+    asked: list[float] = []
+    real_sleep = anyio.sleep
+
+    async def sleep(delay: float) -> None:
+        if Path(sys._getframe(1).f_code.co_filename).name == "live.py":
+            asked.append(delay)
+        await real_sleep(delay)
+
+    monkeypatch.setattr(anyio, "sleep", sleep)
+    down = ServerEntry(command=PY, args=("-c", "import sys; sys.exit(3)"))
+    seen: list[ServerEvent] = []
+
+    async def run() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with (
+                watch_servers({"d": down}, backoff=(0.05, 0.2)) as events,
+                anyio.create_task_group() as tg,
+            ):
+
+                async def gather() -> None:
+                    async for event in events:
+                        seen.append(event)
+
+                tg.start_soon(gather)
+                while len(asked) < 5:
+                    await real_sleep(0.05)
+                tg.cancel_scope.cancel()
+
+    anyio.run(run)
+    assert asked[:5] == [0.05, 0.1, 0.2, 0.2, 0.2]
+    assert [(e.kind, e.retry_in) for e in seen] == [("disconnected", 0.05)]
