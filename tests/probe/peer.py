@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import mcp_types
+import pytest
 from mcp_types.jsonrpc import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 VERSION = "2025-11-25"
@@ -98,6 +99,21 @@ class Peer:
         """What the client sent after the (last) ``method``, notifications left out."""
         requests = [m for m, _ in self.params]
         return requests[len(requests) - requests[::-1].index(method) :]
+
+
+def skip_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Make ``anyio.sleep`` record each wait of more than nothing and return at once: the
+    intervals code asks for, read without a clock."""
+    waits: list[float] = []
+    checkpoint = anyio.sleep
+
+    async def sleep(delay: float) -> None:
+        if delay > 0:
+            waits.append(delay)
+        await checkpoint(0)
+
+    monkeypatch.setattr(anyio, "sleep", sleep)
+    return waits
 
 
 def unwrapped(exc: BaseException) -> BaseException:
