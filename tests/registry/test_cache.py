@@ -351,8 +351,11 @@ def test_an_unopenable_cache_is_a_storage_error(tmp_path: Path) -> None:
 
     blocker = tmp_path / "file"
     blocker.write_text("")
-    with pytest.raises(StorageError, match="cannot open the discovery cache"):
+    with pytest.raises(StorageError, match="cannot open the discovery cache") as caught:
         DiscoveryCache.open(blocker / "d.sqlite3")  # its folder is a file
+    assert caught.value.hint == (
+        "check the permissions of that folder, or remove the file to rebuild it"
+    )
 
 
 def test_a_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
@@ -437,3 +440,142 @@ def test_a_failed_sync_is_remembered_until_one_succeeds() -> None:
     cache.note_failure("r", at=1.0)
     cache.apply("r", [rec("io.x/alpha", "1.0.1")])
     assert cache.last_failure("r") is None
+
+
+def test_names_like_suggests_a_server_by_its_last_part_or_a_piece_of_its_name() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.x/weather", "1.0.0"), rec("io.x/weather", "2.0.0"),
+                        rec("io.y/sunny-weather-now", "1.0.0"), rec("io.z/other", "1.0.0")])  # fmt: skip
+    cache.replace("s", [rec("io.x/weather", "1.0.0")])
+    # Each name once, however many versions and registries hold it.
+    assert sorted(cache.names_like("weather")) == ["io.x/weather", "io.y/sunny-weather-now"]
+    assert cache.names_like("org.other/weather") == ["io.x/weather"]  # its last part
+    assert cache.names_like("io.z/") == ["io.z/other"]  # a piece of the name
+    assert cache.names_like("nothing") == []
+    assert len(cache.names_like("io.", limit=2)) == 2
+    cache.replace("many", [rec(f"io.n/s{n}", "1.0.0") for n in range(7)])
+    assert len(cache.names_like("io.n/")) == 5  # five at most by default
+    assert cache.names_like("weather\udcff") == []  # a lone surrogate matches nothing
+
+
+def test_a_registry_synced_again_is_searched_by_what_it_holds_now() -> None:
+    """The words of what a sync replaced are gone from the search, in every column, even
+    when the new rows take the old rows' ids."""
+    cache = DiscoveryCache.memory()
+    cache.replace(
+        "r", [rec("io.oldspace/alpha", "1.0.0", title="Golden", description="first words")]
+    )
+    cache.replace(
+        "r", [rec("io.newspace/beta", "1.0.0", title="Silver", description="second words")]
+    )
+    for gone in ("alpha", "golden", "first", "oldspace"):
+        assert cache.search(gone) == [], gone
+    for word in ("beta", "silver", "second", "newspace"):
+        assert [h.name for h in cache.search(word)] == ["io.newspace/beta"], word
+    # An incremental sync replacing a server's version: the same.
+    cache.apply("r", [rec("io.newspace/beta", "1.0.0", title="Bronze", description="third")])
+    for gone in ("silver", "second"):
+        assert cache.search(gone) == [], gone
+    for word in ("bronze", "third", "newspace"):
+        assert [h.name for h in cache.search(word)] == ["io.newspace/beta"], word
+    # Nor do a dropped registry's, on other servers that take their ids later.
+    cache.drop("r")
+    cache.replace("s", [rec("io.x/gamma", "1.0.0"), rec("io.x/delta", "1.0.0")])
+    for gone in ("beta", "bronze", "third", "newspace"):
+        assert cache.search(gone) == [], gone
+
+
+def test_versions_of_a_name_that_is_not_utf_8_are_none() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.x/alpha", "1.0.0")])
+    assert cache.versions("io.x/alpha\udcff") == []
+    assert cache.versions("io.x/alpha", ["r\udcff"]) == []
+    assert [reg for reg, _ in cache.versions("io.x/alpha", ["other", "r"])] == ["r"]
+    assert cache.versions("io.x/alpha", []) == []
+
+
+def test_a_cache_file_is_made_in_new_folders_and_kept_in_wal_mode(tmp_path: Path) -> None:
+    """Its folders are made as needed; the file is in WAL mode, so a command reading the
+    cache never waits for a sync writing it (and the mode stays with the file)."""
+    path = tmp_path / "new" / "folders" / "d.sqlite3"
+    cache = DiscoveryCache.open(path)
+    cache.replace("r", [rec("io.x/alpha", "1.0.0")])
+    assert cache.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert cache.path == path
+    cache.close()
+    again = DiscoveryCache.open(path)
+    assert again.count("r") == 1
+    again.close()
+
+
+def test_a_cache_of_another_schema_version_is_rebuilt(tmp_path: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    path = tmp_path / "d.sqlite3"
+    cache = DiscoveryCache.open(path)
+    cache.replace("r", [rec("io.x/alpha", "1.0.0")])
+    cache.conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    cache.close()
+    rebuilt = DiscoveryCache.open(path)
+    assert rebuilt.count() == 0 and rebuilt.sync_state("r") is None
+    assert rebuilt.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+    rebuilt.close()
+    with closing(sqlite3.connect(path)) as conn:  # the version is written once, and read back
+        assert conn.execute("SELECT count(*) FROM meta WHERE key = 'schema'").fetchone() == (1,)
+    DiscoveryCache.open(path).close()
+
+
+def test_the_version_a_registry_marks_latest_is_the_one_searched() -> None:
+    """Even an older one (a release republished as latest); with none marked, the highest
+    version number, compared as numbers."""
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.x/alpha", "2.0.0", latest=False), rec("io.x/alpha", "1.5.0")])
+    assert [h.version for h in cache.search("alpha")] == ["1.5.0"]
+    cache.replace("r", [rec("io.x/alpha", "9.0.0", latest=False),
+                        rec("io.x/alpha", "10.0.0", latest=False),
+                        rec("io.x/alpha", "2.0.0", latest=False)])  # fmt: skip
+    assert [h.version for h in cache.search("alpha")] == ["10.0.0"]
+    latest = [(r.version, r.is_latest) for _, r in cache.versions("io.x/alpha")]
+    assert latest == [("10.0.0", True), ("9.0.0", False), ("2.0.0", False)]
+
+
+def test_a_search_gives_twenty_hits_unless_asked_for_more() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec(f"io.x/tool{n}", "1.0.0") for n in range(25)])
+    assert len(cache.search("")) == 20
+    assert len(cache.search("", limit=22)) == 22
+
+
+def test_a_server_is_found_by_every_part_of_its_namespace() -> None:
+    cache = DiscoveryCache.memory()
+    cache.replace("r", [rec("io.acme/team/tool", "1.0.0", description="does things")])
+    assert [h.name for h in cache.search("team")] == ["io.acme/team/tool"]
+    assert [h.name for h in cache.search("acme")] == ["io.acme/team/tool"]
+
+
+def test_a_corrupt_cache_is_rebuilt_without_its_leftover_journals(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite3"
+    garbage = b"not a database" * 100
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{db}{suffix}").write_bytes(garbage)
+    cache = DiscoveryCache.open(db)
+    cache.replace("r", [rec("io.x/alpha", "1.0.0")])
+    assert cache.count() == 1
+    cache.close()
+    for suffix in ("-wal", "-shm", "-journal"):
+        left = Path(f"{db}{suffix}")
+        assert not left.exists() or left.read_bytes() != garbage, suffix
+
+
+def test_each_in_memory_cache_is_its_own_and_writes_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    one = DiscoveryCache.memory()
+    one.replace("r", [rec("io.x/alpha", "1.0.0")])
+    other = DiscoveryCache.memory()
+    assert one.count() == 1 and other.count() == 0
+    assert one.path is None and list(here.iterdir()) == []

@@ -309,6 +309,9 @@ def test_instructions_are_hashed_as_utf_8() -> None:
 
     assert instructions_sha256("é") == "sha256:" + hashlib.sha256("é".encode()).hexdigest()
     assert instructions_sha256("") == "sha256:" + hashlib.sha256(b"").hexdigest()
+    # A lone surrogate (a server's JSON may hold one) is hashed as its bytes, never refused.
+    lone = "a\ud800"
+    assert instructions_sha256(lone) == "sha256:" + hashlib.sha256(b"a\xed\xa0\x80").hexdigest()
 
 
 def test_a_definition_canonical_json_cannot_hold_is_named_and_flagged() -> None:
@@ -427,3 +430,38 @@ def test_take_snapshot_gives_up_on_a_server_after_the_timeout_asked() -> None:
     snap = anyio.run(lambda: take_snapshot_async({"h": hangs}, probe=True, timeout=1.0))
     state = snap.mcps["h"].probe
     assert state is not None and state.error == "timeout"
+
+
+def test_take_snapshot_resolves_the_entries_secrets_from_the_source_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server whose command line holds a secret is started with the value the source
+    gives (sync and async alike); without it the probe could not start it."""
+    monkeypatch.delenv("SNAP_SERVER_SCRIPT", raising=False)
+    monkeypatch.setenv("SHIFTY_MODE", "")
+    entry = replace(SHIFTY, args=("${SNAP_SERVER_SCRIPT}",))
+    source = {"SNAP_SERVER_SCRIPT": str(SERVERS / "shifty.py")}.get
+    snap = take_snapshot({"s": entry}, probe=True, secrets=source, timeout=30)
+    state = snap.mcps["s"].probe
+    assert state is not None and state.error is None and state.tools
+    snap = anyio.run(
+        lambda: take_snapshot_async({"s": entry}, probe=True, secrets=source, timeout=30)
+    )
+    state = snap.mcps["s"].probe
+    assert state is not None and state.error is None and state.tools
+
+
+def test_take_snapshot_remembers_the_era_each_server_spoke(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpctl.probe.eras import EraMemory
+
+    monkeypatch.setenv("SHIFTY_MODE", "")
+    memory = EraMemory()
+    take_snapshot({"s": SHIFTY}, probe=True, eras=memory, timeout=30)
+    remembered = memory.recall(SHIFTY)
+    assert remembered is not None and remembered.name in ("legacy", "modern")
+    memory = EraMemory()
+    anyio.run(lambda: take_snapshot_async({"s": SHIFTY}, probe=True, eras=memory, timeout=30))
+    remembered = memory.recall(SHIFTY)
+    assert remembered is not None and remembered.name in ("legacy", "modern")
