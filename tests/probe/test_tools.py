@@ -14,7 +14,13 @@ import anyio
 import pytest
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.errors import CommandNotFoundError, ProbeFailed, ToolArgumentsError, ToolNotFoundError
+from mcpctl.errors import (
+    CommandNotFoundError,
+    PlaceholderError,
+    ProbeFailed,
+    ToolArgumentsError,
+    ToolNotFoundError,
+)
 from mcpctl.probe import ToolInfo, call_tool, check_arguments
 from mcpctl.probe.inputrequests import InputAnswer
 from mcpctl.probe.legacytasks import REQUIRED_HINT
@@ -739,3 +745,95 @@ def test_list_tools_raises_what_the_probe_found(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(ProbeFailed) as info:
         list_peer()
     assert info.value.server == "peer" and "listing broke" in info.value.message
+
+
+# --- what the caller passes reaches the connection -----------------------------------------
+
+UNSET = "MCPCTL_TEST_PEER_UNSET_VAR"
+
+
+@pytest.mark.parametrize("call", [call_peer, list_peer], ids=["call", "list"])
+def test_a_placeholder_without_a_value_stops_before_connecting(
+    monkeypatch: pytest.MonkeyPatch, call: Any
+) -> None:
+    monkeypatch.delenv(UNSET, raising=False)
+    peer = in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")}
+    )
+    entry = peer_entry(env={"T": "${" + UNSET + "}"})
+    args = {"tool": "echo"} if call is call_peer else {}
+    with pytest.raises(PlaceholderError) as info:
+        call(**args, entry=entry)
+    assert UNSET in f"{info.value.variable} {info.value.message}" and peer.methods == []
+    call(**args, entry=entry, policy="empty")  # told to go on: it does
+    call(**args, entry=entry, secrets=lambda var: "from-store" if var == UNSET else None)
+    assert peer.methods.count("tools/list") == 2
+
+
+@pytest.mark.parametrize("call", [call_peer, list_peer], ids=["call", "list"])
+def test_the_era_asked_for_and_the_memory_of_eras(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, call: Any
+) -> None:
+    from mcpctl.probe.eras import EraMemory
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")})
+    args = {"tool": "echo"} if call is call_peer else {}
+    with pytest.raises(ProbeFailed) as info:
+        call(**args, protocol="modern")  # the peer speaks only the handshake's era
+    assert info.value.reason == "protocol_mismatch" and "None" not in info.value.message
+    assert info.value.message.startswith("peer: ")
+    memory = EraMemory.in_dir(tmp_path)
+    entry = peer_entry()
+    call(**args, entry=entry, eras=memory)
+    remembered = EraMemory.in_dir(tmp_path).recall(entry)
+    assert remembered is not None and remembered.name == "legacy"
+
+
+def test_list_tools_gives_up_at_its_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(monkeypatch, {"tools/list": never})
+    with pytest.raises(ProbeFailed) as info:
+        list_peer(timeout=0.5, entry=peer_entry(timeout=600000))
+    assert info.value.reason == "timeout" and info.value.server == "peer"
+
+
+def test_a_command_not_installed_names_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {})
+    with pytest.raises(CommandNotFoundError) as info:
+        call_peer("echo", entry=ServerEntry(command="mcpctl-no-such-command-xyz"))
+    assert info.value.message.startswith("peer: ")
+
+
+def test_a_secret_in_a_task_handle_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PEER_TOKEN_VALUE", "s3cr3t-peer-value-9876")
+    entry = peer_entry(env={"TOKEN": "${PEER_TOKEN_VALUE}"})
+    started = {"task": {**STARTED["task"], "taskId": "t-s3cr3t-peer-value-9876"}}
+    answers = {"tools/list": {"tools": [OPTIONAL]}, "tools/call": started}
+    in_process(monkeypatch, answers, TASK_CAPS)
+    res = call_peer("long", wait=False, entry=entry)
+    assert res.task is not None and "s3cr3t" not in res.task["taskId"]
+    assert "s3cr3t" not in res.text and res.warnings == []
+
+
+MODERN = "2026-07-28"
+
+
+def test_a_task_of_the_stateless_era_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    handle = {"resultType": "task", "taskId": "task-9", "status": "working", "pollIntervalMs": 100}
+    answers = {
+        "server/discover": {"supportedVersions": [MODERN], "capabilities": {"tools": {}}},
+        "tools/list": {
+            "tools": [ECHO],
+            "resultType": "complete",
+            "ttlMs": 0,
+            "cacheScope": "private",
+        },
+        "tools/call": handle,
+    }
+    peer = in_process(monkeypatch, answers)
+    res = call_peer("echo", wait=False)
+    assert res.text == "task task-9 is working" and res.task is not None
+    assert "initialize" not in peer.methods and "tasks/get" not in peer.methods
