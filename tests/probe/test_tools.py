@@ -837,3 +837,146 @@ def test_a_task_of_the_stateless_era_not_waited_for(monkeypatch: pytest.MonkeyPa
     res = call_peer("echo", wait=False)
     assert res.text == "task task-9 is working" and res.task is not None
     assert "initialize" not in peer.methods and "tasks/get" not in peer.methods
+
+
+def test_a_null_where_a_type_is_wanted_is_named_null() -> None:
+    assert arguments_error(GET_TIME, {"timezone": None}) == (
+        "get_time: argument timezone must be string, got null"
+    )
+
+
+def test_four_problems_are_three_and_one_more() -> None:
+    message = arguments_error(TYPED, {"f": "x", "b": "x", "a": "x", "o": "x"})
+    assert message.count("must be") == 3 and message.endswith(" (and 1 more)")
+
+
+def test_the_hint_names_twenty_parameters_at_most() -> None:
+    props = {f"p{i:02}": {"type": "string"} for i in range(21)}
+    tool = ToolInfo("wide", "", {"type": "object", "properties": props, "required": ["p00"]})
+    with pytest.raises(ToolArgumentsError) as info:
+        check_arguments(tool, {})
+    assert info.value.hint is not None and info.value.hint.endswith("p19: string, +1 more")
+
+
+def test_a_long_problem_is_cut_at_160_characters() -> None:
+    tool = ToolInfo("t", "", {"type": "object", "properties": {"x": {"const": "y" * 400}}})
+    message = arguments_error(tool, {"x": "z"})
+    problem = message.removeprefix("t: argument x: ")
+    assert len(problem) == 160 and problem.endswith("…")
+
+
+def test_a_resource_link_is_kept_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    link = {"type": "resource_link", "uri": "file:///tmp/report.txt", "name": "report"}
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": {"content": [link]}})
+    res = call_peer("echo")
+    assert res.content == [link] and res.text == "[resource link file:///tmp/report.txt]"
+
+
+def test_a_listing_that_fails_gets_no_task_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {"tools/list": Failure(-32601, "no listing")})
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.hint != REQUIRED_HINT
+
+
+def test_the_calls_timeout_not_the_entrys_bounds_each_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def slow(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep(0.5)  # longer than the entry's timeout, well within the call's
+        return text_result("slow but in time")
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": slow})
+    assert call_peer("echo", timeout=15, entry=peer_entry(timeout=200)).text == "slow but in time"
+
+
+def test_a_task_the_server_cancels_names_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": {**STARTED["task"], "status": "cancelled"},
+    }
+    in_process(monkeypatch, answers, TASK_CAPS)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("must")
+    assert info.value.message.startswith("peer: the server cancelled task task-7 of must")
+
+
+def test_a_task_given_up_on_is_cancelled_on_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": STARTED["task"],
+        "tasks/cancel": {**STARTED["task"], "status": "cancelled"},
+    }
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("must", timeout=1)
+    assert info.value.reason == "timeout"
+    assert [p["taskId"] for p in sent(peer, "tasks/cancel")] == ["task-7"]
+
+
+STATELESS = {
+    "server/discover": {"supportedVersions": [MODERN], "capabilities": {"tools": {}}},
+    "tools/list": {"tools": [ECHO], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"},
+}
+
+
+def test_a_question_of_the_stateless_era_is_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    form = {"method": "elicitation/create", "params": {"mode": "form", "message": "which?",
+            "requestedSchema": {"type": "object", "properties": {"pick": {"type": "string"}}}}}  # fmt: skip
+
+    async def rounds(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        if "inputResponses" not in params:
+            return {"resultType": "input_required", "inputRequests": {"q": form}}
+        picked = params["inputResponses"]["q"]["content"]["pick"]
+        return {**text_result(f"picked {picked}"), "resultType": "complete"}
+
+    async def answer(request: Any) -> InputAnswer:
+        return InputAnswer("accept", {"pick": "green"})
+
+    in_process(monkeypatch, {**STATELESS, "tools/call": rounds})
+    assert call_peer("echo", answer=answer).text == "picked green"
+
+
+def test_a_remote_server_not_answering_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.probe import streams
+
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": never})
+    monkeypatch.setattr(streams, "open_streamable_http", streams.open_stdio)
+    entry = ServerEntry(url="https://peer.invalid/mcp", transport="streamable-http")
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", timeout=0.5, entry=entry)
+    assert info.value.message == "peer: the tool 'echo' did not answer within 0.5 s"
+
+
+def test_a_task_of_a_call_cancelled_is_cancelled_on_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    polled = anyio.Event()
+
+    async def working(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        polled.set()
+        return STARTED["task"]
+
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": working,
+        "tasks/cancel": {**STARTED["task"], "status": "cancelled"},
+    }
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+
+    async def main() -> None:  # as Ctrl-C does: the caller's scope is cancelled mid-task
+        with anyio.fail_after(PEER_DEADLINE):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: call_tool("peer", peer_entry(), "must", timeout=60))
+                await polled.wait()
+                tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    assert [p["taskId"] for p in sent(peer, "tasks/cancel")] == ["task-7"]
