@@ -980,3 +980,33 @@ def test_a_task_of_a_call_cancelled_is_cancelled_on_the_server(
 
     anyio.run(main)
     assert [p["taskId"] for p in sent(peer, "tasks/cancel")] == ["task-7"]
+
+
+def test_a_remote_servers_protocol_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.probe import streams
+
+    in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": Failure(-32603, "boom")}
+    )
+    monkeypatch.setattr(streams, "open_streamable_http", streams.open_stdio)
+    entry = ServerEntry(url="https://peer.invalid/mcp", transport="streamable-http")
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", entry=entry)
+    assert info.value.message.startswith("peer: ") and "boom" in info.value.message
+
+
+def test_a_warning_before_a_task_handle_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = {
+        "mode": "url",
+        "message": "sign in",
+        "url": "http://example.com/x",
+        "elicitationId": "e1",
+    }
+
+    async def asks(params: dict[str, Any], peer: Peer) -> dict[str, Any]:
+        await peer.ask("elicitation/create", asked)
+        return STARTED
+
+    in_process(monkeypatch, {"tools/list": {"tools": [OPTIONAL]}, "tools/call": asks}, TASK_CAPS)
+    res = call_peer("long", wait=False)
+    assert res.task is not None and len(res.warnings) == 1
