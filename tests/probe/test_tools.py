@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +14,19 @@ import anyio
 import pytest
 
 from mcpctl.config.model import ServerEntry
-from mcpctl.errors import ProbeFailed, ToolArgumentsError
+from mcpctl.errors import (
+    CommandNotFoundError,
+    PlaceholderError,
+    ProbeFailed,
+    ToolArgumentsError,
+    ToolNotFoundError,
+)
 from mcpctl.probe import ToolInfo, call_tool, check_arguments
-from mcpctl.probe.tools import content_marker
+from mcpctl.probe.inputrequests import InputAnswer
+from mcpctl.probe.legacytasks import REQUIRED_HINT
+from mcpctl.probe.tools import content_marker, list_tools
 from tests.conftest import SERVERS
+from tests.probe.peer import TASKS, Failure, Peer
 
 PY = sys.executable
 CALL_LOG_VAR = "BASIC_SERVER_CALL_LOG"
@@ -376,3 +387,626 @@ def test_an_unknown_argument_of_a_strict_schema_without_properties() -> None:
 )  # fmt: skip
 def test_content_markers_of_incomplete_blocks(block: dict[str, Any], marker: str) -> None:
     assert content_marker(block) == marker
+
+
+# --- calls in the test's own process ------------------------------------------------------
+# The server is tests/probe/peer.py's peer: only the transport is swapped (the stdio opener
+# hands over memory streams instead of a process's pipes); connecting, negotiating, listing
+# and calling are mcpctl's own.
+
+ASKING = {"tools": {}}  # the client declares elicitation; the server needs nothing
+PEER_DEADLINE = 20  # seconds for a whole test; the peer answers at once
+ECHO = {"name": "echo", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}
+
+
+def text_result(*texts: str, error: bool = False, **more: Any) -> dict[str, Any]:
+    content = [{"type": "text", "text": t} for t in texts]
+    return {"content": content, "isError": error, **more}
+
+
+def in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    answers: dict[str, Any],
+    capabilities: dict[str, Any] | None = None,
+) -> Peer:
+    """A peer answering each method from ``answers`` (a result, a :class:`Failure`, or an
+    async function of the params and the peer); any other method is not found."""
+    from mcpctl.probe import streams
+
+    async def answer(method: str, params: dict[str, Any], peer: Peer) -> dict[str, Any]:
+        found = {"ping": {}, **answers}.get(method, Failure(-32601, f"Method not found: {method}"))
+        if isinstance(found, Failure):
+            raise found
+        if callable(found):
+            return await found(params, peer)
+        return found
+
+    peer = Peer(answer, capabilities if capabilities is not None else {"tools": {}})
+
+    @contextlib.asynccontextmanager
+    async def opener(*_: Any) -> AsyncIterator[tuple[Any, Any]]:
+        to_client, client_reads = anyio.create_memory_object_stream[Any](32)
+        client_writes, from_client = anyio.create_memory_object_stream[Any](32)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(peer.serve, from_client, to_client)
+            try:
+                yield client_reads, client_writes
+            finally:
+                tg.cancel_scope.cancel()
+
+    monkeypatch.setattr(streams, "open_stdio", opener)
+    return peer
+
+
+def peer_entry(**more: Any) -> ServerEntry:
+    return ServerEntry(command=PY, **more)  # found on PATH: the precheck passes
+
+
+def call_peer(tool: str, arguments: Any = None, **kwargs: Any) -> Any:
+    async def bounded() -> Any:
+        with anyio.fail_after(PEER_DEADLINE):
+            return await call_tool(
+                "peer", kwargs.pop("entry", peer_entry()), tool, arguments, **kwargs
+            )
+
+    return anyio.run(bounded)
+
+
+def sent(peer: Peer, method: str) -> list[dict[str, Any]]:
+    return [params for m, params in peer.params if m == method]
+
+
+def test_a_result_is_its_text_blocks_then_markers_and_every_block_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = {"type": "image", "data": _b64(1234), "mimeType": "image/png"}
+    result = {
+        "content": [{"type": "text", "text": "first"}, image, {"type": "text", "text": "last"}],
+        "structuredContent": {"n": 3},
+    }
+    peer = in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": result})
+    res = call_peer("echo", {"x": "hi"})
+    assert res.is_error is False
+    assert res.text == "first\n[image/png, 1,234 bytes]\nlast"
+    assert res.content == [
+        {"type": "text", "text": "first"},
+        image,
+        {"type": "text", "text": "last"},
+    ]
+    assert res.structured == {"n": 3}
+    assert res.warnings == [] and res.task is None
+    assert sent(peer, "tools/call")[0]["name"] == "echo"
+    assert sent(peer, "tools/call")[0]["arguments"] == {"x": "hi"}
+
+
+def test_an_error_result_is_returned_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {
+        "tools/list": {"tools": [ECHO]},
+        "tools/call": text_result("no such file", error=True),
+    }
+    in_process(monkeypatch, answers)
+    res = call_peer("echo")
+    assert res.is_error is True and res.text == "no such file" and res.structured is None
+
+
+def test_a_result_without_content_is_empty_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": {"content": []}})
+    res = call_peer("echo", {})
+    assert res.is_error is False and res.text == "" and res.content == []
+
+
+def test_a_secret_in_the_result_text_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PEER_TOKEN_VALUE", "s3cr3t-peer-value-9876")
+    entry = peer_entry(env={"TOKEN": "${PEER_TOKEN_VALUE}"})
+    answers = {
+        "tools/list": {"tools": [ECHO]},
+        "tools/call": text_result("key=s3cr3t-peer-value-9876"),
+    }
+    in_process(monkeypatch, answers)
+    res = call_peer("echo", entry=entry)
+    assert "s3cr3t-peer-value-9876" not in res.text and "****" in res.text
+
+
+def test_no_arguments_are_sent_as_an_empty_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    peer = in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")}
+    )
+    call_peer("echo")
+    assert sent(peer, "tools/call")[0].get("arguments") == {}
+
+
+def test_arguments_built_from_the_tool_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    peer = in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")}
+    )
+    seen: list[ToolInfo] = []
+
+    def build(info: ToolInfo) -> dict[str, Any]:
+        seen.append(info)
+        return {"x": "built"}
+
+    call_peer("echo", build)
+    assert [(t.name, t.input_schema) for t in seen] == [("echo", ECHO["inputSchema"])]
+    assert sent(peer, "tools/call")[0]["arguments"] == {"x": "built"}
+
+
+def test_bad_arguments_are_refused_before_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    peer = in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")}
+    )
+    with pytest.raises(ToolArgumentsError) as info:
+        call_peer("echo", {"x": 1})
+    assert info.value.message == "echo: argument x must be string, got an integer"
+    assert "tools/call" not in peer.methods
+
+
+def test_a_tool_the_server_does_not_have(monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = [ECHO, {"name": "add", "inputSchema": {"type": "object"}}]
+    peer = in_process(monkeypatch, {"tools/list": {"tools": tools}})
+    with pytest.raises(ToolNotFoundError) as info:
+        call_peer("ecko")
+    assert info.value.exit_code == 2
+    assert "ecko" in info.value.message and "peer" in info.value.message
+    assert info.value.hint is not None and "'echo'" in info.value.hint
+    assert "tools/call" not in peer.methods
+
+
+def test_a_tool_on_a_later_page_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def pages(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        if params.get("cursor") == "2":
+            return {"tools": [{"name": "second", "inputSchema": {"type": "object"}}]}
+        return {"tools": [ECHO], "nextCursor": "2"}
+
+    peer = in_process(monkeypatch, {"tools/list": pages, "tools/call": text_result("from page 2")})
+    assert call_peer("second").text == "from page 2"
+    assert [p.get("cursor") for p in sent(peer, "tools/list")] == [None, "2"]
+
+
+def test_a_protocol_error_of_the_call_is_probe_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": Failure(-32603, "boom")}
+    )
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.server == "peer" and "boom" in info.value.message
+
+
+def test_a_call_not_answered_in_time_names_the_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": never})
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", timeout=0.5)
+    assert info.value.reason == "timeout"
+    assert info.value.message == "peer: the tool 'echo' did not answer within 0.5 s"
+
+
+def test_a_listing_not_answered_in_time_names_no_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(monkeypatch, {"tools/list": never})
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", timeout=0.5)
+    assert info.value.reason == "timeout" and "'echo'" not in info.value.message
+
+
+def test_a_command_not_installed_is_refused_before_connecting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    peer = in_process(monkeypatch, {})
+    with pytest.raises(CommandNotFoundError):
+        call_peer("echo", entry=ServerEntry(command="mcpctl-no-such-command-xyz"))
+    assert peer.methods == []
+
+
+def test_a_page_the_call_declines_to_open_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = {
+        "mode": "url",
+        "message": "sign in",
+        "url": "http://example.com/x",
+        "elicitationId": "e1",
+    }
+
+    async def asks(params: dict[str, Any], peer: Peer) -> dict[str, Any]:
+        reply = await peer.ask("elicitation/create", asked)
+        return text_result(f"told {reply.get('action')}")
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": asks}, ASKING)
+    res = call_peer("echo")
+    assert res.text == "told decline"
+    assert len(res.warnings) == 1 and "http://example.com/x" in res.warnings[0]
+
+
+def test_a_question_during_the_call_is_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    form = {"mode": "form", "message": "which?", "requestedSchema": {"type": "object",
+            "properties": {"pick": {"type": "string"}}}}  # fmt: skip
+    given: list[Any] = []
+
+    async def answer(request: Any) -> InputAnswer:
+        given.append(request)
+        return InputAnswer("accept", {"pick": "blue"})
+
+    async def asks(params: dict[str, Any], peer: Peer) -> dict[str, Any]:
+        reply = await peer.ask("elicitation/create", form)
+        return text_result(f"picked {reply['content']['pick']}")
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": asks}, ASKING)
+    assert call_peer("echo", answer=answer).text == "picked blue"
+    assert len(given) == 1
+
+
+# --- tasks (handshake era) ----------------------------------------------------------------
+
+OPTIONAL = {**ECHO, "name": "long", "execution": {"taskSupport": "optional"}}
+REQUIRED = {**ECHO, "name": "must", "execution": {"taskSupport": "required"}}
+STARTED = {"task": {"taskId": "task-7", "status": "working", "pollInterval": 100,
+                    "createdAt": "2025-01-01T00:00:00Z", "lastUpdatedAt": "2025-01-01T00:00:00Z",
+                    "ttl": 60000}}  # fmt: skip
+TASK_CAPS = {"tools": {}, "tasks": TASKS}
+
+
+def test_a_task_not_waited_for_is_its_handle(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {"tools/list": {"tools": [OPTIONAL]}, "tools/call": STARTED}
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+    res = call_peer("long", {"x": "a"}, wait=False, timeout=90)
+    assert res.is_error is False and res.text == "task task-7 is working"
+    assert res.task is not None and res.task["taskId"] == "task-7"
+    assert res.task["status"] == "working" and res.content == []
+    call = sent(peer, "tools/call")[0]
+    assert call["arguments"] == {"x": "a"} and call["name"] == "long"
+    assert call["task"] == {"ttl": 90000}
+    assert "tasks/get" not in peer.methods
+
+
+@pytest.mark.parametrize(
+    ("timeout", "entry_ms", "ttl"),
+    [(None, 5000, 60000), (None, 120000, 120000), (10, 120000, 60000)],
+)
+def test_a_tasks_time_to_live_is_the_calls_time_at_least_a_minute(
+    monkeypatch: pytest.MonkeyPatch, timeout: float | None, entry_ms: int, ttl: int
+) -> None:
+    peer = in_process(
+        monkeypatch, {"tools/list": {"tools": [OPTIONAL]}, "tools/call": STARTED}, TASK_CAPS
+    )
+    call_peer("long", wait=False, timeout=timeout, entry=peer_entry(timeout=entry_ms))
+    assert sent(peer, "tools/call")[0]["task"] == {"ttl": ttl}
+
+
+def test_a_task_waited_for_is_a_plain_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {"tools/list": {"tools": [OPTIONAL]}, "tools/call": text_result("at once")}
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+    assert call_peer("long").text == "at once"
+    assert "task" not in sent(peer, "tools/call")[0]
+
+
+def test_a_task_required_runs_to_its_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    done = {**STARTED["task"], "status": "completed"}
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": done,
+        "tasks/result": text_result("finished"),
+    }
+    statuses: list[str] = []
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+    res = call_peer("must", on_status=statuses.append)
+    assert res.text == "finished" and res.task is None
+    assert "task" in sent(peer, "tools/call")[0] and "tasks/result" in peer.methods
+    assert statuses == ["working"]
+
+
+def test_a_task_required_of_a_server_without_tasks_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    answers = {"tools/list": {"tools": [REQUIRED]}, "tools/call": Failure(-32601, "no")}
+    peer = in_process(monkeypatch, answers)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("must")
+    assert "task" not in sent(peer, "tools/call")[0]
+    assert info.value.hint == REQUIRED_HINT
+
+
+def test_a_plain_tool_failing_gets_no_task_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": Failure(-32601, "no")})
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.hint != REQUIRED_HINT
+
+
+# --- listing -------------------------------------------------------------------------------
+
+
+def list_peer(**kwargs: Any) -> Any:
+    async def bounded() -> Any:
+        with anyio.fail_after(PEER_DEADLINE):
+            return await list_tools("peer", kwargs.pop("entry", peer_entry()), **kwargs)
+
+    return anyio.run(bounded)
+
+
+def test_list_tools_gives_every_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def pages(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        if params.get("cursor") == "2":
+            return {"tools": [{"name": "second", "inputSchema": {"type": "object"}}]}
+        return {"tools": [ECHO], "nextCursor": "2"}
+
+    in_process(monkeypatch, {"tools/list": pages})
+    tools = list_peer()
+    assert [t.name for t in tools] == ["echo", "second"]
+    assert tools[0].input_schema == ECHO["inputSchema"]
+
+
+def test_list_tools_raises_what_the_probe_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {"tools/list": Failure(-32603, "listing broke")})
+    with pytest.raises(ProbeFailed) as info:
+        list_peer()
+    assert info.value.server == "peer" and "listing broke" in info.value.message
+
+
+# --- what the caller passes reaches the connection -----------------------------------------
+
+UNSET = "MCPCTL_TEST_PEER_UNSET_VAR"
+
+
+@pytest.mark.parametrize("call", [call_peer, list_peer], ids=["call", "list"])
+def test_a_placeholder_without_a_value_stops_before_connecting(
+    monkeypatch: pytest.MonkeyPatch, call: Any
+) -> None:
+    monkeypatch.delenv(UNSET, raising=False)
+    peer = in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")}
+    )
+    entry = peer_entry(env={"T": "${" + UNSET + "}"})
+    args = {"tool": "echo"} if call is call_peer else {}
+    with pytest.raises(PlaceholderError) as info:
+        call(**args, entry=entry)
+    assert UNSET in f"{info.value.variable} {info.value.message}" and peer.methods == []
+    call(**args, entry=entry, policy="empty")  # told to go on: it does
+    call(**args, entry=entry, secrets=lambda var: "from-store" if var == UNSET else None)
+    assert peer.methods.count("tools/list") == 2
+
+
+@pytest.mark.parametrize("call", [call_peer, list_peer], ids=["call", "list"])
+def test_the_era_asked_for_and_the_memory_of_eras(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, call: Any
+) -> None:
+    from mcpctl.probe.eras import EraMemory
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": text_result("ok")})
+    args = {"tool": "echo"} if call is call_peer else {}
+    with pytest.raises(ProbeFailed) as info:
+        call(**args, protocol="modern")  # the peer speaks only the handshake's era
+    assert info.value.reason == "protocol_mismatch" and "None" not in info.value.message
+    assert info.value.message.startswith("peer: ")
+    memory = EraMemory.in_dir(tmp_path)
+    entry = peer_entry()
+    call(**args, entry=entry, eras=memory)
+    remembered = EraMemory.in_dir(tmp_path).recall(entry)
+    assert remembered is not None and remembered.name == "legacy"
+
+
+def test_list_tools_gives_up_at_its_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(monkeypatch, {"tools/list": never})
+    with pytest.raises(ProbeFailed) as info:
+        list_peer(timeout=0.5, entry=peer_entry(timeout=600000))
+    assert info.value.reason == "timeout" and info.value.server == "peer"
+
+
+def test_a_command_not_installed_names_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {})
+    with pytest.raises(CommandNotFoundError) as info:
+        call_peer("echo", entry=ServerEntry(command="mcpctl-no-such-command-xyz"))
+    assert info.value.message.startswith("peer: ")
+
+
+def test_a_secret_in_a_task_handle_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PEER_TOKEN_VALUE", "s3cr3t-peer-value-9876")
+    entry = peer_entry(env={"TOKEN": "${PEER_TOKEN_VALUE}"})
+    started = {"task": {**STARTED["task"], "taskId": "t-s3cr3t-peer-value-9876"}}
+    answers = {"tools/list": {"tools": [OPTIONAL]}, "tools/call": started}
+    in_process(monkeypatch, answers, TASK_CAPS)
+    res = call_peer("long", wait=False, entry=entry)
+    assert res.task is not None and "s3cr3t" not in res.task["taskId"]
+    assert "s3cr3t" not in res.text and res.warnings == []
+
+
+MODERN = "2026-07-28"
+
+
+def test_a_task_of_the_stateless_era_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    handle = {"resultType": "task", "taskId": "task-9", "status": "working", "pollIntervalMs": 100}
+    answers = {
+        "server/discover": {"supportedVersions": [MODERN], "capabilities": {"tools": {}}},
+        "tools/list": {
+            "tools": [ECHO],
+            "resultType": "complete",
+            "ttlMs": 0,
+            "cacheScope": "private",
+        },
+        "tools/call": handle,
+    }
+    peer = in_process(monkeypatch, answers)
+    res = call_peer("echo", wait=False)
+    assert res.text == "task task-9 is working" and res.task is not None
+    assert "initialize" not in peer.methods and "tasks/get" not in peer.methods
+
+
+def test_a_null_where_a_type_is_wanted_is_named_null() -> None:
+    assert arguments_error(GET_TIME, {"timezone": None}) == (
+        "get_time: argument timezone must be string, got null"
+    )
+
+
+def test_four_problems_are_three_and_one_more() -> None:
+    message = arguments_error(TYPED, {"f": "x", "b": "x", "a": "x", "o": "x"})
+    assert message.count("must be") == 3 and message.endswith(" (and 1 more)")
+
+
+def test_the_hint_names_twenty_parameters_at_most() -> None:
+    props = {f"p{i:02}": {"type": "string"} for i in range(21)}
+    tool = ToolInfo("wide", "", {"type": "object", "properties": props, "required": ["p00"]})
+    with pytest.raises(ToolArgumentsError) as info:
+        check_arguments(tool, {})
+    assert info.value.hint is not None and info.value.hint.endswith("p19: string, +1 more")
+
+
+def test_a_long_problem_is_cut_at_160_characters() -> None:
+    tool = ToolInfo("t", "", {"type": "object", "properties": {"x": {"const": "y" * 400}}})
+    message = arguments_error(tool, {"x": "z"})
+    problem = message.removeprefix("t: argument x: ")
+    assert len(problem) == 160 and problem.endswith("…")
+
+
+def test_a_resource_link_is_kept_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    link = {"type": "resource_link", "uri": "file:///tmp/report.txt", "name": "report"}
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": {"content": [link]}})
+    res = call_peer("echo")
+    assert res.content == [link] and res.text == "[resource link file:///tmp/report.txt]"
+
+
+def test_a_listing_that_fails_gets_no_task_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {"tools/list": Failure(-32601, "no listing")})
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.hint != REQUIRED_HINT
+
+
+def test_the_calls_timeout_not_the_entrys_bounds_each_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def slow(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep(0.5)  # longer than the entry's timeout, well within the call's
+        return text_result("slow but in time")
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": slow})
+    assert call_peer("echo", timeout=15, entry=peer_entry(timeout=200)).text == "slow but in time"
+
+
+def test_a_task_the_server_cancels_names_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": {**STARTED["task"], "status": "cancelled"},
+    }
+    in_process(monkeypatch, answers, TASK_CAPS)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("must")
+    assert info.value.message.startswith("peer: the server cancelled task task-7 of must")
+
+
+def test_a_task_given_up_on_is_cancelled_on_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": STARTED["task"],
+        "tasks/cancel": {**STARTED["task"], "status": "cancelled"},
+    }
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("must", timeout=1)
+    assert info.value.reason == "timeout"
+    assert [p["taskId"] for p in sent(peer, "tasks/cancel")] == ["task-7"]
+
+
+STATELESS = {
+    "server/discover": {"supportedVersions": [MODERN], "capabilities": {"tools": {}}},
+    "tools/list": {"tools": [ECHO], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"},
+}
+
+
+def test_a_question_of_the_stateless_era_is_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    form = {"method": "elicitation/create", "params": {"mode": "form", "message": "which?",
+            "requestedSchema": {"type": "object", "properties": {"pick": {"type": "string"}}}}}  # fmt: skip
+
+    async def rounds(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        if "inputResponses" not in params:
+            return {"resultType": "input_required", "inputRequests": {"q": form}}
+        picked = params["inputResponses"]["q"]["content"]["pick"]
+        return {**text_result(f"picked {picked}"), "resultType": "complete"}
+
+    async def answer(request: Any) -> InputAnswer:
+        return InputAnswer("accept", {"pick": "green"})
+
+    in_process(monkeypatch, {**STATELESS, "tools/call": rounds})
+    assert call_peer("echo", answer=answer).text == "picked green"
+
+
+def test_a_remote_server_not_answering_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.probe import streams
+
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": never})
+    monkeypatch.setattr(streams, "open_streamable_http", streams.open_stdio)
+    entry = ServerEntry(url="https://peer.invalid/mcp", transport="streamable-http")
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", timeout=0.5, entry=entry)
+    assert info.value.message == "peer: the tool 'echo' did not answer within 0.5 s"
+
+
+def test_a_task_of_a_call_cancelled_is_cancelled_on_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    polled = anyio.Event()
+
+    async def working(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        polled.set()
+        return STARTED["task"]
+
+    answers = {
+        "tools/list": {"tools": [REQUIRED]},
+        "tools/call": STARTED,
+        "tasks/get": working,
+        "tasks/cancel": {**STARTED["task"], "status": "cancelled"},
+    }
+    peer = in_process(monkeypatch, answers, TASK_CAPS)
+
+    async def main() -> None:  # as Ctrl-C does: the caller's scope is cancelled mid-task
+        with anyio.fail_after(PEER_DEADLINE):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: call_tool("peer", peer_entry(), "must", timeout=60))
+                await polled.wait()
+                tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    assert [p["taskId"] for p in sent(peer, "tasks/cancel")] == ["task-7"]
+
+
+def test_a_remote_servers_protocol_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.probe import streams
+
+    in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": Failure(-32603, "boom")}
+    )
+    monkeypatch.setattr(streams, "open_streamable_http", streams.open_stdio)
+    entry = ServerEntry(url="https://peer.invalid/mcp", transport="streamable-http")
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", entry=entry)
+    assert info.value.message.startswith("peer: ") and "boom" in info.value.message
+
+
+def test_a_warning_before_a_task_handle_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = {
+        "mode": "url",
+        "message": "sign in",
+        "url": "http://example.com/x",
+        "elicitationId": "e1",
+    }
+
+    async def asks(params: dict[str, Any], peer: Peer) -> dict[str, Any]:
+        await peer.ask("elicitation/create", asked)
+        return STARTED
+
+    in_process(monkeypatch, {"tools/list": {"tools": [OPTIONAL]}, "tools/call": asks}, TASK_CAPS)
+    res = call_peer("long", wait=False)
+    assert res.task is not None and len(res.warnings) == 1
