@@ -12,8 +12,14 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.probe import health
+from mcpctl.probe.childenv import ProbeError
+from mcpctl.probe.health import ProbeResult
 from mcpctl.probe.serverenv import TRUST_ENV
-from mcpctl.render.clientfile import read_client
+from mcpctl.render import clienthealth as ch
+from mcpctl.render.base import Places
+from mcpctl.render.claudeapproval import Approval
+from mcpctl.render.clientcheck import ClientProblem
+from mcpctl.render.clientfile import ClientEntry, ClientView, read_client
 from mcpctl.render.clienthealth import health_as_client
 from tests.conftest import SERVERS
 
@@ -66,3 +72,303 @@ def test_a_client_that_passes_its_whole_environment_is_probed_apart(
     row = report.rows[0]
     assert row.mcpctl_result is not row.result and row.verdict == row.mcpctl == "healthy"
     assert row.env_difference is not None and "AS_TEST_WHOLE" in row.env_difference
+
+
+# --- what decides, without a server: verdicts, reasons, rows --------------------------------
+
+
+def result(name: str = "s", *, available: bool = False, healthy: bool = False,
+           error: ProbeError | None = None) -> ProbeResult:  # fmt: skip
+    return ProbeResult(name, available=available, healthy=healthy, error=error)
+
+
+def test_a_verdict_says_how_far_the_probe_went() -> None:
+    assert ch.verdict(result(available=True, healthy=True)) == "healthy"
+    assert ch.verdict(result(healthy=True)) == "healthy"
+    assert ch.verdict(result(available=True)) == "unhealthy"
+    assert ch.verdict(result()) == "unavailable"
+
+
+def test_a_rows_json() -> None:
+    problem = ClientProblem("s", "unset", "variable K is set nowhere", "K")
+    row = ch.AsClientRow("s", "unavailable", mcpctl="healthy", differs=True, reason="r",
+                         problems=[problem])  # fmt: skip
+    assert row.as_dict("cursor", Path("/f.json")) == {
+        "target": "cursor", "file": "/f.json", "verdict": "unavailable", "mcpctl": "healthy",
+        "differs": True, "reason": "r", "problems": [problem.to_dict()],
+    }  # fmt: skip
+    bare = ch.AsClientRow("s", "disabled")
+    assert (bare.result, bare.mcpctl, bare.mcpctl_result, bare.differs, bare.reason) == (
+        None, None, None, False, None,
+    )  # fmt: skip
+    assert bare.problems == [] and bare.env_difference is None
+
+
+def test_healthy_means_every_probed_server_healthy_and_none_waiting() -> None:
+    def report(*rows: ch.AsClientRow) -> ch.AsClientHealth:
+        return ch.AsClientHealth("cursor", Path("f"), list(rows))
+
+    good = ch.AsClientRow("a", "healthy", result=result(healthy=True))
+    bad = ch.AsClientRow("b", "unhealthy", result=result(available=True))
+    assert report(good).healthy
+    assert report().healthy
+    assert not report(good, bad).healthy
+    assert report(good, ch.AsClientRow("c", "disabled")).healthy
+    assert not report(good, ch.AsClientRow("c", "pending_approval")).healthy
+    assert report(good, ch.AsClientRow("c", "rejected")).healthy
+    assert report(ch.AsClientRow("c", "unavailable")).healthy  # not probed: not counted
+    empty = report()
+    assert (empty.warnings, empty.only_in_mcpctl, empty.only_in_client) == ([], [], [])
+
+
+def test_a_failed_headers_helper_is_the_clients_verdict() -> None:
+    item = ClientEntry("api", ServerEntry(url="https://h.example/mcp", transport="sse"))
+    got = ch._helper_result(item, "api: its headers helper failed (exit 3)", "registry")
+    assert (got.name, got.type, got.transport) == ("api", "registry", "sse")
+    assert got.error == ProbeError(
+        "headers_helper_failed", "its headers helper failed (exit 3)",
+        "run the headers helper by hand to see why; the client connects only once it works",
+    )  # fmt: skip
+    assert ch.verdict(got) == "unavailable"
+
+
+def row_with(problems: list[ClientProblem], error: ProbeError | None) -> ch.AsClientRow:
+    return ch.AsClientRow("s", "unavailable", result=result(error=error), problems=problems)
+
+
+MISSING = ProbeError("missing_variable", "variable K is not set", "set K")
+
+
+def test_a_missing_variable_is_explained_as_the_client_sees_it() -> None:
+    unset = ClientProblem("s", "unset", "K is set nowhere; export K before starting cursor", "K")
+    row = row_with([unset], MISSING)
+    ch._explain_failure(row, "cursor")
+    assert row.result is not None and row.result.error == ProbeError(
+        "missing_variable",
+        "variable K is not set in the environment cursor starts from",
+        "export K before starting cursor",
+    )
+    keyring = ClientProblem("s", "keyring", "K is only in the keyring", "K")
+    row = row_with([keyring], MISSING)
+    ch._explain_failure(row, "cursor")
+    assert row.result is not None and row.result.error == ProbeError(
+        "missing_variable", "variable K is not set in the environment cursor starts from", None
+    )
+    asked = ClientProblem("s", "input", "vscode asks for K; set it", "K")
+    row = row_with([asked], MISSING)
+    ch._explain_failure(row, "vscode")
+    assert row.result is not None and row.result.error == ProbeError(
+        "missing_variable", "vscode asks for K", "set it"
+    )
+
+
+def test_other_failures_and_problems_keep_the_probes_words() -> None:
+    other = ProbeError("spawn_failed", "no such file", "install it")
+    unset = ClientProblem("s", "unset", "K is set nowhere; export K", "K")
+    row = row_with([unset], other)
+    ch._explain_failure(row, "cursor")
+    assert row.result is not None and row.result.error == other
+    for problem in (
+        ClientProblem("s", "literal", "passed as written; x", "K"),
+        ClientProblem("s", "command", "npx is not found; install it"),
+        ClientProblem("s", "unset", "no variable named; x", None),
+    ):
+        row = row_with([problem], MISSING)
+        ch._explain_failure(row, "cursor")
+        assert row.result is not None and row.result.error == MISSING
+    first = ClientProblem("s", "literal", "as written; x", "A")
+    second = ClientProblem("s", "unset", "B is set nowhere; export B", "B")
+    third = ClientProblem("s", "unset", "C is set nowhere; export C", "C")
+    row = row_with([first, second, third], MISSING)
+    ch._explain_failure(row, "cursor")
+    assert row.result is not None and row.result.error is not None
+    assert row.result.error.hint == "export B"
+    nothing = ch.AsClientRow("s", "disabled")
+    ch._explain_failure(nothing, "cursor")
+    assert nothing.result is None
+    fine = row_with([unset], None)
+    ch._explain_failure(fine, "cursor")
+    assert fine.result is not None and fine.result.error is None
+
+
+def compared(verdict: str, mcpctl: str | None, *, in_ours: bool = True, stale: bool = False,
+             problems: list[ClientProblem] | None = None, env: str | None = None,
+             res: ProbeResult | None = None, ours: ProbeResult | None = None) -> ch.AsClientRow:  # fmt: skip
+    row = ch.AsClientRow("s", verdict, result=res, mcpctl=mcpctl, mcpctl_result=ours,
+                         problems=problems or [], env_difference=env)  # fmt: skip
+    ch._compare(row, "cursor", in_ours, stale=stale)
+    return row
+
+
+def test_a_server_only_the_client_has_is_not_compared() -> None:
+    row = compared("unavailable", None, in_ours=False)
+    assert (row.differs, row.reason) == (False, None)
+    problems = [ClientProblem("s", "unset", "a"), ClientProblem("s", "literal", "b")]
+    row = compared("healthy", None, in_ours=False, problems=problems)
+    assert (row.differs, row.reason) == (False, "a; b")
+
+
+def test_a_server_disabled_in_the_client_differs() -> None:
+    row = compared("disabled", "healthy")
+    assert (row.differs, row.reason) == (True, "disabled in cursor's config")
+
+
+def test_the_same_verdict_notes_only_what_is_passed_as_written() -> None:
+    row = compared("healthy", "healthy")
+    assert (row.differs, row.reason) == (False, None)
+    problems = [ClientProblem("s", "literal", "x is passed as written"),
+                ClientProblem("s", "unset", "y"), ClientProblem("s", "literal", "z")]  # fmt: skip
+    row = compared("healthy", "healthy", problems=problems)
+    assert (row.differs, row.reason) == (False, "x is passed as written; z")
+
+
+def test_different_verdicts_say_which_and_why() -> None:
+    problems = [ClientProblem("s", "unset", "K is set nowhere"), ClientProblem("s", "command", "c")]
+    row = compared("unavailable", "healthy", problems=problems)
+    assert row.differs
+    assert row.reason == "healthy for mcpctl, fails for cursor: K is set nowhere; c"
+    row = compared("healthy", "unhealthy", stale=True)
+    assert row.reason == (
+        "fails for mcpctl, healthy for cursor: cursor's entry is not mcpctl's; update it with: "
+        "mcpctl render cursor --install"
+    )
+    row = compared("unavailable", "healthy", env="the client does not pass HOME")
+    assert row.reason == "healthy for mcpctl, fails for cursor: the client does not pass HOME"
+    row = compared("unavailable", "unhealthy")
+    assert row.reason == "unhealthy for mcpctl, unavailable for cursor"
+    row = compared("unhealthy", None)
+    assert row.differs and row.reason == "- for mcpctl, unhealthy for cursor"
+    broke = result(error=ProbeError("spawn_failed", "no such file"))
+    row = compared("unavailable", "healthy", res=broke)
+    assert row.reason == "healthy for mcpctl, fails for cursor: spawn_failed: no such file"
+    row = compared("healthy", "unavailable", ours=broke, res=result(healthy=True))
+    assert row.reason == "fails for mcpctl, healthy for cursor: spawn_failed: no such file"
+    row = compared("unavailable", "healthy", res=result())
+    assert row.reason == "healthy for mcpctl, fails for cursor"
+
+
+def test_a_stale_entry_is_one_the_client_would_get_otherwise() -> None:
+    mine = {"s": (ServerEntry(command="new"), "external")}
+    old = ClientEntry("s", ServerEntry(command="old"))
+    assert ch._stale("cursor", old, mine, "s")
+    assert not ch._stale("cursor", ClientEntry("s", ServerEntry(command="new")), mine, "s")
+    assert not ch._stale("cursor", old, mine, "other")
+    assert not ch._stale("cursor", ClientEntry("s", ServerEntry(command="old"), launcher=True),
+                         mine, "s")  # fmt: skip
+    literal = ClientEntry("s", ServerEntry(command="old"), literals={"L": "x"})
+    assert not ch._stale("cursor", literal, mine, "s")
+    # what the client cannot hold apart is not a difference (cursor has no cwd)
+    assert not ch._stale(
+        "cursor", ClientEntry("s", ServerEntry(command="new", cwd="/w")), mine, "s"
+    )
+
+
+def test_two_entries_are_probed_once_only_when_they_start_the_same() -> None:
+    env = {"K": "v", "PATH": "/bin"}
+    same = ServerEntry(command="sh", args=("-c", "x"), env={"A": "${K}"})
+    item = ClientEntry("s", same)
+    assert ch._difference("cline", item, same, None, env) == (True, None)
+    assert (
+        ch._difference("cline", ClientEntry("s", same, launcher=True), same, None, env)[0] is False
+    )
+    other = ServerEntry(command="sh", args=("-c", "y"))
+    assert ch._difference("cline", ClientEntry("s", other), same, None, env) == (False, None)
+    unset = ServerEntry(command="sh", env={"A": "${NOT_SET_ANYWHERE_X}"})
+    assert ch._difference("cline", ClientEntry("s", unset), same, None, env) == (False, None)
+    assert ch._difference("cline", item, unset, None, env) == (False, None)
+    # our entry resolves from the keyring too; the client's never does
+    keyed = ServerEntry(command="sh", args=("-c", "x"), env={"A": "${KEYED}"})
+    got = ch._difference("cline", ClientEntry("s", keyed), keyed, {"KEYED": "v"}.get, env)
+    assert got == (False, None)
+    same_kept, why = ch._difference("cursor", item, same, None, env)
+    assert not same_kept and why is not None and "K" in why
+
+
+def test_approvals_are_claude_codes_of_a_project_file_only(tmp_path: Path) -> None:
+    places = Places(home=tmp_path / "home", cwd=tmp_path, system="linux", environ={})
+    project = tmp_path / ".mcp.json"
+    view = ClientView("claude-code", project, {"s": ClientEntry("s", ServerEntry(command="x"))})
+    warnings: list[str] = []
+    assert ch._approvals(view, places, warnings) == {"s": Approval("pending")}
+    other = ClientView("cursor", project, dict(view.entries))
+    assert ch._approvals(other, places, warnings) == {}
+    user = ClientView("claude-code", tmp_path / "claude.json", dict(view.entries))
+    assert ch._approvals(user, places, warnings) == {}
+    assert warnings == []
+    assert ch._approved({}, "s") and ch._approved({"s": Approval("approved", "f: k")}, "s")
+    assert not ch._approved({"s": Approval("pending")}, "s")
+    assert not ch._approved({"s": Approval("rejected", "f: k")}, "s")
+    assert ch._approved({"t": Approval("pending")}, "s")
+
+
+def run_as_client(view: ClientView, ours: list[Any], places: Places) -> ch.AsClientHealth:
+    seen: list[Any] = []
+
+    async def go() -> ch.AsClientHealth:
+        with anyio.fail_after(60):
+            return await health_as_client(view, ours, environ={}, places=places,
+                                          on_result=seen.append, timeout=5)  # fmt: skip
+
+    report = anyio.run(go)
+    report.warnings.append(f"results seen: {[r.name for r in seen]}")
+    return report
+
+
+def test_servers_the_client_does_not_start_are_reported_without_a_probe(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"disabledMcpjsonServers": ["no"]}))
+    places = Places(home=home, cwd=tmp_path, system="linux", environ={})
+    file = tmp_path / ".mcp.json"
+    entries = {
+        "wait": ClientEntry("wait", ServerEntry(command="x")),
+        "no": ClientEntry("no", ServerEntry(command="x")),
+        "off": ClientEntry("off", ServerEntry(command="x", enabled=False)),
+        "theirs": ClientEntry("theirs", ServerEntry(command="x", enabled=False)),
+    }
+    view = ClientView("claude-code", file, entries, warnings=["from the file"])
+    ours = [(n, ServerEntry(command="x"), "external") for n in ("wait", "no", "off", "mine")]
+    report = run_as_client(view, ours, places)
+    rows = {r.name: r for r in report.rows}
+    assert [r.name for r in report.rows] == ["wait", "no", "off", "theirs"]
+    assert rows["wait"].verdict == "pending_approval" and rows["wait"].result is None
+    assert rows["wait"].reason is not None and rows["wait"].reason.startswith("pending approval: ")
+    assert rows["no"].verdict == "rejected"
+    assert rows["no"].reason is not None and rows["no"].reason.startswith(
+        "rejected in Claude Code's settings ("
+    )
+    assert (rows["off"].verdict, rows["off"].differs, rows["off"].reason) == (
+        "disabled", True, "disabled in claude-code's config",
+    )  # fmt: skip
+    assert rows["off"].mcpctl is None and rows["off"].mcpctl_result is None
+    assert (rows["theirs"].verdict, rows["theirs"].differs) == ("disabled", False)
+    assert report.only_in_mcpctl == ["mine"] and report.only_in_client == ["theirs"]
+    assert report.warnings == ["from the file", "results seen: []"]
+    assert not report.healthy
+    assert (report.target, report.file) == ("claude-code", file)
+
+
+def test_a_failing_headers_helper_is_the_verdict_and_mcpctl_probes_its_own(tmp_path: Path) -> None:
+    places = Places(home=tmp_path / "home", cwd=tmp_path, system="linux", environ={})
+    url = "http://127.0.0.1:9/mcp"  # never reached: the client's probe is the helper's failure
+    helped = ClientEntry("api", ServerEntry(url=url), headers_helper="echo nope >&2; exit 3")
+    off = ClientEntry("off", ServerEntry(url=url, enabled=False), headers_helper="exit 3")
+    view = ClientView("claude-code", tmp_path / "claude.json", {"api": helped, "off": off})
+    ours = [("api", ServerEntry(command=sys.executable, args=("-c", "pass")), "registry")]
+    report = run_as_client(view, ours, places)
+    row = report.rows[0]
+    assert row.verdict == "unavailable" and row.result is not None
+    assert row.result.type == "registry"
+    assert row.result.error == ProbeError(
+        "headers_helper_failed", "its headers helper failed (exit 3): nope",
+        "run the headers helper by hand to see why; the client connects only once it works",
+    )  # fmt: skip
+    assert row.problems[-1] == ClientProblem(
+        "api", "command", "api: its headers helper failed (exit 3): nope"
+    )
+    assert row.mcpctl_result is not None and row.mcpctl_result is not row.result
+    assert row.mcpctl == ch.verdict(row.mcpctl_result) and row.differs is (
+        row.mcpctl != "unavailable"
+    )
+    assert report.rows[1].verdict == "disabled" and report.rows[1].result is None
+    assert report.warnings[-1] == "results seen: ['api', 'api']"
