@@ -433,3 +433,295 @@ def test_a_negative_debounce_is_refused(config_path: Path) -> None:
                 pass
 
     anyio.run(main)
+
+
+# --- the deciding parts, in-process: what counts as a change, what a problem says ---------
+
+
+def state_of(path: Path, initial: Any = None) -> Any:
+    from mcpctl.snapshot.watch import _State
+
+    return _State(path, initial)
+
+
+def test_the_state_at_start_is_the_baseline_and_only_a_real_change_counts(
+    config_path: Path,
+) -> None:
+    from mcpctl.snapshot.watch import REMOVED
+
+    config_path.write_text(dump({"a": A}))
+    state = state_of(config_path)
+    assert state.check(REMOVED) is None  # the state at start is not a change
+    assert state.current().problem is None and sorted(state.current().snapshot.mcps) == ["a"]
+    config_path.write_text(json.dumps({"a": A}))  # the same servers, other white space
+    assert state.check(REMOVED) is None
+    config_path.write_text(dump({"a": A, "b": B}))
+    change = state.check(REMOVED)
+    assert change is not None and change.ok and change.problem is None
+    assert list(change.diff.added) == ["b"] and not change.diff.removed
+    assert change.path == config_path and sorted(change.config.entries) == ["a", "b"]
+    # The next change is diffed against this state, not the one at start.
+    config_path.write_text(dump({"b": B}))
+    change = state.check(REMOVED)
+    assert change is not None and list(change.diff.removed) == ["a"] and not change.diff.added
+
+
+def test_a_missing_file_is_said_once_and_its_servers_are_all_added_when_it_comes(
+    config_path: Path,
+) -> None:
+    from mcpctl.snapshot.watch import ABSENT, REMOVED
+
+    state = state_of(config_path)
+    change = state.check(ABSENT)
+    assert change is not None and not change.ok
+    assert change.problem == f"{config_path} does not exist yet; waiting for it"
+    assert change.path == config_path and change.to_data()["file"] == str(config_path)
+    assert not change.diff.added and change.snapshot.mcps == {}
+    assert state.check(REMOVED) is None  # said once
+    config_path.write_text(dump({"a": A, "b": B}))
+    change = state.check(REMOVED)
+    assert change is not None and change.ok
+    assert sorted(change.diff.added) == ["a", "b"]
+    config_path.unlink()
+    change = state.check(REMOVED)
+    assert change is not None
+    assert change.problem == f"{config_path} was removed; waiting for it to come back"
+    assert sorted(change.config.entries) == ["a", "b"]  # the last good state stays
+
+
+@pytest.mark.parametrize(
+    ("servers", "kept"),
+    [
+        ({"a": A}, "keeping the last good state (1 server)"),
+        ({"a": A, "b": B}, "keeping the last good state (2 servers)"),
+        ({}, "keeping the last good state (0 servers)"),
+    ],
+)
+def test_an_invalid_file_keeps_the_last_good_state_and_says_so(
+    config_path: Path, servers: dict[str, Any], kept: str
+) -> None:
+    from mcpctl.snapshot.watch import REMOVED
+
+    config_path.write_text(dump(servers))
+    state = state_of(config_path)
+    assert state.check(REMOVED) is None
+    config_path.write_text('{"a": ')
+    change = state.check(REMOVED)
+    assert change is not None and change.problem is not None
+    assert change.problem.endswith(f"; {kept}"), change.problem
+    assert change.problem.startswith(f"{config_path}:1:7: invalid JSON"), change.problem
+    assert not change.diff.added and not change.diff.removed and not change.diff.changed
+    assert sorted(change.snapshot.mcps) == sorted(servers)
+    config_path.write_text('{"a": 1')  # still invalid: said once
+    assert state.check(REMOVED) is None
+    # Valid again with what it had: a change set, empty, saying the file is good again.
+    config_path.write_text(dump(servers))
+    change = state.check(REMOVED)
+    assert change is not None and change.ok and change.diff.empty
+    assert state.check(REMOVED) is None  # and only once
+
+
+def test_a_file_invalid_at_start_waits_for_a_valid_one(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import ABSENT, REMOVED
+
+    config_path.write_text("[1, 2]")
+    state = state_of(config_path)
+    change = state.check(ABSENT)
+    assert change is not None and change.problem is not None
+    assert change.problem.endswith("; waiting for a valid file"), change.problem
+    config_path.write_text(dump({"a": A}))
+    change = state.check(REMOVED)
+    assert change is not None and list(change.diff.added) == ["a"]
+
+
+def test_each_kind_of_problem_is_said_when_it_changes(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import REMOVED
+
+    config_path.write_text(dump({"a": A}))
+    state = state_of(config_path)
+    assert state.check(REMOVED) is None
+    config_path.write_text("{")
+    invalid = state.check(REMOVED)
+    config_path.unlink()
+    config_path.mkdir()  # not a file: unreadable
+    unreadable = state.check(REMOVED)
+    assert state.check(REMOVED) is None
+    config_path.rmdir()
+    missing = state.check(REMOVED)
+    assert invalid is not None and unreadable is not None and missing is not None
+    assert unreadable.problem is not None and unreadable.problem != invalid.problem
+    assert unreadable.problem.endswith("; keeping the last good state (1 server)")
+    assert missing.problem == f"{config_path} was removed; waiting for it to come back"
+
+
+def test_an_initial_config_is_what_the_first_load_is_diffed_against(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import ABSENT
+
+    config_path.write_text(dump({"a": A, "b": B}))
+    initial = read_config(config_path).config
+    config_path.write_text(dump({"a": A}))
+    state = state_of(config_path, initial)
+    assert sorted(state.current().snapshot.mcps) == ["a", "b"]
+    change = state.check(ABSENT)
+    assert change is not None and list(change.diff.removed) == ["b"]
+    # The same as the initial config: nothing to say.
+    state = state_of(config_path, read_config(config_path).config)
+    assert state.check(ABSENT) is None
+
+
+def test_a_change_carries_the_loaders_warnings(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import REMOVED
+
+    config_path.write_text(dump({"a": A}))
+    state = state_of(config_path)
+    assert state.check(REMOVED) is None
+    config_path.write_text(dump({"a": A, "b": B, "bad": {"args": []}}))
+    change = state.check(REMOVED)
+    assert change is not None and len(change.warnings) == 1 and "'bad'" in change.warnings[0]
+    assert change.to_data()["warnings"] == list(change.warnings)
+
+
+def test_the_json_view_of_a_change(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import REMOVED
+
+    config_path.write_text(dump({"a": A, "c": A}))
+    state = state_of(config_path)
+    assert state.check(REMOVED) is None
+    config_path.write_text(dump({"c": {"command": "cat"}, "b": B}))
+    change = state.check(REMOVED)
+    assert change is not None
+    change = ConfigChange(
+        change.diff, change.config, change.snapshot, path=config_path,
+        time=datetime(2026, 1, 2, 3, 4, 5, 678000).astimezone(),
+    )  # fmt: skip
+    data = change.to_data()
+    assert data == {
+        "time": change.time.isoformat(timespec="seconds"),
+        "file": str(config_path),
+        "ok": True,
+        "problem": None,
+        "added": ["b"],
+        "removed": ["a"],
+        "changed": [{"name": "c", "fields": ["command"]}],
+        "servers": ["b", "c"],
+        "warnings": [],
+    }
+    assert data["time"].startswith("2026-01-02T03:04:05") and "." not in data["time"]
+    problem = state.current("it broke")
+    assert problem.to_data()["ok"] is False and problem.to_data()["problem"] == "it broke"
+    assert problem.to_data()["servers"] == ["b", "c"]
+
+
+def test_a_stop_flag_is_the_callers_or_its_own() -> None:
+    from mcpctl.snapshot.watch import _Stop
+
+    own = _Stop(None)
+    assert not own.is_set()
+    own.set()
+    assert own.is_set()
+    outer = threading.Event()
+    stop = _Stop(outer)
+    assert not stop.is_set()
+    outer.set()
+    assert stop.is_set()
+
+
+def test_the_directory_is_watched_and_only_the_files_events_count(tmp_path: Path) -> None:
+    from mcpctl.snapshot.watch import _only, _watched
+
+    path = tmp_path / "external-mcps.json"
+    dirs, names = _watched(path)
+    directory = tmp_path.resolve()
+    assert dirs == (directory,)
+    assert names == {str(directory / path.name), str(directory)}
+    keep = _only(names)
+    assert keep(None, str(directory / path.name)) and keep(None, str(directory))
+    assert not keep(None, str(directory / "other.json"))
+
+
+def test_a_symlinked_file_has_its_targets_directory_watched_too(tmp_path: Path) -> None:
+    from mcpctl.snapshot.watch import _watched
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (there / "real.json").write_text("{}")
+    link = here / "external-mcps.json"
+    link.symlink_to(there / "real.json")
+    dirs, names = _watched(link)
+    assert dirs == (here.resolve(), there.resolve())
+    assert names == {
+        str(here.resolve() / link.name), str(here.resolve()),
+        str(there.resolve() / "real.json"), str(there.resolve()),
+    }  # fmt: skip
+    # A link to a file beside it: one directory, both names.
+    beside = here / "beside.json"
+    beside.symlink_to(here / "real-here.json")
+    (here / "real-here.json").write_text("{}")
+    dirs, names = _watched(beside)
+    assert dirs == (here.resolve(),)
+    assert names == {str(here.resolve() / "beside.json"), str(here.resolve()),
+                     str(here.resolve() / "real-here.json")}  # fmt: skip
+    # A link whose target's directory is missing: only the link's directory.
+    dangling = here / "dangling.json"
+    dangling.symlink_to(tmp_path / "gone" / "x.json")
+    dirs, names = _watched(dangling)
+    assert dirs == (here.resolve(),)
+    assert str(tmp_path.resolve() / "gone") not in names
+    assert str(tmp_path.resolve() / "gone" / "x.json") in names
+
+
+def test_a_zero_debounce_is_taken(config_path: Path) -> None:
+    stop = threading.Event()
+    stop.set()
+
+    async def main() -> None:
+        async for _ in watch_config(config_path, debounce=0, stop=stop):
+            pytest.fail("a set stop flag ends the watch before it starts")
+
+    anyio.run(main)
+
+
+def test_a_missing_directory_at_start_is_said_once_and_its_file_awaited(tmp_path: Path) -> None:
+    path = tmp_path / "not-yet" / "external-mcps.json"
+    stop = threading.Event()
+    ready: list[ConfigChange] = []
+    got: list[ConfigChange] = []
+
+    async def main() -> None:
+        async def consume() -> None:
+            async for change in watch_config(path, debounce=0.05, stop=stop, on_ready=ready.append):
+                got.append(change)
+
+        async def until(count: int) -> None:
+            while len(got) < count:
+                await anyio.sleep(0.02)
+
+        with anyio.fail_after(30):  # generous: the machine may be busy
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(consume)
+                await until(1)
+                path.parent.mkdir()
+                path.write_text(dump({"a": A}))
+                await until(2)
+                stop.set()
+
+    anyio.run(main)
+    absent = f"{path} does not exist yet; waiting for it"
+    assert [change.problem for change in ready] == [absent]  # the state at start, once
+    assert got[0].problem == absent
+    assert got[1].ok and list(got[1].diff.added) == ["a"]
+
+
+def test_an_unreadable_file_after_a_good_state_is_said(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import REMOVED
+
+    config_path.write_text(dump({"a": A}))
+    state = state_of(config_path)
+    assert state.check(REMOVED) is None
+    config_path.unlink()
+    config_path.mkdir()  # not a file
+    change = state.check(REMOVED)
+    assert change is not None and change.problem is not None
+    assert change.problem.endswith("; keeping the last good state (1 server)")
+    assert state.check(REMOVED) is None  # said once
