@@ -410,6 +410,14 @@ def test_a_retry_after_longer_than_the_time_left_gives_up_at_once() -> None:
         )
 
 
+def test_a_retry_after_in_fractions_is_said_to_a_tenth() -> None:
+    with scripted({"/doc": [(503, b"{}", {"Retry-After": "30.25"})]}) as (url, _):
+        client = RegistryClient(url, timeout=5, sleep=lambda s: None)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert "; it asks to retry in 30.2 s, more than the " in caught.value.message
+
+
 def test_no_time_left_for_the_backoff() -> None:
     with scripted({"/doc": [(500, b"{}", OK)]}) as (url, _):
         client = RegistryClient(url, timeout=5, backoff=10, sleep=lambda s: None)
@@ -460,6 +468,28 @@ def test_redirects_to_another_host_are_remembered_once_each() -> None:
                 client.get_document(front2 + "/doc")
                 assert client.redirects == [(host_of(front), host_of(there)),
                                             (host_of(front2), host_of(there))]  # fmt: skip
+
+
+def test_not_modified_from_another_host_says_it_came_from_there() -> None:
+    with scripted({"/doc": [(304, b"", OK)]}) as (there, _):
+        hop = {"/doc": [(302, b"", {"Location": there + "/doc"})]}
+        with scripted(hop) as (front, _), fast_client(front) as client:
+            doc = client.get_document(front + "/doc", etag='"v1"')
+        assert doc == Document(None, '"v1"', (host_of(front), host_of(there)))
+
+
+def test_a_redirect_to_an_address_without_a_port_is_followed() -> None:
+    with scripted({"/doc": [(302, b"", {"Location": "http://127.0.0.1/doc"})]}) as (url, _):
+        with fast_client(url) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert "redirects to" not in caught.value.message  # followed: port 80 answers no JSON
+
+
+def test_a_registry_address_with_a_path_keeps_it() -> None:
+    answers = {"/X/v0.1/servers": [(200, b'{"servers": []}', OK)]}
+    with scripted(answers) as (url, site), fast_client(url + "/X/") as client:
+        assert client.get_json("/servers") == {"servers": []}
+        assert site.paths() == ["/X/v0.1/servers"]
 
 
 def test_a_redirect_back_to_the_first_host_is_no_redirect() -> None:
