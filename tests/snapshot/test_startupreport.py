@@ -374,3 +374,153 @@ def test_one_tool_is_one_and_more_reasons_are_counted() -> None:
     text = render_text(build_report({}, now))
     assert "- a (1 tool, " in text and ", degraded)" in text
     assert "Degraded:\n- a: first (+2 more)\n" in text
+
+
+def test_an_external_server_that_failed_says_why() -> None:
+    now = snapshot_of_config({"x": ServerEntry(command="x")}, timestamp=NOW)
+    now.mcps["x"].probe = ServerState(error="server_exited")
+    report = build_report({}, now)
+    assert "\n- x (failed: server_exited)\n" in render_text(report)
+    assert "\n- **x** (failed: `server_exited`)\n" in render_markdown(report)
+
+
+@pytest.mark.parametrize(
+    ("description", "shown"),
+    [
+        ("a" * 60, "a" * 60),  # exactly the limit: whole
+        ("word " * 11 + "longer", "word word word word word word word word word word word…"),
+        (
+            "first, second; third: " * 3,
+            "first, second; third: first, second; third: first, second…",
+        ),
+        ("one two" + " " * 5 + "three", "one two three"),
+        ("word " * 12 + "more", "word " * 11 + "word…"),  # a word ending at the limit stays
+        ("word " * 10 + "MAX toolongaword", "word " * 10 + "MAX…"),
+    ],
+)
+def test_a_long_description_is_cut_at_a_word(description: str, shown: str) -> None:
+    entry = ServerEntry(command="x", description=description)
+    now = snapshot_of_config({"x": entry}, timestamp=NOW)
+    assert f"\n- x: {shown}\n" in render_text(build_report({"x": entry}, now))
+
+
+def test_a_large_token_count_is_grouped() -> None:
+    now = snapshot_of_config({"a": ServerEntry(command="a")}, timestamp=NOW)
+    now.mcps["a"].probe = healthy(tool("t", "word " * 3000))
+    [server] = build_report({}, now).servers
+    assert server.tokens is not None and server.tokens >= 1000
+    assert f"- a (1 tool, {server.tokens:,} tokens)\n" in render_text(build_report({}, now))
+
+
+def test_renames_past_the_limit_are_counted() -> None:
+    from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
+
+    change = ServerChange(
+        "a",
+        renamed={"prompts": [("p1", "q1"), ("p2", "q2"), ("p3", "q3")]},
+        changed=[DefinitionChange("prompts", "p", {"description": (1, 2), "arguments": (1, 2)})],
+    )
+    assert render_changes(SnapshotDiff(changed=[change]), max_names=2) == [
+        "~ a: prompts renamed: p1 -> q1, p2 -> q2, +1 more",
+        "! a: prompt p changed (description, arguments)",
+    ]
+    assert render_changes(SnapshotDiff(changed=[change]), markdown=True, max_names=3)[0] == (
+        "- `~` **a**: prompts renamed: `p1` -> `q1`, `p2` -> `q2`, `p3` -> `q3`"
+    )
+
+
+def test_a_kind_without_words_is_named_as_it_is() -> None:
+    from mcpctl.snapshot.diff import DefinitionChange, RedactedSecret, ServerChange, SnapshotDiff
+
+    change = ServerChange("a", changed=[DefinitionChange("widgets", "w", {"x": (1, 2)})])
+    assert render_changes(SnapshotDiff(changed=[change])) == ["! a: widgets w changed (x)"]
+    secrets = [RedactedSecret("a", "widgets", "w"), RedactedSecret("a", "resource_templates", "r")]
+    text = render_text(Report(NOW, changes=SnapshotDiff(first=True, redacted=secrets)))
+    assert "\n- a: widgets w: definition contained a secret: redacted\n" in text
+    assert "\n- a: resource template r: definition contained a secret: redacted\n" in text
+
+
+def test_a_secret_in_server_info_or_instructions_names_no_definition() -> None:
+    from mcpctl.snapshot.diff import RedactedSecret, SnapshotDiff
+
+    secrets = [RedactedSecret("a", "serverInfo"), RedactedSecret("b_c", "instructions")]
+    report = Report(NOW, changes=SnapshotDiff(first=True, redacted=secrets))
+    assert render_text(report).endswith(
+        "Secrets redacted:\n"
+        "- a: serverInfo contained a secret: redacted\n"
+        "- b_c: instructions contained a secret: redacted\n"
+    )
+    assert render_markdown(report).endswith(
+        "### Secrets redacted\n\n"
+        "- **a**: serverInfo contained a secret: redacted\n"
+        "- **b\\_c**: instructions contained a secret: redacted\n"
+    )
+
+
+def test_without_a_probe_the_summary_counts_no_status() -> None:
+    summary = unprobed_report().to_data()["summary"]
+    assert summary == {
+        "total": 5, "internal": 2, "external": 3, "healthy": None, "degraded": None,
+        "needs_auth": None, "failed": None, "not_probed": 5,
+    }  # fmt: skip
+
+
+def test_two_fields_of_a_config_change_are_listed() -> None:
+    from mcpctl.snapshot.diff import ServerChange, SnapshotDiff
+
+    change = ServerChange("a", fields=["args", "env"])
+    assert render_changes(SnapshotDiff(changed=[change])) == ["~ a: config changed (args, env)"]
+
+
+def test_no_changes_is_a_paragraph_of_its_own() -> None:
+    now = snapshot_of_config(entries(), timestamp=NOW)
+    text = render_text(build_report(entries(), now, diff_snapshots(now, now), since=BEFORE))
+    assert text.endswith(f"\n\nNo changes since {BEFORE}.\n")
+
+
+def test_config_problems_come_after_the_rest_of_the_report() -> None:
+    now = snapshot_of_config({"x": ServerEntry(command="x")}, timestamp=NOW)
+    text = render_text(build_report({}, now, problems=["one problem"]))
+    assert text == (
+        f"MCP servers: 1 (0 internal, 1 external), not probed\nSnapshot {NOW}\n\n"
+        "External servers:\n- x\n\nFirst snapshot: nothing to compare with.\n\n"
+        "Config problems:\n- one problem\n"
+    )
+
+
+def test_two_reasons_to_be_degraded_show_one_more() -> None:
+    now = snapshot_of_config({"a": ServerEntry(command="a")}, timestamp=NOW)
+    now.mcps["a"].probe = replace(healthy(tool("t")), warnings=["first", "second"])
+    assert "Degraded:\n- a: first (+1 more)\n" in render_text(build_report({}, now))
+
+
+def test_tools_whose_cost_is_unknown_show_no_tokens() -> None:
+    now = snapshot_of_config({"a": ServerEntry(command="a")}, timestamp=NOW)
+    stored = Definition("t", "sha256:0", {})  # a snapshot that kept only fingerprints
+    now.mcps["a"].probe = ServerState({"name": "a"}, None, {"t": stored})
+    report = build_report({}, now)
+    assert report.servers[0].tokens is None
+    assert "\n- a (1 tool)\n  t\n" in render_text(report)
+
+
+def test_a_server_not_probed_keeps_its_transport() -> None:
+    servers = unprobed_report().to_data()["servers"]
+    assert {s["name"]: s["transport"] for s in servers} == {
+        s.name: s.transport for s in probed_report().servers
+    }
+    assert all(s["transport"] for s in servers)
+
+
+def test_only_a_disabled_server_is_listed_as_disabled() -> None:
+    on, off = ServerEntry(command="on"), ServerEntry(command="off", enabled=False)
+    report = build_report({"on": on, "off": off, "here": on}, Snapshot(NOW))
+    assert report.disabled == ["off"]
+
+
+def test_an_empty_error_code_from_a_lock_file_is_shown_empty() -> None:
+    now = snapshot_of_config({"x": ServerEntry(command="x")}, timestamp=NOW)
+    now.mcps["x"].probe = ServerState(error="")  # a lock file may say "error": ""
+    report = build_report({}, now)
+    assert [(s.name, s.status, s.error) for s in report.failed] == [("x", "failed", "")]
+    text = render_text(report)
+    assert "\n- x (failed: )\n" in text and text.endswith("Failed:\n- x: \n")
