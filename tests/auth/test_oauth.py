@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
@@ -19,13 +19,17 @@ import anyio
 import httpx2
 import pytest
 
+from mcpctl._version import __version__
 from mcpctl.auth.connecting import connecting_auth
 from mcpctl.auth.oauth import (
     REFUSED_REFRESH,
+    StoredOAuthProvider,
+    client_credentials_provider,
     client_metadata,
     configured_client,
     sign_in_hint,
 )
+from mcpctl.auth.oauthtokens import TokenStore
 from mcpctl.auth.records import OAuthRecord, load_record, save_record
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import ProbeFailed
@@ -58,6 +62,7 @@ class Server:
         self.forms: list[dict[str, list[str]]] = []
         self.url = ""
         self.accept_new = True  # whether a token the endpoint hands out is taken at /mcp
+        self.on_refusal: Callable[[], None] | None = None  # run before /mcp refuses a request
 
     def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -80,6 +85,8 @@ class Server:
                 if auth is not None and auth.removeprefix("Bearer ") in server.valid:
                     reply(self, 200, b"ok", {"Content-Type": "text/plain"})
                     return
+                if server.on_refusal is not None:
+                    server.on_refusal()
                 status, challenge = server.refusal
                 reply(self, status, b"", {"WWW-Authenticate": challenge} if challenge else {})
 
@@ -171,6 +178,46 @@ def test_a_refused_sign_in_is_renewed_once_and_the_request_sent_again(server: Se
     assert record.resource is not None and record.resource["resource"] == server.url
 
 
+def test_a_sign_in_another_process_renewed_meanwhile_is_used_as_it_is(server: Server) -> None:
+    record = signed_in(server)
+    server.valid.add("AT-other")
+
+    def renewed_elsewhere() -> None:  # what a concurrent mcpctl stores after its own refresh
+        server.on_refusal = None
+        record.access_token, record.refresh_token = "AT-other", "RT-other"
+        save_record("docs", record)
+
+    server.on_refusal = renewed_elsewhere
+    assert get(server) == 200
+    assert server.sent == ["Bearer AT-old", "Bearer AT-other"]
+    assert server.forms == []  # not renewed again: its refresh token would be spent
+
+
+def test_a_keyring_that_fails_during_the_run_is_said(
+    server: Server, memory_keyring: MemoryKeyring
+) -> None:
+    from keyring.errors import KeyringError
+
+    from mcpctl.auth.secrets import _REMEDIES
+
+    signed_in(server)
+
+    def locked(service: str, username: str) -> str | None:
+        raise KeyringError("the collection is locked")
+
+    def keyring_fails() -> None:  # before the stored sign-in is read again to renew it
+        memory_keyring.get_password = locked  # type: ignore[method-assign]
+
+    server.on_refusal = keyring_fails
+    error = failure(server)
+    assert error.message == (
+        "docs: the sign-in cannot be read: the keyring could not be read: "
+        "KeyringError: the collection is locked"
+    )
+    assert error.hint == _REMEDIES  # the keyring's remedies, not a sign-in
+    assert server.forms == []
+
+
 def test_an_expired_sign_in_is_renewed_before_the_request(server: Server) -> None:
     signed_in(server, expires_at=time.time() - 10)
     server.answers = [(200, TOKENS)]
@@ -193,6 +240,16 @@ def test_a_refused_refresh_says_a_new_sign_in_is_needed_and_remembers_it(
     error = failure(server)
     assert error.message == f"docs: {REFUSED_REFRESH}"
     assert len(server.forms) == 1
+
+
+def test_an_expired_sign_in_whose_renewal_is_refused_is_not_sent(server: Server) -> None:
+    signed_in(server, expires_at=time.time() - 10)
+    server.answers = [(400, {"error": "invalid_grant"})]
+    error = failure(server)
+    assert error.message == (f"docs: {REFUSED_REFRESH} (its refresh token was revoked or expired)")
+    assert server.sent == []  # the MCP server never saw the expired token, nor none
+    record = load_record("docs")
+    assert record is not None and record.sign_in_needed == REFUSED_REFRESH
 
 
 def test_a_token_endpoint_that_fails_is_named_with_its_status(server: Server) -> None:
@@ -315,8 +372,14 @@ def test_what_mcpctl_registers_as_and_a_configured_client() -> None:
     assert public.grant_types == ["authorization_code", "refresh_token"]
     assert public.response_types == ["code"]
     assert public.client_name == "mcpctl"
+    # A native app (OpenID registration takes one that does not say for a web app, which may
+    # not redirect to a loopback http:// URI), naming the program and its version.
+    assert public.application_type == "native"
+    assert public.software_id == "mcpctl" and public.software_version == __version__
     confidential = client_metadata("http://127.0.0.1:5/callback", scope="a b", secret=True)
     assert confidential.token_endpoint_auth_method == "client_secret_post"
+    assert confidential.scope == "a b"
+    assert confidential.grant_types == ["authorization_code", "refresh_token"]
     confidential.scope = "c"  # what the SDK does with the server's scopes
     assert confidential.scope == "a b"
     assert configured_client(AuthConfig(type="oauth")) is None
@@ -330,6 +393,34 @@ def test_what_mcpctl_registers_as_and_a_configured_client() -> None:
     assert secret is not None and secret.client_secret == "s"
     assert secret.token_endpoint_auth_method == "client_secret_post"
     assert [str(u) for u in secret.redirect_uris or []] == ["http://127.0.0.1:5/cb"]
+
+
+def test_a_provider_given_scopes_asks_for_them_whatever_the_server_advertises(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    url = "http://127.0.0.1:9/mcp"
+    store = TokenStore("docs", url)
+    metadata = client_metadata("http://127.0.0.1:5/callback")
+    provider = StoredOAuthProvider("docs", store, url, metadata, store, scope="a b")
+    asked = provider.context.client_metadata
+    assert asked.scope == "a b"
+    asked.scope = "c"  # what the SDK does with the server's scopes
+    assert provider.context.client_metadata.scope == "a b"
+    # The rest of what it registers as is kept.
+    assert asked.client_name == "mcpctl" and asked.application_type == "native"
+    assert [str(u) for u in asked.redirect_uris or []] == ["http://127.0.0.1:5/callback"]
+    assert provider.mcpctl.name == "docs" and provider.mcpctl.store is store
+    assert not provider.mcpctl.connecting
+    # Given none, the server's scopes are taken.
+    provider = StoredOAuthProvider("docs", store, url, metadata, store, connecting=True)
+    assert provider.mcpctl.connecting
+    provider.context.client_metadata.scope = "c"
+    assert provider.context.client_metadata.scope == "c"
+    # So too for client credentials.
+    machine = client_credentials_provider("docs", store, url, "bot", "s3cret", scope="a b")
+    machine.context.client_metadata.scope = "c"
+    assert machine.context.client_metadata.scope == "a b"
+    assert machine.mcpctl.reauthorizes and not machine.mcpctl.connecting
 
 
 def test_client_credentials_are_granted_anew_when_the_token_is_refused(server: Server) -> None:
