@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from mcpctl.registry.client import RegistryClient, host_of
+from mcpctl.registry.metadata import MetadataCache
 from mcpctl.registry.syncing import REFRESH_TIMEOUT, REQUEST_TIMEOUT
 from mcpctl.snapshot import packageresolve
 from mcpctl.snapshot.packageresolve import Resolution, resolve_packages
@@ -248,6 +249,7 @@ def test_pypi_a_range_picks_the_best_release_not_yanked(site: Site) -> None:
     docs.docs["/pypi/demo/1.1/json"] = pypi_doc("1.1", releases["1.1"])
     pin = resolve(env, s=spec("uvx", "demo<2")).pins["s"]
     assert (pin.version, pin.integrity, pin.file) == ("1.1", "sha256:c", "d-1.1.whl")
+    assert (pin.ecosystem, pin.name, pin.spec, pin.pinned) == ("pypi", "demo", "<2", False)
     assert docs.asked == ["/pypi/demo/json", "/pypi/demo/1.1/json"]
 
 
@@ -272,7 +274,8 @@ def test_a_pypi_latest_that_is_no_version(site: Site) -> None:
     releases = {"1.0": [whl("d-1.0.whl", "s1")]}
     docs.docs["/pypi/demo/json"] = pypi_doc("1.0 ; rm", [whl("d.whl", "s")], releases)
     docs.docs["/pypi/other/json"] = pypi_doc(7, [whl("d.whl", "s")], "not a dict")
-    found = resolve(env, s=spec("uvx", "demo"), r=spec("uvx", "demo>=1"), o=spec("uvx", "other"))
+    found = resolve(env, s=spec("uvx", "demo"), r=spec("uvx", "demo>=1"), o=spec("uvx", "other"),
+                    q=spec("uvx", "other>=1"))  # fmt: skip
     at = f"PyPI at {host_of(env['MCPCTL_PYPI_URL'])}"
     assert found.pins["s"].reason == f"{at} names '1.0 ; rm' as the version: not a version"
     assert found.pins["r"].version == "1.0"
@@ -281,6 +284,7 @@ def test_a_pypi_latest_that_is_no_version(site: Site) -> None:
         "not recorded"
     ]
     assert found.pins["o"].reason == "no version of other matches ''"
+    assert found.pins["q"].reason == "no version of other matches '>=1'"  # a number: no latest
 
 
 def test_a_mirror_without_version_documents_answers_from_the_project(site: Site) -> None:
@@ -385,6 +389,21 @@ def test_offline_the_cache_answers_and_says_from_when(site: Site, tmp_path: Path
         assert none.offline and none.cache_time is None
         assert "nothing cached" in (none.pins["x"].reason or "")
         assert none.note == "checked against the cache from an unknown time: offline"
+
+
+def test_offline_a_kept_document_without_data_is_no_answer(tmp_path: Path) -> None:
+    kept = tmp_path / "metadata.json"
+    with reserved_port() as port:
+        dead = f"http://127.0.0.1:{port}"
+        cache = MetadataCache.load(kept)
+        cache.put(f"{dead}/plain", None, None, 1_700_000_000.0)
+        cache.put(f"{dead}/pypi/demo/json", None, None, 1_700_000_000.0)
+        cache.save()
+        specs = {"n": spec("npx", "-y", "plain"), "p": spec("uvx", "demo")}
+        env = {"MCPCTL_NPM_REGISTRY": dead, "MCPCTL_PYPI_URL": dead}
+        found = resolve_packages(specs, cache_file=kept, environ=env)
+    assert [(p.status, p.reason) for p in found.pins.values()] == [("unresolved", "no answer")] * 2
+    assert found.offline and found.cache_time is None
 
 
 def test_the_cache_file_is_written(site: Site, tmp_path: Path) -> None:
@@ -515,3 +534,20 @@ def test_docker_that_cannot_be_run(fake_docker: Path) -> None:
     digest, why = inspect("mine:latest")
     assert digest is None
     assert why == "docker image inspect failed: No such file or directory"
+
+
+def test_docker_does_not_read_the_caller_s_input(
+    fake_docker: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``docker`` that reads its input gets none, not the caller's (a pipe that never ends)."""
+    monkeypatch.setattr(packageresolve, "DOCKER_TIMEOUT", 3.0)
+    script(fake_docker, "read line\necho '[\"mine@sha256:666\"]'")
+    read_end, write_end = os.pipe()
+    saved = os.dup(0)
+    try:
+        os.dup2(read_end, 0)
+        assert inspect("mine:latest") == ("sha256:666", None)
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read_end, write_end):
+            os.close(fd)
