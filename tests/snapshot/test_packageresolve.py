@@ -141,12 +141,16 @@ def test_npm_without_usable_tags_has_no_latest(site: Site, tags: Any) -> None:
     assert found.pins["r"].version == "1.0.0"  # a range needs no tag
 
 
-@pytest.mark.parametrize("doc", [[], {"dist-tags": {}}, {"versions": []}])
-def test_an_npm_document_without_versions_is_unresolved(site: Site, doc: Any) -> None:
+@pytest.mark.parametrize(
+    ("doc", "why"),
+    [([], "not an object"), ({"dist-tags": {}}, "no versions"), ({"versions": []}, "no versions")],
+)
+def test_an_npm_document_without_versions_is_unresolved(site: Site, doc: Any, why: str) -> None:
     docs, env = site
     docs.docs["/plain"] = doc
-    pin = resolve(env, s=spec("npx", "-y", "plain")).pins["s"]
-    assert pin.status == "unresolved" and "unexpected answer" in (pin.reason or "")
+    pin = resolve(env, s=spec("npx", "-y", "plain@1.0.0")).pins["s"]
+    assert pin.status == "unresolved" and (pin.reason or "").endswith(f"unexpected answer: {why}")
+    assert (pin.ecosystem, pin.name, pin.spec, pin.pinned) == ("npm", "plain", "1.0.0", True)
 
 
 def test_npm_versions_that_are_no_versions_are_counted_and_shown(site: Site) -> None:
