@@ -100,15 +100,17 @@ def test_npm_records_the_integrity_or_else_the_sha1(site: Site) -> None:
     docs.docs["/plain"] = npm_doc({"1.0.0": {"integrity": "sha512-aa", "shasum": "ff"},
                                    "1.1.0": {"shasum": "ee"}, "1.2.0": {"tarball": "x"},
                                    "1.3.0": "text"}, {"latest": "1.0.0"})  # fmt: skip
+    docs.docs["/plain"]["versions"]["1.4.0"] = ["not", "an", "object"]
     docs.docs["/@org%2Fpkg"] = npm_doc({"2.0.0": {"integrity": "sha512-bb"}})
     found = resolve(env, a=spec("npx", "-y", "plain"), b=spec("npx", "-y", "plain@1.1.0"),
                     c=spec("npx", "-y", "plain@1.2.0"), d=spec("npx", "-y", "@org/pkg"),
-                    e=spec("npx", "-y", "plain@1.3.0"))  # fmt: skip
+                    e=spec("npx", "-y", "plain@1.3.0"), f=spec("npx", "-y", "plain@1.4.0"))  # fmt: skip
     pins = found.pins
     assert (pins["a"].version, pins["a"].integrity) == ("1.0.0", "sha512-aa")
     assert (pins["b"].version, pins["b"].integrity) == ("1.1.0", "sha1:ee")
     assert (pins["c"].version, pins["c"].integrity) == ("1.2.0", None)
     assert (pins["e"].version, pins["e"].integrity) == ("1.3.0", None)
+    assert (pins["f"].version, pins["f"].integrity) == ("1.4.0", None)
     assert (pins["d"].name, pins["d"].version, pins["d"].integrity) == ("@org/pkg", "2.0.0",
                                                                          "sha512-bb")  # fmt: skip
     assert pins["b"].pinned and not pins["a"].pinned and pins["a"].ecosystem == "npm"
