@@ -161,8 +161,9 @@ def test_npm_versions_that_are_no_versions_are_counted_and_shown(site: Site) -> 
     docs.docs["/four"] = npm_doc({"1.0.0": {}, **{b: {} for b in bogus}}, {"latest": "1.0.0"})
     docs.docs["/one"] = npm_doc({"1.0.0": {}, "v2": {}}, {"latest": "1.0.0"})
     docs.docs["/three"] = npm_doc({"1.0.0": {}, "a": {}, "b": {}, "c": {}}, {"latest": "1.0.0"})
+    docs.docs["/two"] = npm_doc({"1.0.0": {}, "a": {}, "b": {}}, {"latest": "1.0.0"})
     found = resolve(env, f=spec("npx", "-y", "four"), o=spec("npx", "-y", "one"),
-                    t=spec("npx", "-y", "three"))  # fmt: skip
+                    t=spec("npx", "-y", "three"), w=spec("npx", "-y", "two"))  # fmt: skip
     at = host_of(env["MCPCTL_NPM_REGISTRY"])
     assert found.warnings == [
         f"f: four: the npm registry at {at} lists 4 versions that are not versions, ignored: "
@@ -170,8 +171,10 @@ def test_npm_versions_that_are_no_versions_are_counted_and_shown(site: Site) -> 
         f"o: one: the npm registry at {at} lists 1 version that are not versions, ignored: 'v2'",
         f"t: three: the npm registry at {at} lists 3 versions that are not versions, ignored: "
         "'a', 'b', 'c'",
+        f"w: two: the npm registry at {at} lists 2 versions that are not versions, ignored: "
+        "'a', 'b'",
     ]
-    assert all(found.pins[k].version == "1.0.0" for k in "fot")
+    assert all(found.pins[k].version == "1.0.0" for k in "fotw")
 
 
 def test_an_npm_tag_naming_no_version_is_not_followed(site: Site) -> None:
