@@ -129,6 +129,7 @@ def test_npm_tags_name_a_version(site: Site) -> None:
                     x=spec("npx", "-y", "plain@^5"))  # fmt: skip
     assert found.pins["n"].version == "2.0.0-rc.1"
     assert found.pins["r"].version == "1.0.0"
+    assert found.warnings == []  # a latest that is a version is no news
     for server, wanted in (("b", "bad"), ("g", "gone"), ("x", "^5")):
         pin = found.pins[server]
         assert (pin.status, pin.reason) == ("unresolved", f"no version of plain matches {wanted!r}")
