@@ -114,6 +114,7 @@ def test_npm_records_the_integrity_or_else_the_sha1(site: Site) -> None:
     assert (pins["d"].name, pins["d"].version, pins["d"].integrity) == ("@org/pkg", "2.0.0",
                                                                          "sha512-bb")  # fmt: skip
     assert pins["b"].pinned and not pins["a"].pinned and pins["a"].ecosystem == "npm"
+    assert (pins["b"].spec, pins["a"].spec) == ("1.1.0", "")
     assert found.warnings == [] and not found.offline
     assert sorted(docs.asked) == ["/@org%2Fpkg", "/plain"]  # one lookup per package
 
@@ -121,14 +122,14 @@ def test_npm_records_the_integrity_or_else_the_sha1(site: Site) -> None:
 def test_npm_tags_name_a_version(site: Site) -> None:
     docs, env = site
     docs.docs["/plain"] = npm_doc(
-        {"1.0.0": {"integrity": "sha512-1"}, "2.0.0-rc.1": {"integrity": "sha512-2"}},
+        {"1.0.0": {"integrity": "sha512-1"}, "1.1.0": {}, "2.0.0-rc.1": {"integrity": "sha512-2"}},
         {"latest": "1.0.0", "next": "2.0.0-rc.1", "bad": 7, "gone": "3.0.0"},
     )
     found = resolve(env, n=spec("npx", "-y", "plain@next"), b=spec("npx", "-y", "plain@bad"),
                     g=spec("npx", "-y", "plain@gone"), r=spec("npx", "-y", "plain@^1"),
                     x=spec("npx", "-y", "plain@^5"))  # fmt: skip
     assert found.pins["n"].version == "2.0.0-rc.1"
-    assert found.pins["r"].version == "1.0.0"
+    assert found.pins["r"].version == "1.0.0"  # the latest, when it satisfies the range
     assert found.warnings == []  # a latest that is a version is no news
     for server, wanted in (("b", "bad"), ("g", "gone"), ("x", "^5")):
         pin = found.pins[server]
