@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from mcpctl.registry.client import RegistryClient, host_of
+from mcpctl.registry.metadata import MetadataCache
 from mcpctl.registry.syncing import REFRESH_TIMEOUT, REQUEST_TIMEOUT
 from mcpctl.snapshot import packageresolve
 from mcpctl.snapshot.packageresolve import Resolution, resolve_packages
@@ -99,18 +100,21 @@ def test_npm_records_the_integrity_or_else_the_sha1(site: Site) -> None:
     docs.docs["/plain"] = npm_doc({"1.0.0": {"integrity": "sha512-aa", "shasum": "ff"},
                                    "1.1.0": {"shasum": "ee"}, "1.2.0": {"tarball": "x"},
                                    "1.3.0": "text"}, {"latest": "1.0.0"})  # fmt: skip
+    docs.docs["/plain"]["versions"]["1.4.0"] = ["not", "an", "object"]
     docs.docs["/@org%2Fpkg"] = npm_doc({"2.0.0": {"integrity": "sha512-bb"}})
     found = resolve(env, a=spec("npx", "-y", "plain"), b=spec("npx", "-y", "plain@1.1.0"),
                     c=spec("npx", "-y", "plain@1.2.0"), d=spec("npx", "-y", "@org/pkg"),
-                    e=spec("npx", "-y", "plain@1.3.0"))  # fmt: skip
+                    e=spec("npx", "-y", "plain@1.3.0"), f=spec("npx", "-y", "plain@1.4.0"))  # fmt: skip
     pins = found.pins
     assert (pins["a"].version, pins["a"].integrity) == ("1.0.0", "sha512-aa")
     assert (pins["b"].version, pins["b"].integrity) == ("1.1.0", "sha1:ee")
     assert (pins["c"].version, pins["c"].integrity) == ("1.2.0", None)
     assert (pins["e"].version, pins["e"].integrity) == ("1.3.0", None)
+    assert (pins["f"].version, pins["f"].integrity) == ("1.4.0", None)
     assert (pins["d"].name, pins["d"].version, pins["d"].integrity) == ("@org/pkg", "2.0.0",
                                                                          "sha512-bb")  # fmt: skip
     assert pins["b"].pinned and not pins["a"].pinned and pins["a"].ecosystem == "npm"
+    assert (pins["b"].spec, pins["a"].spec) == ("1.1.0", "")
     assert found.warnings == [] and not found.offline
     assert sorted(docs.asked) == ["/@org%2Fpkg", "/plain"]  # one lookup per package
 
@@ -118,14 +122,15 @@ def test_npm_records_the_integrity_or_else_the_sha1(site: Site) -> None:
 def test_npm_tags_name_a_version(site: Site) -> None:
     docs, env = site
     docs.docs["/plain"] = npm_doc(
-        {"1.0.0": {"integrity": "sha512-1"}, "2.0.0-rc.1": {"integrity": "sha512-2"}},
+        {"1.0.0": {"integrity": "sha512-1"}, "1.1.0": {}, "2.0.0-rc.1": {"integrity": "sha512-2"}},
         {"latest": "1.0.0", "next": "2.0.0-rc.1", "bad": 7, "gone": "3.0.0"},
     )
     found = resolve(env, n=spec("npx", "-y", "plain@next"), b=spec("npx", "-y", "plain@bad"),
                     g=spec("npx", "-y", "plain@gone"), r=spec("npx", "-y", "plain@^1"),
                     x=spec("npx", "-y", "plain@^5"))  # fmt: skip
     assert found.pins["n"].version == "2.0.0-rc.1"
-    assert found.pins["r"].version == "1.0.0"
+    assert found.pins["r"].version == "1.0.0"  # the latest, when it satisfies the range
+    assert found.warnings == []  # a latest that is a version is no news
     for server, wanted in (("b", "bad"), ("g", "gone"), ("x", "^5")):
         pin = found.pins[server]
         assert (pin.status, pin.reason) == ("unresolved", f"no version of plain matches {wanted!r}")
@@ -140,12 +145,16 @@ def test_npm_without_usable_tags_has_no_latest(site: Site, tags: Any) -> None:
     assert found.pins["r"].version == "1.0.0"  # a range needs no tag
 
 
-@pytest.mark.parametrize("doc", [[], {"dist-tags": {}}, {"versions": []}])
-def test_an_npm_document_without_versions_is_unresolved(site: Site, doc: Any) -> None:
+@pytest.mark.parametrize(
+    ("doc", "why"),
+    [([], "not an object"), ({"dist-tags": {}}, "no versions"), ({"versions": []}, "no versions")],
+)
+def test_an_npm_document_without_versions_is_unresolved(site: Site, doc: Any, why: str) -> None:
     docs, env = site
     docs.docs["/plain"] = doc
-    pin = resolve(env, s=spec("npx", "-y", "plain")).pins["s"]
-    assert pin.status == "unresolved" and "unexpected answer" in (pin.reason or "")
+    pin = resolve(env, s=spec("npx", "-y", "plain@1.0.0")).pins["s"]
+    assert pin.status == "unresolved" and (pin.reason or "").endswith(f"unexpected answer: {why}")
+    assert (pin.ecosystem, pin.name, pin.spec, pin.pinned) == ("npm", "plain", "1.0.0", True)
 
 
 def test_npm_versions_that_are_no_versions_are_counted_and_shown(site: Site) -> None:
@@ -154,8 +163,9 @@ def test_npm_versions_that_are_no_versions_are_counted_and_shown(site: Site) -> 
     docs.docs["/four"] = npm_doc({"1.0.0": {}, **{b: {} for b in bogus}}, {"latest": "1.0.0"})
     docs.docs["/one"] = npm_doc({"1.0.0": {}, "v2": {}}, {"latest": "1.0.0"})
     docs.docs["/three"] = npm_doc({"1.0.0": {}, "a": {}, "b": {}, "c": {}}, {"latest": "1.0.0"})
+    docs.docs["/two"] = npm_doc({"1.0.0": {}, "a": {}, "b": {}}, {"latest": "1.0.0"})
     found = resolve(env, f=spec("npx", "-y", "four"), o=spec("npx", "-y", "one"),
-                    t=spec("npx", "-y", "three"))  # fmt: skip
+                    t=spec("npx", "-y", "three"), w=spec("npx", "-y", "two"))  # fmt: skip
     at = host_of(env["MCPCTL_NPM_REGISTRY"])
     assert found.warnings == [
         f"f: four: the npm registry at {at} lists 4 versions that are not versions, ignored: "
@@ -163,8 +173,10 @@ def test_npm_versions_that_are_no_versions_are_counted_and_shown(site: Site) -> 
         f"o: one: the npm registry at {at} lists 1 version that are not versions, ignored: 'v2'",
         f"t: three: the npm registry at {at} lists 3 versions that are not versions, ignored: "
         "'a', 'b', 'c'",
+        f"w: two: the npm registry at {at} lists 2 versions that are not versions, ignored: "
+        "'a', 'b'",
     ]
-    assert all(found.pins[k].version == "1.0.0" for k in "fot")
+    assert all(found.pins[k].version == "1.0.0" for k in "fotw")
 
 
 def test_an_npm_tag_naming_no_version_is_not_followed(site: Site) -> None:
@@ -248,6 +260,7 @@ def test_pypi_a_range_picks_the_best_release_not_yanked(site: Site) -> None:
     docs.docs["/pypi/demo/1.1/json"] = pypi_doc("1.1", releases["1.1"])
     pin = resolve(env, s=spec("uvx", "demo<2")).pins["s"]
     assert (pin.version, pin.integrity, pin.file) == ("1.1", "sha256:c", "d-1.1.whl")
+    assert (pin.ecosystem, pin.name, pin.spec, pin.pinned) == ("pypi", "demo", "<2", False)
     assert docs.asked == ["/pypi/demo/json", "/pypi/demo/1.1/json"]
 
 
@@ -272,7 +285,8 @@ def test_a_pypi_latest_that_is_no_version(site: Site) -> None:
     releases = {"1.0": [whl("d-1.0.whl", "s1")]}
     docs.docs["/pypi/demo/json"] = pypi_doc("1.0 ; rm", [whl("d.whl", "s")], releases)
     docs.docs["/pypi/other/json"] = pypi_doc(7, [whl("d.whl", "s")], "not a dict")
-    found = resolve(env, s=spec("uvx", "demo"), r=spec("uvx", "demo>=1"), o=spec("uvx", "other"))
+    found = resolve(env, s=spec("uvx", "demo"), r=spec("uvx", "demo>=1"), o=spec("uvx", "other"),
+                    q=spec("uvx", "other>=1"))  # fmt: skip
     at = f"PyPI at {host_of(env['MCPCTL_PYPI_URL'])}"
     assert found.pins["s"].reason == f"{at} names '1.0 ; rm' as the version: not a version"
     assert found.pins["r"].version == "1.0"
@@ -281,6 +295,7 @@ def test_a_pypi_latest_that_is_no_version(site: Site) -> None:
         "not recorded"
     ]
     assert found.pins["o"].reason == "no version of other matches ''"
+    assert found.pins["q"].reason == "no version of other matches '>=1'"  # a number: no latest
 
 
 def test_a_mirror_without_version_documents_answers_from_the_project(site: Site) -> None:
@@ -385,6 +400,21 @@ def test_offline_the_cache_answers_and_says_from_when(site: Site, tmp_path: Path
         assert none.offline and none.cache_time is None
         assert "nothing cached" in (none.pins["x"].reason or "")
         assert none.note == "checked against the cache from an unknown time: offline"
+
+
+def test_offline_a_kept_document_without_data_is_no_answer(tmp_path: Path) -> None:
+    kept = tmp_path / "metadata.json"
+    with reserved_port() as port:
+        dead = f"http://127.0.0.1:{port}"
+        cache = MetadataCache.load(kept)
+        cache.put(f"{dead}/plain", None, None, 1_700_000_000.0)
+        cache.put(f"{dead}/pypi/demo/json", None, None, 1_700_000_000.0)
+        cache.save()
+        specs = {"n": spec("npx", "-y", "plain"), "p": spec("uvx", "demo")}
+        env = {"MCPCTL_NPM_REGISTRY": dead, "MCPCTL_PYPI_URL": dead}
+        found = resolve_packages(specs, cache_file=kept, environ=env)
+    assert [(p.status, p.reason) for p in found.pins.values()] == [("unresolved", "no answer")] * 2
+    assert found.offline and found.cache_time is None
 
 
 def test_the_cache_file_is_written(site: Site, tmp_path: Path) -> None:
@@ -515,3 +545,20 @@ def test_docker_that_cannot_be_run(fake_docker: Path) -> None:
     digest, why = inspect("mine:latest")
     assert digest is None
     assert why == "docker image inspect failed: No such file or directory"
+
+
+def test_docker_does_not_read_the_caller_s_input(
+    fake_docker: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``docker`` that reads its input gets none, not the caller's (a pipe that never ends)."""
+    monkeypatch.setattr(packageresolve, "DOCKER_TIMEOUT", 3.0)
+    script(fake_docker, "read line\necho '[\"mine@sha256:666\"]'")
+    read_end, write_end = os.pipe()
+    saved = os.dup(0)
+    try:
+        os.dup2(read_end, 0)
+        assert inspect("mine:latest") == ("sha256:666", None)
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read_end, write_end):
+            os.close(fd)
