@@ -222,9 +222,11 @@ def polled(
     on_status: Callable[[str], None] | None = None,
     tools: list[dict[str, Any]] | None = None,
     handle: dict[str, Any] | None = None,
+    refuse_update: bool = False,
 ) -> tuple[Any, Any]:
     """await_task over a handle (``handle``, else the first state's fields) whose tasks/get
-    finds each state in turn (the last one stays): what it returns or raises, and the peer."""
+    finds each state in turn (the last one stays): what it returns or raises, and the peer
+    (which answers tasks/update with an error if ``refuse_update``)."""
     from mcpctl.probe.inputlog import InputLog
     from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
     from tests.probe.peer import Failure, session_with
@@ -236,6 +238,8 @@ def polled(
             if len(left) > 1:
                 left.pop(0)
             return left[0]
+        if method == "tasks/update" and refuse_update:
+            raise Failure(-32602, "task-1 no longer waits for input")
         if method in ("tasks/update", "tasks/cancel"):
             return {}
         if method == "tools/list":
@@ -331,11 +335,16 @@ def test_a_question_is_answered_once_through_tasks_update() -> None:
 def test_a_question_nobody_answers_is_told_cancel_and_the_task_cancelled() -> None:
     asking = state("input_required", "waiting", inputRequests={"env": ASK_ENV})
     err, peer = polled([state("working"), asking])
-    assert isinstance(err, InputRequiredError)
+    assert isinstance(err, InputRequiredError) and str(err).startswith("deploy ")
     assert peer.after("initialize") == ["tasks/get", "tasks/update", "tasks/cancel"]
     update, cancel = [p for m, p in peer.params if m in ("tasks/update", "tasks/cancel")]
     assert update == {"taskId": "task-1", "inputResponses": {"env": {"action": "cancel"}}}
     assert cancel == {"taskId": "task-1"}
+    # A server that refuses being told cancel: the call still fails for the question nobody
+    # answered, naming the tool, and the task is cancelled.
+    err, peer = polled([state("working"), asking], refuse_update=True)
+    assert isinstance(err, InputRequiredError) and str(err).startswith("deploy ")
+    assert peer.after("initialize") == ["tasks/get", "tasks/update", "tasks/cancel"]
 
 
 def test_a_task_polled_past_the_deadline_is_cancelled_before_it() -> None:
@@ -611,6 +620,35 @@ def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
     assert sent.count("tasks/cancel") == 1
 
 
+def test_a_call_cancelled_from_outside_cancels_its_task_first() -> None:
+    """Cancelled while it polls (given up on by its caller: no deadline, no guard), the call
+    still tells the server to cancel the task on its way out."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        return state("working") if method == "tasks/get" else {}
+
+    async def main() -> tuple[bool, list[str]]:
+        async with session_with(reply) as (session, peer):
+            handle = TaskHandle.model_validate(state("working"), by_name=False)
+            async with anyio.create_task_group() as tg:
+
+                async def cancel_once_polling() -> None:
+                    while "tasks/get" not in peer.methods:
+                        await anyio.sleep(0.02)
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(cancel_once_polling)
+                await await_task(session, handle, "deploy", None, InputLog(), TaskOptions())
+            return tg.cancel_scope.cancelled_caught, peer.after("initialize")
+
+    cancelled, sent = run(main)
+    assert cancelled and sent[0] == "tasks/get" and sent[-1] == "tasks/cancel"
+    assert sent.count("tasks/cancel") == 1
+
+
 def test_a_handshake_question_nobody_answers_fails_the_call_naming_the_tool() -> None:
     """The handshake era asks with elicitation/create while the call is open: nobody
     answers (told cancel), the server ends the call, and the call fails naming the tool."""
@@ -661,6 +699,10 @@ def test_the_task_is_polled_as_often_as_the_server_asks(monkeypatch: pytest.Monk
     assert got.content[0].text == "deployed"
     assert peer.after("initialize").count("tasks/get") == 10
     assert waits == [POLL_DEFAULT] + [0.1] * 9
+    # A handle that gives one: its interval from the first poll on.
+    waits.clear()
+    got, _ = polled(states, handle={**handle, "pollIntervalMs": 250})
+    assert got.content[0].text == "deployed" and waits == [0.25] + [0.1] * 9
 
 
 def test_a_long_error_message_is_cut_at_300_characters() -> None:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,26 @@ from tests.conftest import MCPCTL, SERVERS, write_config
 
 PY = sys.executable
 DEADLINE = 60  # seconds: generous, the machine may be busy
+
+
+@contextlib.contextmanager
+def retries_at_most(limit: int) -> Iterator[list[float]]:
+    """Count the watch's waits before a retry (each still happens); past ``limit`` of them the
+    watch fails at once. A test whose server comes back at the first retry once it has heard
+    the outage is thus not left waiting for its deadline when that event never comes: the
+    retries go on, and their count, not the clock, says that the event is overdue."""
+    asked: list[float] = []
+    real_sleep = anyio.sleep
+
+    async def sleep(delay: float) -> None:
+        if Path(sys._getframe(1).f_code.co_filename).name == "live.py":
+            asked.append(delay)
+            assert len(asked) <= limit, f"still retrying after {limit} waits: {asked}"
+        await real_sleep(delay)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(anyio, "sleep", sleep)
+        yield asked
 
 
 def changing(era: str, trigger: Path) -> ServerEntry:
@@ -58,12 +80,15 @@ def test_a_tool_added_while_running_is_reported_at_once(tmp_path: Path, era: str
     seen = anyio.run(
         lambda: collect(
             {"s": changing(era, trigger)},
-            lambda s: any(e.kind == "changed" for e in s),
+            # The next event after the connection: an outage (a change the follower failed
+            # to report) or a change spelt otherwise fails the test at once.
+            lambda s: any(e.kind != "connected" for e in s),
             pull,
             poll=3600,  # a re-list must come from the server's word, not a poll
         )
     )
     connected, changed = seen[0], seen[-1]
+    assert [e.kind for e in seen] == ["connected", "changed"], seen
     assert connected.kind == "connected" and connected.tools is not None
     assert connected.era == ("2026-07-28" if era == "modern" else "2025-11-25")
     assert changed.change is not None and changed.change.added == {"tools": ["extra"]}
@@ -110,14 +135,15 @@ def test_an_outage_is_reported_once_and_retried(tmp_path: Path) -> None:
         if event.kind == "disconnected":
             script.write_text((SERVERS / "raw.py").read_text())  # it comes back
 
-    seen = anyio.run(
-        lambda: collect(
-            {"gone": entry, "off": ServerEntry(command="false", enabled=False)},
-            lambda s: any(e.kind == "connected" for e in s),
-            restore,
-            backoff=(0.1, 0.2),
+    with retries_at_most(10):
+        seen = anyio.run(
+            lambda: collect(
+                {"gone": entry, "off": ServerEntry(command="false", enabled=False)},
+                lambda s: any(e.kind == "connected" for e in s),
+                restore,
+                backoff=(0.1, 0.2),
+            )
         )
-    )
     kinds = [e.kind for e in seen]
     assert kinds[0] == "disconnected" and kinds[-1] == "connected"
     assert kinds.count("disconnected") == 1
@@ -174,7 +200,8 @@ def test_a_tool_added_while_the_server_was_down_is_reported_when_it_is_back(
                 with anyio.move_on_after(10):
                     seen.append(await events.receive())
 
-    anyio.run(run)
+    with retries_at_most(10):
+        anyio.run(run)
     kinds = [e.kind for e in seen]
     assert kinds == ["connected", "disconnected", "connected", "changed"], seen
     assert seen[0].tools == 2 and seen[2].tools == 3
@@ -268,15 +295,16 @@ def test_each_outage_is_retried_after_the_first_delay_again(tmp_path: Path) -> N
         elif event.kind == "disconnected":
             state.write_text("")  # back at the first retry
 
-    seen = anyio.run(
-        lambda: collect(
-            {"s": entry},
-            lambda s: [e.kind for e in s].count("disconnected") == 2,
-            step,
-            poll=3600,
-            backoff=(0.1, 5.0),
+    with retries_at_most(10):
+        seen = anyio.run(
+            lambda: collect(
+                {"s": entry},
+                lambda s: [e.kind for e in s].count("disconnected") == 2,
+                step,
+                poll=3600,
+                backoff=(0.1, 0.4),
+            )
         )
-    )
     downs = [e for e in seen if e.kind == "disconnected"]
     assert [e.retry_in for e in downs] == [0.1, 0.1], seen
 
@@ -290,12 +318,14 @@ def test_an_unreachable_remote_server_says_why_and_where() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}/mcp"
-    seen = anyio.run(
-        lambda: collect(
-            {"r": ServerEntry(url=url, timeout=10_000)},
-            lambda s: any(e.kind == "disconnected" for e in s),
+    with retries_at_most(10):  # the outage is reported before the first retry
+        seen = anyio.run(
+            lambda: collect(
+                {"r": ServerEntry(url=url, timeout=10_000)},
+                lambda s: any(e.kind == "disconnected" for e in s),
+                backoff=(0.05, 0.1),
+            )
         )
-    )
     assert seen[0].kind == "disconnected" and seen[0].name == "r"
     assert seen[0].error is not None and seen[0].error.startswith("connection_refused: ")
     assert url in seen[0].error
@@ -338,3 +368,23 @@ def test_a_server_that_stays_down_is_retried_less_and_less_often(
     anyio.run(run)
     assert asked[:5] == [0.05, 0.1, 0.2, 0.2, 0.2]
     assert [(e.kind, e.retry_in) for e in seen] == [("disconnected", 0.05)]
+
+
+def test_a_server_missing_a_variable_names_it_and_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server whose entry needs a variable that is not set is down for that reason, and
+    the outage names both the variable and the server it is missing in."""
+    monkeypatch.delenv("MCPCTL_TEST_LIVE_UNSET", raising=False)
+    entry = ServerEntry(command=PY, args=("-c", "pass"), env={"TOKEN": "${MCPCTL_TEST_LIVE_UNSET}"})
+    with retries_at_most(10):
+        seen = anyio.run(
+            lambda: collect(
+                {"s": entry},
+                lambda s: any(e.kind == "disconnected" for e in s),
+                backoff=(0.05, 0.1),
+            )
+        )
+    assert seen[0].kind == "disconnected" and seen[0].error is not None
+    assert seen[0].error.startswith("missing_variable: ")
+    assert "MCPCTL_TEST_LIVE_UNSET" in seen[0].error and "'s'" in seen[0].error
