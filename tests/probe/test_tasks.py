@@ -586,7 +586,9 @@ def test_a_call_made_another_way_is_watched_the_same_way() -> None:
     assert isinstance(got, ValueError) and str(got) == "it broke"
 
 
-def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
+def cancelled_while_polling(*, with_guard: bool) -> tuple[bool, list[str], bool | None]:
+    """await_task cancelled by its caller once it polls: whether the cancel was caught, what
+    the server got after the handshake, and whether the guard (if any) says it fired."""
     from mcpctl.probe.inputlog import InputLog
     from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
     from tests.probe.peer import session_with
@@ -594,10 +596,10 @@ def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
     async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
         return state("working") if method == "tasks/get" else {}
 
-    async def main() -> tuple[bool, list[str], bool]:
+    async def main() -> tuple[bool, list[str], bool | None]:
         async with session_with(reply) as (session, peer):
             handle = TaskHandle.model_validate(state("working"), by_name=False)
-            fired = []
+            fired: list[bool] = []
             async with anyio.create_task_group() as tg:
 
                 async def cancel_once_polling() -> None:
@@ -606,15 +608,21 @@ def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
                     tg.cancel_scope.cancel()
 
                 tg.start_soon(cancel_once_polling)
+                if not with_guard:
+                    await await_task(session, handle, "deploy", None, InputLog(), TaskOptions())
                 async with guarded() as guard:
                     try:
                         options = TaskOptions(guard=guard)
                         await await_task(session, handle, "deploy", None, InputLog(), options)
                     finally:
                         fired.append(guard.fired)
-            return tg.cancel_scope.cancelled_caught, peer.after("initialize"), fired[0]
+            return tg.cancel_scope.cancelled_caught, peer.after("initialize"), (fired or [None])[0]
 
-    cancelled, sent, fired = run(main)
+    return run(main)
+
+
+def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
+    cancelled, sent, fired = cancelled_while_polling(with_guard=True)
     assert cancelled and fired
     assert sent[0] == "tasks/get" and sent[-1] == "tasks/cancel"
     assert sent.count("tasks/cancel") == 1
@@ -623,29 +631,9 @@ def test_a_guarded_call_cancelled_from_outside_cancels_its_task_first() -> None:
 def test_a_call_cancelled_from_outside_cancels_its_task_first() -> None:
     """Cancelled while it polls (given up on by its caller: no deadline, no guard), the call
     still tells the server to cancel the task on its way out."""
-    from mcpctl.probe.inputlog import InputLog
-    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
-    from tests.probe.peer import session_with
-
-    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
-        return state("working") if method == "tasks/get" else {}
-
-    async def main() -> tuple[bool, list[str]]:
-        async with session_with(reply) as (session, peer):
-            handle = TaskHandle.model_validate(state("working"), by_name=False)
-            async with anyio.create_task_group() as tg:
-
-                async def cancel_once_polling() -> None:
-                    while "tasks/get" not in peer.methods:
-                        await anyio.sleep(0.02)
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(cancel_once_polling)
-                await await_task(session, handle, "deploy", None, InputLog(), TaskOptions())
-            return tg.cancel_scope.cancelled_caught, peer.after("initialize")
-
-    cancelled, sent = run(main)
-    assert cancelled and sent[0] == "tasks/get" and sent[-1] == "tasks/cancel"
+    cancelled, sent, fired = cancelled_while_polling(with_guard=False)
+    assert cancelled and fired is None
+    assert sent[0] == "tasks/get" and sent[-1] == "tasks/cancel"
     assert sent.count("tasks/cancel") == 1
 
 
