@@ -16,10 +16,11 @@ import httpx2
 import mcp_types as types
 import pytest
 
+from mcpctl import __version__
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import resolve_entry
 from mcpctl.errors import PlaceholderError, ProbeFailed
-from mcpctl.probe.connect import CLIENT_INFO, _worth_fallback, connect, open_session
+from mcpctl.probe.connect import _worth_fallback, connect, open_session
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.spawn import StdioDiagnostics, spawn_server
 from mcpctl.sdk import ClientSession, MCPError
@@ -102,15 +103,18 @@ def test_a_handshake_connection_and_what_it_knows() -> None:
     ]  # fmt: skip
 
 
-def test_mcpctl_says_who_it_is() -> None:
-    entry = scripted({"initialize": [INIT]})
+def test_mcpctl_says_who_it_is(tmp_path: Path) -> None:
+    log = tmp_path / "requests"
+    entry = scripted({"initialize": [INIT]}, env={"SCRIPTED_SERVER_REQUESTS": str(log)})
 
     async def main() -> Any:
         async with connect("srv", entry, protocol="legacy") as conn:
             return conn
 
     run(main)
-    assert CLIENT_INFO.name == "mcpctl"
+    sent = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    [init] = [m for m in sent if m.get("method") == "initialize"]
+    assert init["params"]["clientInfo"] == {"name": "mcpctl", "version": __version__}
 
 
 def test_a_stateless_connection_and_what_it_knows() -> None:

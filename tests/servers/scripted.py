@@ -7,7 +7,8 @@ SCRIPT is a JSON object: method -> list of answers, used in order (the last one 
 the list is used up). An answer is ``{"result": ...}``, ``{"error": {...}}`` or ``"silent"``
 (no answer). A method the script does not name gets -32601. Every method received is
 written to stderr, one a line, so a test can tell what reached the server. With
-``SCRIPTED_SERVER_STARTS`` set, a line is appended to that file each time it starts.
+``SCRIPTED_SERVER_STARTS`` set, a line is appended to that file each time it starts; with
+``SCRIPTED_SERVER_REQUESTS`` set, every message received is appended to that file as it came.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ def main() -> None:
     if starts:
         with open(starts, "a", encoding="utf-8") as f:
             f.write(f"{os.getpid()}\n")
+    requests = os.environ.get("SCRIPTED_SERVER_REQUESTS")
     for line in sys.stdin:
         if not line.strip():
             continue
+        if requests:
+            with open(requests, "a", encoding="utf-8") as f:
+                f.write(line.rstrip("\n") + "\n")
         request = json.loads(line)
         method = request.get("method")
         if isinstance(method, str):
