@@ -100,7 +100,8 @@ class ConfigStore(FileStore, ServerEdits):
         """Apply ``change`` to the file's JSON object under the lock and save it.
 
         ``change`` gets a copy of the object (entries are copies too) and edits it in
-        place; if the object is unchanged afterwards nothing is written. An entry the change
+        place; if the object is unchanged afterwards the file is not written (a server of
+        ``authored`` is still approved). An entry the change
         adds or alters must not hold a literal secret (a token, a password in a URL, a
         credential in ``auth`` that is not a ``${VAR}`` placeholder) unless
         ``allow_secrets`` says the caller really means to write one.
@@ -131,7 +132,11 @@ class ConfigStore(FileStore, ServerEdits):
             data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in doc.data.items()}
             result = change(data)
             if data == doc.data:
-                return result  # nothing to do: no write, no backup, no new file
+                # Nothing to write (no backup, no new file), but a server written in full
+                # for the user is theirs even when it reads as it did.
+                if authored and target.exists():
+                    self._keep_trust(target, doc.data, data, authored)
+                return result
             refuse_control_characters(doc.data, data)
             if not allow_secrets:
                 refuse_literal_secrets(doc.data, data)

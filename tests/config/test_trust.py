@@ -340,6 +340,17 @@ def test_an_add_to_an_untrusted_file_trusts_only_what_it_adds(
     assert store.check(path, load_config(path).config.entries).trusted
 
 
+def test_an_add_force_that_changes_nothing_still_makes_the_server_the_users(
+    tmp_path: Path, store: TrustStore
+) -> None:
+    path, _ = project(tmp_path, {"s": {"command": "s", "args": ["x"]}, "t": {"command": "t"}})
+    before = path.read_bytes()
+    cs = ConfigStore.from_paths(Paths.from_env(path))
+    assert cs.add("s", ServerEntry(command="s", args=("x",)), force=True).replaced
+    assert path.read_bytes() == before  # nothing to write
+    assert store.check(path, load_config(path).config.entries).waiting() == ["t"]
+
+
 def test_undo_restores_trust_only_for_content_trusted_before(
     tmp_path: Path, store: TrustStore
 ) -> None:
