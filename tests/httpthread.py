@@ -10,6 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from threading import Thread
 
+#: How often the serving loop looks whether it is to stop (s).
+POLL_INTERVAL = 0.01
+
 
 @contextmanager
 def serving_http(
@@ -17,13 +20,14 @@ def serving_http(
 ) -> Iterator[str]:
     """``handler`` served on 127.0.0.1 (a free port) for the block, over https with ``tls``
     (certificate and key files): its base URL. Shut down and joined when the block ends,
-    however it ends."""
+    however it ends (the serving loop looks for the shutdown every ``POLL_INTERVAL`` s:
+    ``serve_forever``'s default, half a second, would be the wait of every test's end)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     if tls is not None:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(*tls)
         server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = Thread(target=server.serve_forever, daemon=True)
+    thread = Thread(target=server.serve_forever, args=(POLL_INTERVAL,), daemon=True)
     thread.start()
     try:
         yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"

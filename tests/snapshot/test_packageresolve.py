@@ -235,11 +235,20 @@ def test_pypi_a_pinned_version_is_asked_of_its_own_document(site: Site) -> None:
     docs, env = site
     docs.docs["/pypi/demo/1.0%2Blocal/json"] = pypi_doc("1.0+local", [whl("d-1.whl", "s1")])
     docs.docs["/pypi/demo/2.0/json"] = pypi_doc("2.0", [])
-    found = resolve(env, s=spec("uvx", "demo==1.0+local"), e=spec("uvx", "demo==2.0"))
+    docs.docs["/pypi/demo/3.0/json"] = pypi_doc("3.0 ; rm", [whl("d-3.whl", "s3")])
+    docs.docs["/pypi/demo/a%2Fb/json"] = pypi_doc("1.0", [whl("d-1.whl", "s1")])
+    found = resolve(env, s=spec("uvx", "demo==1.0+local"), e=spec("uvx", "demo==2.0"),
+                    n=spec("uvx", "demo==3.0"), w=spec("uvx", "demo===a/b"))  # fmt: skip
     assert (found.pins["s"].version, found.pins["s"].integrity) == ("1.0+local", "sha256:s1")
     assert found.pins["s"].pinned
     assert found.pins["e"].reason == "demo 2.0 has no distribution files"
-    assert sorted(docs.asked) == ["/pypi/demo/1.0%2Blocal/json", "/pypi/demo/2.0/json"]
+    at = f"PyPI at {host_of(env['MCPCTL_PYPI_URL'])}"
+    # A pinned version's document naming no version is refused once, with no warning besides.
+    assert found.pins["n"].reason == f"{at} names '3.0 ; rm' as the version: not a version"
+    assert found.warnings == []
+    # A version with a slash stays one part of the path: it names no other document.
+    assert sorted(docs.asked) == ["/pypi/demo/1.0%2Blocal/json", "/pypi/demo/2.0/json",
+                                  "/pypi/demo/3.0/json", "/pypi/demo/a%2Fb/json"]  # fmt: skip
 
 
 def test_pypi_a_range_the_latest_satisfies_needs_one_lookup(site: Site) -> None:
@@ -249,6 +258,7 @@ def test_pypi_a_range_the_latest_satisfies_needs_one_lookup(site: Site) -> None:
     assert (found.pins["s"].version, found.pins["s"].integrity) == ("1.5", "sha256:s15")
     assert found.pins["x"].reason == "no version of demo matches '>=3'"
     assert docs.asked == ["/pypi/demo/json"]
+    assert found.warnings == []  # a latest that is a version is no news
 
 
 def test_pypi_a_range_picks_the_best_release_not_yanked(site: Site) -> None:
@@ -262,6 +272,15 @@ def test_pypi_a_range_picks_the_best_release_not_yanked(site: Site) -> None:
     assert (pin.version, pin.integrity, pin.file) == ("1.1", "sha256:c", "d-1.1.whl")
     assert (pin.ecosystem, pin.name, pin.spec, pin.pinned) == ("pypi", "demo", "<2", False)
     assert docs.asked == ["/pypi/demo/json", "/pypi/demo/1.1/json"]
+
+
+def test_pypi_records_the_version_a_range_picked_whatever_its_document_says(site: Site) -> None:
+    docs, env = site
+    releases = {"1.0": [whl("d-1.0.whl", "a")], "2.0": [whl("d-2.0.whl", "b")]}
+    docs.docs["/pypi/demo/json"] = pypi_doc("2.0", releases["2.0"], releases)
+    docs.docs["/pypi/demo/1.0/json"] = pypi_doc(None, releases["1.0"])  # a mirror's, no version
+    pin = resolve(env, s=spec("uvx", "demo<2")).pins["s"]
+    assert (pin.status, pin.version, pin.integrity) == ("resolved", "1.0", "sha256:a")
 
 
 @pytest.mark.parametrize("doc", [[], {"info": "x"}, {"releases": {}}])
@@ -311,6 +330,24 @@ def test_a_mirror_without_version_documents_answers_from_the_project(site: Site)
     assert "/pypi/demo/0.8/json" in (missing.reason or "")
 
 
+def test_a_mirror_without_version_documents_answers_a_pinned_version_alone(
+    site: Site, tmp_path: Path
+) -> None:
+    docs, env = site
+    releases = {"0.9": [whl("d-0.9.whl", "s09")], "1.0": [whl("d-1.0.whl", "s10")]}
+    docs.docs["/pypi/demo/json"] = pypi_doc("1.0", releases["1.0"], releases)
+    kept = tmp_path / "metadata.json"
+    found = resolve_packages({"p": spec("uvx", "demo==0.9")}, cache_file=kept, environ=env)
+    assert (found.pins["p"].version, found.pins["p"].integrity) == ("0.9", "sha256:s09")
+    assert (found.pins["p"].file, found.warnings) == ("d-0.9.whl", [])
+    assert docs.asked == ["/pypi/demo/0.9/json", "/pypi/demo/json"]
+    # The project's document is kept, as every document fetched is.
+    assert (
+        env["MCPCTL_PYPI_URL"].rstrip("/") + "/pypi/demo/json"
+        in json.loads(kept.read_text(encoding="utf-8"))["documents"]
+    )
+
+
 def test_a_registry_that_cannot_be_read_leaves_the_package_unresolved(site: Site) -> None:
     docs, env = site
     docs.docs["/pypi/demo/json"] = (500, {})
@@ -318,6 +355,22 @@ def test_a_registry_that_cannot_be_read_leaves_the_package_unresolved(site: Site
                              client_factory=lambda u, **kw: RegistryClient(u, retries=0, **kw))  # fmt: skip
     assert found.pins["s"].status == "unresolved" and "HTTP 500" in (found.pins["s"].reason or "")
     assert not found.offline
+
+
+def test_each_package_is_looked_up_whatever_comes_before_it(site: Site) -> None:
+    docs, env = site
+    docs.docs["/pypi/demo/json"] = pypi_doc("1.0", [whl("d-1.0.whl", "s10")], {"1.0": []})
+    docs.docs["/plain"] = npm_doc({"1.0.0": {"integrity": "sha512-a"}})
+    digest = "sha256:" + "a" * 64
+    found = resolve(env, i=spec("docker", "run", "-i", f"mcp/demo@{digest}"),
+                    g=spec("uvx", "gone>=1"), x=spec("uvx", "demo>=3"),
+                    n=spec("npx", "-y", "plain"))  # fmt: skip
+    assert (found.pins["i"].ecosystem, found.pins["i"].integrity) == ("oci", digest)
+    assert found.pins["g"].status == "unresolved" and "(404)" in (found.pins["g"].reason or "")
+    assert found.pins["x"].reason == "no version of demo matches '>=3'"
+    assert (found.pins["n"].version, found.pins["n"].integrity) == ("1.0.0", "sha512-a")
+    # An image is no package of either registry: neither is asked about it.
+    assert sorted(docs.asked) == ["/plain", "/pypi/demo/json", "/pypi/gone/json"]
 
 
 # --- redirects, time limits, the cache -------------------------------------------------------
@@ -362,10 +415,20 @@ def test_each_lookup_gets_the_time_limits(site: Site) -> None:
     [kw] = factory.made
     assert kw["timeout"] == REQUEST_TIMEOUT
     assert began + REFRESH_TIMEOUT <= kw["deadline"] <= time.monotonic() + REFRESH_TIMEOUT
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 60  # passed on, never reached
     resolve_packages({"s": spec("npx", "-y", "plain")}, cache_file=None, environ=env,
                      client_factory=factory, timeout=2.5, deadline=deadline)  # fmt: skip
     assert factory.made[1] == {"timeout": 2.5, "deadline": deadline}
+    # A range's release document, and a mirror's project document, get them too.
+    releases = {"0.9": [whl("d-0.9.whl", "s09")], "1.0": [whl("d-1.0.whl", "s10")]}
+    docs.docs["/pypi/demo/json"] = pypi_doc("1.0", releases["1.0"], releases)
+    docs.docs["/pypi/demo/0.9/json"] = pypi_doc("0.9", releases["0.9"])
+    docs.docs["/pypi/other/json"] = pypi_doc("1.0", releases["1.0"], releases)
+    found = resolve_packages({"r": spec("uvx", "demo<1"), "p": spec("uvx", "other==0.9")},
+                             cache_file=None, environ=env, client_factory=factory,
+                             timeout=2.5, deadline=deadline)  # fmt: skip
+    assert [found.pins[k].version for k in "rp"] == ["0.9", "0.9"]
+    assert factory.made[2:] == [{"timeout": 2.5, "deadline": deadline}] * 4
 
 
 def test_offline_the_cache_answers_and_says_from_when(site: Site, tmp_path: Path) -> None:
