@@ -54,6 +54,9 @@ async def follow_catalog(
         ``OSError``...) when the server fails or goes away.
     """
     changed_send, changed = anyio.create_memory_object_stream[str](64)
+    # The end, said beside the channel too: a backlog may leave no room for CLOSED, and a
+    # burst drained into one listing may hold it.
+    closed = anyio.Event()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, _CHANGES):
@@ -70,14 +73,15 @@ async def follow_catalog(
         anyio.create_task_group() as tg,
     ):  # fmt: skip
         try:
-            tg.start_soon(_on_end, conn, changed_send)
+            tg.start_soon(_on_end, conn, changed_send, closed)
             await on_catalog(await catalog_of(conn))
-            live = await _subscribe(conn, changed_send, tg)
+            live = await _subscribe(conn, changed_send, tg, closed)
             while True:
                 with anyio.move_on_after(poll if not live else float("inf")):
-                    if await changed.receive() == CLOSED:
-                        return
+                    await changed.receive()
                     await _drain(changed)
+                if closed.is_set():
+                    return
                 await on_catalog(await catalog_of(conn))
         finally:
             tg.cancel_scope.cancel()  # the subscription's relay, before the connection ends
@@ -86,16 +90,23 @@ async def follow_catalog(
 CLOSED = "closed"
 
 
-async def _on_end(conn: Connection, out: Any) -> None:
-    """Say :data:`CLOSED` once the server's side ends: a server that exits between two
+def _close(out: Any, closed: anyio.Event) -> None:
+    """Say the end: ``closed``, and :data:`CLOSED` to wake whoever waits for a change (a
+    full channel has woken it already)."""
+    closed.set()
+    with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
+        out.send_nowait(CLOSED)
+
+
+async def _on_end(conn: Connection, out: Any, closed: anyio.Event) -> None:
+    """Say the end once the server's side ends: a server that exits between two
     notifications is noticed then, not at the next listing (never, for one that notifies)."""
     if conn.ended is not None:
         await conn.ended.wait()
-        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
-            out.send_nowait(CLOSED)
+        _close(out, closed)
 
 
-async def _subscribe(conn: Connection, out: Any, tg: TaskGroup) -> bool:
+async def _subscribe(conn: Connection, out: Any, tg: TaskGroup, closed: anyio.Event) -> bool:
     """Whether the server will say when its lists change: the handshake era's notifications
     (already routed to ``out``), or a ``subscriptions/listen`` stream relayed to ``out`` by a
     task of the session (stateless era). ``False``: it must be polled."""
@@ -121,12 +132,10 @@ async def _subscribe(conn: Connection, out: Any, tg: TaskGroup) -> bool:
             failed.append(exc)
             opened.set()
             if not isinstance(exc, MCPError | ListenNotSupportedError):
-                with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
-                    out.send_nowait(CLOSED)  # the stream was lost: reconnect
+                _close(out, closed)  # the stream was lost: reconnect
             return
         # The server ended the stream: the connection is done with, reconnect.
-        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
-            out.send_nowait(CLOSED)
+        _close(out, closed)
 
     tg.start_soon(relay)
     await opened.wait()

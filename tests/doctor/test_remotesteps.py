@@ -1,7 +1,9 @@
 """The steps only a remote server has in ``mcpctl doctor NAME`` -- ``resolve``, ``connect``,
 ``http``, ``auth`` and the probe's failure -- each run on its own against a small HTTP server
 on 127.0.0.1 that answers as told (no MCP server): their words and fixes, and a sign-in
-reported by its state, never by a token."""
+reported by its state, never by a token; and with the network's layers and the probe stood in
+for, what this machine's network cannot show (many addresses, a certificate near expiry, a
+time limit)."""
 
 from __future__ import annotations
 
@@ -399,3 +401,181 @@ def test_a_400_is_an_error_status(site: tuple[Site, str]) -> None:
     s.routes[("GET", "/b2")] = (400, {"Content-Type": "text/event-stream"}, b"")
     run = steps(ServerEntry(url=f"{base}/b2"))
     assert failed(run._http).detail.startswith("POST initialize: HTTP 404, text/plain: ")
+
+
+# --- each layer as the steps call it --------------------------------------------------------
+#
+# The layers of ``mcpctl.probe.layers`` replaced by stand-ins that record how they were
+# called and answer as told: what a real network here cannot show (a name with many
+# addresses, a certificate near expiry, a layer that would hang).
+
+
+class Layers:
+    """Stand-ins for the layers, each recording its arguments."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from mcpctl.probe import layers
+
+        self.calls: dict[str, list[tuple[Any, ...]]] = {}
+        self.addresses = ["192.0.2.1"]
+        self.tls: Any = None
+        self.http: list[HttpAnswer] = []
+        for name in ("resolve_host", "connect_tcp", "check_tls", "check_http", "auth_metadata"):
+            monkeypatch.setattr(layers, name, self._recorder(name))
+
+    def _recorder(self, name: str) -> Any:
+        from mcpctl.probe.httplayers import AuthMetadata
+
+        async def layer(*args: Any) -> Any:
+            self.calls.setdefault(name, []).append(args)
+            return {
+                "resolve_host": lambda: self.addresses,
+                "connect_tcp": lambda: self.addresses[0],
+                "check_tls": lambda: self.tls,
+                "check_http": lambda: self.http.pop(0),
+                "auth_metadata": AuthMetadata,
+            }[name]()
+
+        return layer
+
+
+def test_each_layer_is_given_the_steps_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A layer that hangs fails its step after ``--timeout``, not after its own default."""
+    from mcpctl.probe.netlayers import TlsReport
+
+    layers = Layers(monkeypatch)
+    layers.tls = TlsReport("TLSv1.3", "mcp.example", None, None, None)
+    layers.http = [HttpAnswer("POST", 404, "text/plain"), HttpAnswer("GET", 404, "text/plain")]
+    entry = ServerEntry(url="https://mcp.example:8443/mcp", auth=OAUTH)
+    run = steps(entry, store=SecretStore(MemoryKeyring()))
+    run.seconds = 7.5
+    done(run._resolve)
+    done(run._connect)
+    done(run._tls)
+    failed(run._http)
+    run.answer = HttpAnswer("POST", 200, "application/json")
+    done(run._auth)
+    assert layers.calls == {
+        "resolve_host": [("mcp.example", 8443, 7.5)],
+        "connect_tcp": [(["192.0.2.1"], 8443, 7.5)],
+        # the address connected to, verified for the name of the entry's URL
+        "check_tls": [("mcp.example", 8443, "192.0.2.1", 7.5)],
+        "check_http": [(run.resolved, None, 7.5), (run.resolved, "sse", 7.5)],
+        "auth_metadata": [("https://mcp.example:8443/mcp", None, 7.5)],
+    }
+
+
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [(1, "192.0.2.1"), (4, "192.0.2.1, 192.0.2.2, 192.0.2.3, 192.0.2.4"),
+     (5, "192.0.2.1, 192.0.2.2, 192.0.2.3, 192.0.2.4, ...")],
+)  # fmt: skip
+def test_a_name_s_addresses_are_shown_four_at_most(
+    monkeypatch: pytest.MonkeyPatch, count: int, shown: str
+) -> None:
+    layers = Layers(monkeypatch)
+    layers.addresses = [f"192.0.2.{n}" for n in range(1, count + 1)]
+    run = steps(ServerEntry(url="https://mcp.example/mcp"))
+    assert done(run._resolve) == StepDone(f"mcp.example: {shown}")
+    assert run.addresses == layers.addresses  # all of them tried by the connect step
+
+
+@pytest.mark.parametrize(
+    ("report", "detail"),
+    [
+        (("TLSv1.3", "mcp.example", "Example CA", "2027-03-01T00:00:00+00:00", 90),
+         "TLSv1.3; certificate for mcp.example from Example CA, valid until "
+         "2027-03-01T00:00:00+00:00 (90 days left)"),
+        ((None, None, None, None, None), "TLS; certificate for mcp.example"),
+        (("TLSv1.2", "*.example", None, "2026-12-15T00:00:00+00:00", 14),
+         "TLSv1.2; certificate for *.example, valid until 2026-12-15T00:00:00+00:00 "
+         "(14 days left)"),
+        (("TLSv1.3", "mcp.example", "Example CA", "2026-12-14T00:00:00+00:00", 13),
+         "TLSv1.3; certificate for mcp.example from Example CA, valid until "
+         "2026-12-14T00:00:00+00:00 (13 days left); it expires soon: renew it"),
+        (("TLSv1.3", "mcp.example", None, "2026-12-03T00:00:00+00:00", 1),
+         "TLSv1.3; certificate for mcp.example, valid until 2026-12-03T00:00:00+00:00 "
+         "(1 day left); it expires soon: renew it"),
+        (("TLSv1.3", "mcp.example", None, "2026-12-02T12:00:00+00:00", 0),
+         "TLSv1.3; certificate for mcp.example, valid until 2026-12-02T12:00:00+00:00 "
+         "(0 days left); it expires soon: renew it"),
+        (("TLSv1.3", "mcp.example", None, "2027-01-01T00:00:00+00:00", None),
+         "TLSv1.3; certificate for mcp.example, valid until 2027-01-01T00:00:00+00:00 "
+         "(0 days left)"),
+    ],
+)  # fmt: skip
+def test_the_tls_step_in_words(
+    monkeypatch: pytest.MonkeyPatch, report: tuple[Any, ...], detail: str
+) -> None:
+    """The version, whom the certificate is for and from, its expiry and the days left
+    (a warning under two weeks): each said when the handshake knows it."""
+    from mcpctl.probe.netlayers import TlsReport
+
+    layers = Layers(monkeypatch)
+    layers.tls = TlsReport(*report)
+    run = steps(ServerEntry(url="https://mcp.example/mcp"))
+    run.address = "192.0.2.1"
+    assert done(run._tls) == StepDone(detail)
+
+
+def test_a_tls_failure_is_the_step_s_with_its_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpctl.probe import layers
+
+    async def refused(*_: Any) -> Any:
+        raise layers.LayerFailed("the certificate has expired", "renew it on the server")
+
+    monkeypatch.setattr(layers, "check_tls", refused)
+    run = steps(ServerEntry(url="https://mcp.example/mcp"))
+    run.address = "192.0.2.1"
+    exc = failed(run._tls)
+    assert (exc.detail, exc.fix) == ("the certificate has expired", "renew it on the server")
+
+
+def probed(
+    monkeypatch: pytest.MonkeyPatch, result: ProbeResult
+) -> tuple[Any, list[tuple[Any, ...]]]:
+    """A run whose probe answers ``result``, and how the probe was called."""
+    from mcpctl.probe import health
+
+    calls: list[tuple[Any, ...]] = []
+
+    async def probe(*args: Any, **options: Any) -> ProbeResult:
+        calls.append((*args, options))
+        return result
+
+    monkeypatch.setattr(health, "probe", probe)
+    run = steps(ServerEntry(url="https://mcp.example/mcp"))
+    return run, calls
+
+
+def test_the_probe_is_asked_as_the_run_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its name, entry, time limit, secrets, protocol and era memory; a probe that answered
+    is the protocol step's, with the era spoken."""
+    from mcpctl.probe.eras import Era, EraMemory
+
+    era = Era("modern", "2026-07-28")
+    result = ProbeResult(
+        name="demo", transport="streamable-http", available=True, healthy=True, era=era,
+        server_name="peer", server_version="2.0", latency_ms={"connect": 2.0, "discover": 3.0},
+    )  # fmt: skip
+    run, calls = probed(monkeypatch, result)
+    run.seconds, run.secrets, run.protocol, run.eras = 7.5, {}.get, "modern", EraMemory()
+    got = done(run._remote)
+    assert calls == [("demo", run.entry, {"timeout": 7.5, "secrets": run.secrets,
+                                          "protocol": "modern", "eras": run.eras})]  # fmt: skip
+    assert got == StepDone(
+        "MCP 2026-07-28 (stateless era, server/discover) over streamable-http; server peer 2.0",
+        5.0,
+    )
+    assert run.result is result
+
+
+def test_a_probe_that_failed_fails_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = ProbeResult(
+        name="demo", transport="streamable-http", available=False,
+        error=ProbeError("auth_required", "401 Unauthorized", "sign in"),
+        latency_ms={"total": 9.0},
+    )  # fmt: skip
+    run, _ = probed(monkeypatch, result)
+    exc = failed(run._remote)
+    assert (exc.detail, exc.fix, exc.ms) == ("auth_required: 401 Unauthorized", "sign in", 9.0)
