@@ -134,7 +134,7 @@ class ConfigStore(FileStore, ServerEdits):
             if data == doc.data:
                 # Nothing to write (no backup, no new file), but a server written in full
                 # for the user is theirs even when it reads as it did.
-                if authored and target.exists():
+                if authored:
                     self._keep_trust(target, doc.data, data, authored)
                 return result
             refuse_control_characters(doc.data, data)

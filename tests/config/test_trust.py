@@ -377,6 +377,9 @@ def test_the_users_own_file_keeps_no_record(isolated: Path, store: TrustStore) -
     cs = ConfigStore.from_paths(Paths.from_env(Paths.from_env().config_dir / "external-mcps.json"))
     cs.add("a", ServerEntry(command="a"))
     assert not store.record.exists()
+    # A library caller's store of that file, made without the paths, knows it too.
+    ConfigStore(cs.path).add("b", ServerEntry(command="b"))
+    assert not store.record.exists()
 
 
 def test_an_edit_that_cannot_record_trust_changes_nothing(
