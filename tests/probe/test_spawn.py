@@ -518,8 +518,11 @@ while True:
 WITH_CHILD = """
 import signal, subprocess, sys
 subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], start_new_session=True)
-while True:
-    signal.pause()
+if sys.argv[3:] == ["eof"]:
+    sys.stdin.read()  # it exits at the end of its stdin
+else:
+    while True:
+        signal.pause()
 """
 
 
@@ -611,3 +614,37 @@ def test_a_member_that_outlives_its_kill_does_not_hold_the_stop(
     finally:
         end_by_pid(*family)
     assert alive_after_the_stop == [True]
+
+
+def test_a_server_that_exits_as_its_stdin_ends_leaves_no_child_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its child in a session of its own is traced to it before it can exit (no subreaper
+    here: nothing else would find that child)."""
+    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, HOOKED_CHILD, str(tmp_path), "eof"))
+    family: list[int] = []
+
+    async def go() -> None:
+        async with running(entry) as process:
+            family.append(await pid_in(tmp_path / "child"))
+            assert process.stdin is not None
+            close = process.stdin.aclose
+
+            async def closed_and_gone() -> None:  # the server exits before anything else
+                await close()
+                with anyio.fail_after(30):
+                    while (stat := procs.read_stat(process.pid)) is not None and not stat.dead:
+                        await anyio.sleep(0.01)
+
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(process.stdin, "aclose", closed_and_gone)
+                await stop_server(process)
+
+    try:
+        anyio.run(go)
+        deadline = time.monotonic() + 10
+        while (left := [p for p in family if lingering(p)]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert left == []
+    finally:
+        end_by_pid(*family)
