@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -327,12 +328,14 @@ def test_servers_the_client_does_not_start_are_reported_without_a_probe(tmp_path
         "theirs": ClientEntry("theirs", ServerEntry(command="x", enabled=False)),
     }
     view = ClientView("claude-code", file, entries, warnings=["from the file"])
+    settings = tmp_path / ".claude" / "settings.local.json"
     ours = [(n, ServerEntry(command="x"), "external") for n in ("wait", "no", "off", "mine")]
     report = run_as_client(view, ours, places)
     rows = {r.name: r for r in report.rows}
     assert [r.name for r in report.rows] == ["wait", "no", "off", "theirs"]
     assert rows["wait"].verdict == "pending_approval" and rows["wait"].result is None
     assert rows["wait"].reason is not None and rows["wait"].reason.startswith("pending approval: ")
+    assert rows["wait"].reason.endswith(f'add "enabledMcpjsonServers": ["wait"] to {settings}')
     assert rows["no"].verdict == "rejected"
     assert rows["no"].reason is not None and rows["no"].reason.startswith(
         "rejected in Claude Code's settings ("
@@ -565,8 +568,122 @@ def test_what_the_client_passes_besides_is_the_reason_two_verdicts_differ(
     report = anyio.run(lambda: health_as_client(view, [("s", entry, "internal")], environ=environ))
     assert len(probes.calls) == 2
     [row] = report.rows
-    assert row.env_difference is not None and "AS_TEST_WHOLE" in row.env_difference
+    assert row.env_difference == "cursor passes 1 variable mcpctl does not (AS_TEST_WHOLE)"
     assert row.reason is not None and row.reason.startswith(
         "fails for mcpctl, healthy for cursor: "
     )
     assert row.reason.endswith(row.env_difference)
+
+
+def test_each_side_resolves_its_entry_its_own_way() -> None:
+    """A client's variable it cannot resolve, or mcpctl's, is a second probe (each fails its
+    own way); the client's texts passed as written and mcpctl's keyring resolve."""
+    env = {"PATH": "/bin"}
+    empty = ServerEntry(command="sh", env={"A": ""})
+    unset = ServerEntry(command="sh", env={"A": "${AS_TEST_UNSET_X}"})
+    assert ch._difference("cline", ClientEntry("s", unset), empty, None, env) == (False, None)
+    assert ch._difference("cline", ClientEntry("s", empty), unset, None, env) == (False, None)
+    literal = "MCPCTL_AS_CLIENT_LITERAL_0"
+    written = ClientEntry("s", ServerEntry(command="sh", env={"A": "${" + literal + "}"}),
+                          literals={literal: "v"})  # fmt: skip
+    plain = ServerEntry(command="sh", env={"A": "v"})
+    assert ch._difference("cline", written, plain, None, env) == (True, None)
+    keyed = ServerEntry(command="sh", env={"A": "${AS_TEST_KEYED}"})
+    keyring = {"AS_TEST_KEYED": "v"}.get
+    assert ch._difference("cline", ClientEntry("s", plain), keyed, keyring, env) == (True, None)
+
+
+def test_rows_are_checked_and_explained_as_the_client_starts_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    probes = Probes({
+        ("keyed", True): True, ("missing", True): False, ("fromenv", True): True,
+        ("stale", True): False, ("stale", False): True, ("missing", False): False,
+    })  # fmt: skip
+    monkeypatch.setattr(health, "probe_all", probes)
+    missing = ProbeError("missing_variable", "variable AS_TEST_KEPT is not set", "set it")
+    real_call = probes.__call__
+
+    async def failing_on_missing(entries: Any, **options: Any) -> list[ProbeResult]:
+        results = await real_call(entries, **options)
+        return [replace(r, error=missing) if r.name == "missing" else r for r in results]
+
+    monkeypatch.setattr(health, "probe_all", failing_on_missing)
+    py = sys.executable
+    entries = {
+        "keyed": (ServerEntry(command=py, args=("k",), env={"A": "v"}),
+                  ServerEntry(command=py, args=("k",), env={"A": "${AS_TEST_KEYED}"})),
+        "missing": (ServerEntry(command=py, args=("m",), env={"B": "${AS_TEST_KEPT}"}),
+                    ServerEntry(command=py, args=("m",), env={"B": "${AS_TEST_KEPT}"})),
+        "fromenv": (ServerEntry(command=py, args=("f",), env={"C": "${AS_TEST_ENVIRON}"}),
+                    ServerEntry(command=py, args=("f",), env={"C": "${AS_TEST_ENVIRON}"})),
+        "stale": (ServerEntry(command=py, args=("old",)), ServerEntry(command=py, args=("new",))),
+    }  # fmt: skip
+    view = ClientView("cline", Path("/p/cline_mcp_settings.json"),
+                      {n: ClientEntry(n, theirs) for n, (theirs, _) in entries.items()})  # fmt: skip
+    ours = [(n, mine, "external") for n, (_, mine) in entries.items()]
+    keyring = {"AS_TEST_KEYED": "v", "AS_TEST_KEPT": "k"}.get
+    environ = {"PATH": str(Path(py).parent), "AS_TEST_ENVIRON": "e"}
+    report = anyio.run(lambda: health_as_client(view, ours, secrets=keyring, environ=environ))
+    by_whom = {call["as_client"]: call for call in probes.calls}
+    # Cline gives a server a few variables, as mcpctl does: "keyed" and "fromenv" start the
+    # same both ways (mcpctl's keyring gives what the client's file says): probed once.
+    assert "AS_TEST_OURS" not in by_whom[True]["env"]
+    assert [n for n, _, _ in by_whom[False]["items"]] == ["missing", "stale"]
+    rows = {r.name: r for r in report.rows}
+    assert rows["keyed"].problems == [] and rows["fromenv"].problems == []
+    assert [(p.kind, p.variable) for p in rows["missing"].problems] == [("keyring", "AS_TEST_KEPT")]
+    got = rows["missing"].result
+    assert got is not None and got.error is not None
+    assert (
+        got.error.message == "variable AS_TEST_KEPT is not set in the environment cline starts from"
+    )
+    assert rows["stale"].reason == (
+        "healthy for mcpctl, fails for cline: cline's entry is not mcpctl's; update it with: "
+        "mcpctl render cline --install"
+    )
+
+
+def test_the_environment_is_the_processs_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    probes = Probes({("s", True): True, ("s", False): True})
+    monkeypatch.setattr(health, "probe_all", probes)
+    monkeypatch.setenv("AS_TEST_FROM_OS", "x")
+    entry = ServerEntry(command=sys.executable, env={"A": "${AS_TEST_FROM_OS}"})
+    view = ClientView("cline", Path("/p/cline_mcp_settings.json"), {"s": ClientEntry("s", entry)})
+    report = anyio.run(lambda: health_as_client(view, [("s", entry, "external")]))
+    [row] = report.rows
+    assert (row.verdict, row.mcpctl, row.problems) == ("healthy", "healthy", [])
+
+
+def test_claude_codes_settings_that_cannot_be_read_are_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(health, "probe_all", Probes({}))
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text("{not json")
+    places = Places(home=home, cwd=tmp_path, system="linux", environ={})
+    view = ClientView("claude-code", tmp_path / ".mcp.json",
+                      {"s": ClientEntry("s", ServerEntry(command="x"))})  # fmt: skip
+    report = anyio.run(lambda: health_as_client(view, [], environ={}, places=places))
+    assert any("settings.json" in w for w in report.warnings), report.warnings
+    assert report.rows[0].verdict == "pending_approval"
+
+
+def test_a_server_of_mcpctls_waiting_for_approval_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client's entry of that name is another: mcpctl's, held, is not compared either."""
+    from mcpctl.config import trustguard
+    from mcpctl.config.trustrecord import entry_digest
+    from mcpctl.errors import UntrustedConfigError
+
+    monkeypatch.setattr(health, "probe_all", Probes({}))
+    ours = ServerEntry(command=sys.executable, args=("mine",))
+    refusal = UntrustedConfigError("s waits for approval", path="/p/.mcpctl.json", names=["s"])
+    monkeypatch.setattr(trustguard, "HELD", {("s", entry_digest(ours.to_data())): refusal})
+    theirs = ClientEntry("s", ServerEntry(command=sys.executable, args=("theirs",)))
+    view = ClientView("cline", Path("/p/cline_mcp_settings.json"), {"s": theirs})
+    with pytest.raises(UntrustedConfigError) as caught:
+        anyio.run(lambda: health_as_client(view, [("s", ours, "external")], environ={}))
+    assert caught.value.names == ("s",)
