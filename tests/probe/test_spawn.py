@@ -515,6 +515,15 @@ write("child", os.getpid())
 while True:
     signal.pause()
 """
+# A child that only waits (SIGTERM ends it), its pid in FOLDER/child.
+SLEEPING_CHILD = """
+import os, signal, sys
+path = os.path.join(sys.argv[1], "child")
+with open(path + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.replace(path + ".tmp", path)
+signal.pause()
+"""
 WITH_CHILD = """
 import signal, subprocess, sys
 subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], start_new_session=True)
@@ -587,7 +596,7 @@ def test_a_member_that_outlives_its_kill_does_not_hold_the_stop(
 ) -> None:
     """The server's child signals cannot end (as one stuck in the kernel): the stop still
     returns, after its wait for the family to be gone, not when that child ends."""
-    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, HOOKED_CHILD, str(tmp_path)))
+    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, SLEEPING_CHILD, str(tmp_path)))
     family: list[int] = []
     alive_after_the_stop: list[bool] = []
 
@@ -621,7 +630,7 @@ def test_a_server_that_exits_as_its_stdin_ends_leaves_no_child_behind(
 ) -> None:
     """Its child in a session of its own is traced to it before it can exit (no subreaper
     here: nothing else would find that child)."""
-    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, HOOKED_CHILD, str(tmp_path), "eof"))
+    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, SLEEPING_CHILD, str(tmp_path), "eof"))
     family: list[int] = []
 
     async def go() -> None:
