@@ -134,10 +134,11 @@ async def stop_server(process: Process, diag: StdioDiagnostics | None = None) ->
         if diag.stdout_closed:
             await _wait_exit(process, 0.2, 0.005)  # it may be exiting on its own: let it
         diag.exited_by_itself = process.returncode is not None
+        # Before its stdin ends (a server may exit at once then): its children still point to it.
+        members = family_now(process.pid)
         if process.stdin is not None:
             with contextlib.suppress(Exception):
                 await process.stdin.aclose()
-        members = family_now(process.pid)  # before it dies: its children still point to it
         _kill_group(process.pid, signal.SIGTERM)
         procs.signal_members(members.values(), signal.SIGTERM)
         await _wait_exit(process, KILL_GRACE)

@@ -1,21 +1,34 @@
-"""The environment a stdio server gets: a short allowlist of mcpctl's, plus what its entry says."""
+"""Starting a stdio server (the environment it gets: a short allowlist of mcpctl's, plus what
+its entry says) and stopping it with everything that came from it."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import signal
 import sys
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from anyio.abc import Process
 
 from mcpctl import procs
 from mcpctl.config.model import ServerEntry
 from mcpctl.probe import probe
-from mcpctl.probe.spawn import DEFAULT_INHERITED_ENV, child_env
+from mcpctl.probe.spawn import (
+    DEFAULT_INHERITED_ENV,
+    StdioDiagnostics,
+    child_env,
+    spawn_server,
+    stop_server,
+)
+from mcpctl.reaper import REGISTRY
 from tests.conftest import SERVERS
 
 PY = sys.executable
@@ -308,3 +321,339 @@ def test_the_program_is_found_as_the_entry_says(tmp_path: Path, how: str) -> Non
             await stop_server(process)
 
     assert anyio.run(go).split(" ")[0] == str(tmp_path if entry.cwd else Path.cwd())
+
+
+# --- stopping: the order of things, what fails on the way, what is left -------------------
+
+
+@contextlib.asynccontextmanager
+async def running(entry: ServerEntry) -> AsyncIterator[Process]:
+    """A server spawned; ended (by its process object, never a pid reused) and closed on the
+    way out, whatever the test's stop did."""
+    process = await spawn_server(entry)
+    try:
+        yield process
+    finally:
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.kill()
+            await process.aclose()
+
+
+def end_by_pid(*pids: int) -> None:
+    """Kill what a failed stop left of a family (unless gone or already dead)."""
+    for pid in pids:
+        stat = procs.read_stat(pid)
+        if stat is not None and not stat.dead:
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_server_hears_its_stdin_end_before_any_signal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that exits cleanly at the end of its input is given that end first."""
+    killpg = os.killpg
+
+    def hold_sigterm_until_it_exits(pid: int, sig: signal.Signals) -> None:
+        # SIGTERM waits until the server is gone by itself (its stdin closed), at most 30 s.
+        deadline = time.monotonic() + 30
+        while sig == signal.SIGTERM and time.monotonic() < deadline:
+            stat = procs.read_stat(pid)
+            if stat is None or stat.dead:
+                break
+            time.sleep(0.01)
+        killpg(pid, sig)
+
+    diag = StdioDiagnostics()
+
+    async def go() -> None:
+        async with running(stand_in("quit")) as process:
+            await first_line(process)
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(os, "killpg", hold_sigterm_until_it_exits)
+                await stop_server(process, diag)
+
+    anyio.run(go)
+    assert diag.returncode == 4  # its own exit, not SIGTERM's
+
+
+@pytest.mark.parametrize("failing", ["stdin", "stdout", "stderr", "process"])
+def test_a_pipe_that_fails_to_close_does_not_fail_the_stop(
+    monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    async def broken() -> None:
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    diag = StdioDiagnostics()
+
+    async def go() -> None:
+        async with running(stand_in("stay")) as process:
+            await first_line(process)
+            target = process if failing == "process" else getattr(process, failing)
+            with anyio.fail_after(30), monkeypatch.context() as patch:
+                patch.setattr(target, "aclose", broken)
+                await stop_server(process, diag)
+            for name in {"stdout", "stderr"} - {failing}:  # the others closed all the same
+                with pytest.raises(anyio.ClosedResourceError):
+                    await getattr(process, name).receive()
+
+    anyio.run(go)
+    assert diag.returncode == -signal.SIGTERM  # stopped all the same
+
+
+def test_a_group_that_may_not_be_signalled_does_not_fail_the_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server whose group mcpctl may not signal (run as another user): the stop goes on,
+    and the server still ends at the end of its stdin."""
+    refused: list[signal.Signals] = []
+
+    def not_permitted(pid: int, sig: signal.Signals) -> None:
+        refused.append(sig)
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    diag = StdioDiagnostics()
+
+    async def go() -> None:
+        async with running(stand_in("quit")) as process:
+            await first_line(process)
+            with anyio.fail_after(30), monkeypatch.context() as patch:
+                patch.setattr(os, "killpg", not_permitted)
+                await stop_server(process, diag)
+
+    anyio.run(go)
+    assert refused == [signal.SIGTERM, signal.SIGKILL]
+    assert diag.returncode == 4
+
+
+def test_a_stop_is_not_cut_short_by_a_cancellation() -> None:
+    """A probe cancelled (a timeout, Ctrl-C) while it stops its server still ends it."""
+    diag = StdioDiagnostics()
+
+    async def go() -> None:
+        async with running(stand_in("hold")) as process:  # SIGTERM ignored: a grace to wait
+            await first_line(process)
+            with anyio.fail_after(30), anyio.CancelScope() as scope:
+                scope.cancel()
+                await stop_server(process, diag)
+
+    anyio.run(go)
+    assert diag.returncode == -signal.SIGKILL
+
+
+def test_the_registry_forgets_a_stopped_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(REGISTRY, "unreaped", set())
+    pids: list[int] = []
+
+    async def go() -> None:
+        async with running(stand_in("stay")) as process:
+            pids.append(process.pid)
+            assert process.pid in REGISTRY.running
+            with anyio.fail_after(30):
+                await stop_server(process)
+
+    anyio.run(go)
+    assert pids[0] not in REGISTRY.running
+    assert REGISTRY.unreaped == set()  # reaped: nothing left for its process object
+
+
+def test_a_server_that_outlives_its_stop_is_noted_unreaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One that no signal ends (as a process stuck in the kernel): the orphan sweep must
+    leave it to its process object, and no exit code is made up for it."""
+    monkeypatch.setattr(REGISTRY, "unreaped", set())
+    diag = StdioDiagnostics()
+    pids: list[int] = []
+    noted: list[set[int]] = []
+    stopped = REGISTRY.stopped
+
+    async def go() -> None:
+        told = anyio.Event()
+
+        def stopped_and_told(pid: int, *, reaped: bool) -> None:
+            stopped(pid, reaped=reaped)
+            told.set()
+
+        async def end_it_once_noted(process: Process) -> None:
+            try:
+                with anyio.fail_after(30):
+                    await told.wait()
+                noted.append(set(REGISTRY.unreaped))
+            finally:
+                process.kill()  # lets the stop close its process object
+
+        async with running(stand_in("hold")) as process:
+            pids.append(process.pid)
+            await first_line(process)
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(os, "killpg", lambda pid, sig: None)
+                patch.setattr(procs, "signal_members", lambda members, sig: None)
+                patch.setattr(REGISTRY, "stopped", stopped_and_told)
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(end_it_once_noted, process)
+                    await stop_server(process, diag)
+
+    anyio.run(go)
+    assert noted == [{pids[0]}]
+    assert pids[0] not in REGISTRY.running
+    assert diag.returncode is None
+
+
+# A server whose child leaves its session and group, and, told SIGTERM, starts a process of
+# its own (a shutdown hook) before it can be killed: the family is looked at again.
+HOOKED_CHILD = """
+import os, signal, subprocess, sys
+folder = sys.argv[1]
+def write(name, pid):
+    with open(os.path.join(folder, name + ".tmp"), "w") as f:
+        f.write(str(pid))
+    os.replace(os.path.join(folder, name + ".tmp"), os.path.join(folder, name))
+def on_term(*_):
+    hook = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    write("hook", hook.pid)
+signal.signal(signal.SIGTERM, on_term)
+write("child", os.getpid())
+while True:
+    signal.pause()
+"""
+# A child that only waits (SIGTERM ends it), its pid in FOLDER/child.
+SLEEPING_CHILD = """
+import os, signal, sys
+path = os.path.join(sys.argv[1], "child")
+with open(path + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.replace(path + ".tmp", path)
+signal.pause()
+"""
+WITH_CHILD = """
+import signal, subprocess, sys
+subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]], start_new_session=True)
+if sys.argv[3:] == ["eof"]:
+    sys.stdin.read()  # it exits at the end of its stdin
+else:
+    while True:
+        signal.pause()
+"""
+
+
+async def pid_in(path: Path) -> int:
+    with anyio.fail_after(30):
+        while not path.exists():
+            await anyio.sleep(0.01)
+    return int(path.read_text())
+
+
+def lingering(pid: int) -> bool:
+    """Whether ``pid`` still runs, or is a zombie this process has not reaped."""
+    stat = procs.read_stat(pid)
+    return stat is not None and (not stat.dead or stat.ppid == os.getpid())
+
+
+@pytest.mark.parametrize("subreaper", [False, True], ids=["plain", "subreaper"])
+def test_what_a_family_starts_while_it_is_stopped_is_stopped_and_reaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, subreaper: bool
+) -> None:
+    """As a subreaper this process adopts them as they die: it reaps them too."""
+    from mcpctl.probe.spawn import become_subreaper
+
+    if subreaper and not become_subreaper():
+        pytest.skip("this system has no child subreapers")
+    killpg = os.killpg
+
+    def once_the_hook_runs(pid: int, sig: signal.Signals) -> None:
+        # SIGKILL only once the child's SIGTERM hook has started its process (at most 30 s).
+        deadline = time.monotonic() + 30
+        while sig == signal.SIGKILL and not (tmp_path / "hook").exists():
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        killpg(pid, sig)
+
+    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, HOOKED_CHILD, str(tmp_path)))
+    family: list[int] = []
+
+    async def go() -> None:
+        async with running(entry) as process:
+            family.append(await pid_in(tmp_path / "child"))
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(os, "killpg", once_the_hook_runs)
+                await stop_server(process)
+            family.append(await pid_in(tmp_path / "hook"))
+
+    try:
+        anyio.run(go)
+        deadline = time.monotonic() + 10
+        while (left := [p for p in family if lingering(p)]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert left == []
+    finally:
+        if subreaper:
+            become_subreaper(False)
+        end_by_pid(*family)
+
+
+def test_a_member_that_outlives_its_kill_does_not_hold_the_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's child signals cannot end (as one stuck in the kernel): the stop still
+    returns, after its wait for the family to be gone, not when that child ends."""
+    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, SLEEPING_CHILD, str(tmp_path)))
+    family: list[int] = []
+    alive_after_the_stop: list[bool] = []
+
+    async def go() -> None:
+        async with running(entry) as process:
+            child = await pid_in(tmp_path / "child")
+            family.append(child)
+
+            async def end_it_at_last() -> None:
+                with anyio.move_on_after(30):  # only a stop that waits for it waits this long
+                    await anyio.Event().wait()
+                os.kill(child, signal.SIGKILL)
+
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(procs, "signal_members", lambda members, sig: None)
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(end_it_at_last)
+                    await stop_server(process)
+                    alive_after_the_stop.append(lingering(child))
+                    tg.cancel_scope.cancel()
+
+    try:
+        anyio.run(go)
+    finally:
+        end_by_pid(*family)
+    assert alive_after_the_stop == [True]
+
+
+def test_a_server_that_exits_as_its_stdin_ends_leaves_no_child_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its child in a session of its own is traced to it before it can exit (no subreaper
+    here: nothing else would find that child)."""
+    entry = ServerEntry(command=PY, args=("-c", WITH_CHILD, SLEEPING_CHILD, str(tmp_path), "eof"))
+    family: list[int] = []
+
+    async def go() -> None:
+        async with running(entry) as process:
+            family.append(await pid_in(tmp_path / "child"))
+            assert process.stdin is not None
+            close = process.stdin.aclose
+
+            async def closed_and_gone() -> None:  # the server exits before anything else
+                await close()
+                with anyio.fail_after(30):
+                    while (stat := procs.read_stat(process.pid)) is not None and not stat.dead:
+                        await anyio.sleep(0.01)
+
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(process.stdin, "aclose", closed_and_gone)
+                await stop_server(process)
+
+    try:
+        anyio.run(go)
+        deadline = time.monotonic() + 10
+        while (left := [p for p in family if lingering(p)]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert left == []
+    finally:
+        end_by_pid(*family)
