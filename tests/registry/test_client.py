@@ -5,18 +5,21 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from mcpctl.registry import DiscoveryCache, RegistryClient, RegistryError
-from mcpctl.registry.client import MAX_REDIRECTS, Document, host_of
+from mcpctl.registry import client as client_module
+from mcpctl.registry.client import MAX_REDIRECTS, OFFLINE_HINT, Document, host_of
 from mcpctl.registry.sources import RETRY_AFTER_FAILURE, RegistrySource, age
 from mcpctl.registry.syncing import refresh, sync_source
 from tests.httpthread import reply, serving_http
@@ -610,3 +613,246 @@ def test_https_is_never_redirected_down_to_http(
         hop = {"/hop": [(302, b"", {"Location": plain + "/doc"})]}
         with scripted(hop) as (front, _), fast_client(front) as client:
             assert client.get_document(front + "/hop").data == [1]
+
+
+# --- the time limits: a connection unanswered, a registry that stalls ------------------------
+
+
+@contextlib.contextmanager
+def unanswered() -> Iterator[str]:
+    """An address on 127.0.0.1 whose connections get no answer: a listener whose queue of one
+    (``listen(0)``) is already full and never accepted, so that Linux drops the SYN of any
+    further connection. The listener is closed after 10 s at the latest (the next SYN is then
+    refused), so that a client without a connection limit still ends."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        host, port = listener.getsockname()
+        filler = socket.create_connection((host, port), timeout=10)
+        closer = threading.Timer(10, listener.close)
+        closer.start()
+        try:
+            yield f"http://{host}:{port}"
+        finally:
+            closer.cancel()
+            closer.join(10)
+            filler.close()
+
+
+class Raw:
+    """What a :func:`raw_registry` did with its connection: ``outcome`` once it is done."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.stop = threading.Event()
+        self.outcome = "no connection"
+
+    def result(self) -> str:
+        """The outcome, once the registry is done with its connection (30 s at most)."""
+        self.done.wait(30)
+        return self.outcome
+
+
+@contextlib.contextmanager
+def raw_registry(serve: Callable[[socket.socket, Raw], str]) -> Iterator[tuple[str, Raw]]:
+    """A registry on 127.0.0.1 that reads one request and hands its socket to ``serve`` (in
+    a thread), which says what happened; ``stop`` is set when the block ends."""
+    site = Raw()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(30)
+
+    def run() -> None:
+        try:
+            conn, _ = listener.accept()
+            with conn:
+                conn.settimeout(30)
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    request += chunk
+                site.outcome = serve(conn, site)
+        except OSError:
+            pass
+        finally:
+            site.done.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", site
+    finally:
+        site.stop.set()
+        listener.close()
+        thread.join(30)
+
+
+def until_hung_up(conn: socket.socket) -> str:
+    """Wait for the client to hang up (30 s at most)."""
+    try:
+        while conn.recv(4096):
+            pass
+    except TimeoutError:
+        return "still there after 30 s"
+    except OSError:
+        pass
+    return "hung up"
+
+
+def trickle_headers(conn: socket.socket, site: Raw) -> str:
+    """A status line, then a header line every 0.05 s (20 s in all): each read gets
+    something, so no read timeout ever ends it."""
+    try:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        for i in range(400):
+            if site.stop.wait(0.05):
+                return "stopped"
+            conn.sendall(f"X-Slow-{i}: 1\r\n".encode())
+        conn.sendall(b"Content-Length: 2\r\n\r\n[]")
+    except OSError:
+        return "cut"
+    return "sent everything"
+
+
+def gave_up(url: str) -> str:
+    return rf"{re.escape(url)}: timed out: no complete answer; gave up after \d+\.\d s"
+
+
+def test_a_connection_without_answer_is_given_up_at_the_connection_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The connection limit (3 s) is shorter than the request's: an unreachable registry is
+    # said to be unreachable, not slow.
+    monkeypatch.setattr(client_module, "CONNECT_TIMEOUT", 0.34)
+    with unanswered() as url, fast_client(url, timeout=5) as client:
+        with pytest.raises(RegistryError) as caught:
+            client.get_json("/servers")
+    assert caught.value.message == f"cannot reach {url}: no answer to the connection within 0.3 s"
+    assert caught.value.hint == OFFLINE_HINT
+
+
+def test_a_connection_without_answer_until_the_time_is_up_is_a_timeout() -> None:
+    with unanswered() as url, fast_client(url, timeout=0.5) as client:
+        with pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+    assert re.fullmatch(gave_up(url + "/doc"), caught.value.message)
+    assert caught.value.hint == OFFLINE_HINT
+
+
+def test_headers_trickled_forever_are_cut_at_the_time_limit() -> None:
+    # Each read gets a line within the read timeout: only cutting the connection ends it.
+    with raw_registry(trickle_headers) as (url, site):
+        with fast_client(url, timeout=0.5) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert site.result() == "cut"
+    assert re.fullmatch(gave_up(url + "/doc"), caught.value.message)
+    assert caught.value.hint == OFFLINE_HINT
+
+
+def test_a_body_without_a_length_cut_at_the_time_limit_is_no_answer() -> None:
+    # The end of the connection ends such a body: cut at the time limit, what came is
+    # only the beginning of the answer, however well it reads.
+    def start_then_stall(conn: socket.socket, site: Raw) -> str:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Connection: close\r\n\r\n[1]")  # fmt: skip
+        return until_hung_up(conn)
+
+    with raw_registry(start_then_stall) as (url, site):
+        with fast_client(url, timeout=0.5) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert site.result() == "hung up"
+    assert re.fullmatch(gave_up(url + "/doc"), caught.value.message)
+
+
+class Unwatched:
+    """A :class:`~mcpctl.registry.timing.Cutoff` that never cuts."""
+
+    fired = False
+
+    def __init__(self, sockets: object, end: float) -> None:
+        pass
+
+    def __enter__(self) -> Unwatched:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def test_a_silent_registry_is_given_up_on_by_the_request_timeout_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Should the connections not be cut, the request's own timeout still ends it.
+    monkeypatch.setattr(client_module, "Cutoff", Unwatched)
+    with raw_registry(lambda conn, site: until_hung_up(conn)) as (url, site):
+        with fast_client(url, timeout=0.5) as client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+        assert site.result() == "hung up"
+    assert re.fullmatch(gave_up(url + "/doc"), caught.value.message)
+    assert caught.value.hint == OFFLINE_HINT
+
+
+class Clock:
+    """A :func:`time.monotonic` for the client that stands still unless moved (it starts
+    at a whole second of the real one, so that the time left is exact)."""
+
+    def __init__(self) -> None:
+        self.now = float(int(time.monotonic()))
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@contextlib.contextmanager
+def clocked_registry(
+    monkeypatch: pytest.MonkeyPatch, status: int, retry_after: str, passes: float = 0.0
+) -> Iterator[str]:
+    """A registry answering ``status`` with ``retry_after``, to a client whose clock moves
+    on by ``passes`` seconds while each request is answered."""
+    clock = Clock()
+    monkeypatch.setattr(client_module, "time", SimpleNamespace(monotonic=clock.monotonic))
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            clock.now += passes
+            reply(self, status, b"{}", {"Retry-After": retry_after})
+
+    with serving_http(Handler) as url:
+        yield url
+
+
+def test_a_retry_after_taking_all_the_time_left_is_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Waiting all the time left would leave none for the request.
+    slept: list[float] = []
+    with clocked_registry(monkeypatch, 429, "60") as url:
+        client = RegistryClient(url, timeout=60, retries=1, sleep=slept.append)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+    assert slept == []
+    assert caught.value.message == (
+        f"{url}/doc: HTTP 429; it asks to retry in 60 s, more than the 60.0 s left; "
+        "gave up after 0.0 s"
+    )
+
+
+def test_a_retry_after_when_the_time_is_already_up_says_none_is_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slept: list[float] = []
+    with clocked_registry(monkeypatch, 503, "1", passes=90) as url:
+        client = RegistryClient(url, timeout=60, sleep=slept.append)
+        with client, pytest.raises(RegistryError) as caught:
+            client.get_document(url + "/doc")
+    assert slept == []
+    assert caught.value.message == (
+        f"{url}/doc: HTTP 503; it asks to retry in 1 s, more than the 0.0 s left; "
+        "gave up after 90.0 s"
+    )
