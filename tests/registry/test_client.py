@@ -717,6 +717,21 @@ def trickle_headers(conn: socket.socket, site: Raw) -> str:
     return "sent everything"
 
 
+class Unwatched:
+    """A :class:`~mcpctl.registry.timing.Cutoff` that never cuts."""
+
+    fired = False
+
+    def __init__(self, sockets: object, end: float) -> None:
+        pass
+
+    def __enter__(self) -> Unwatched:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
 def gave_up(url: str) -> str:
     return rf"{re.escape(url)}: timed out: no complete answer; gave up after \d+\.\d s"
 
@@ -727,17 +742,29 @@ def test_a_connection_without_answer_is_given_up_at_the_connection_limit(
     # The connection limit (3 s) is shorter than the request's: an unreachable registry is
     # said to be unreachable, not slow.
     monkeypatch.setattr(client_module, "CONNECT_TIMEOUT", 0.34)
-    with unanswered() as url, fast_client(url, timeout=5) as client:
-        with pytest.raises(RegistryError) as caught:
-            client.get_json("/servers")
+    with (
+        unanswered() as url,
+        fast_client(url, timeout=5) as client,
+        pytest.raises(RegistryError) as caught,
+    ):
+        client.get_json("/servers")
     assert caught.value.message == f"cannot reach {url}: no answer to the connection within 0.3 s"
     assert caught.value.hint == OFFLINE_HINT
 
 
-def test_a_connection_without_answer_until_the_time_is_up_is_a_timeout() -> None:
-    with unanswered() as url, fast_client(url, timeout=0.5) as client:
-        with pytest.raises(RegistryError) as caught:
-            client.get_document(url + "/doc")
+@pytest.mark.parametrize("watched", [True, False])
+def test_a_connection_without_answer_until_the_time_is_up_is_a_timeout(
+    monkeypatch: pytest.MonkeyPatch, watched: bool
+) -> None:
+    # Known by the time, whether or not the connections' watch has fired.
+    if not watched:
+        monkeypatch.setattr(client_module, "Cutoff", Unwatched)
+    with (
+        unanswered() as url,
+        fast_client(url, timeout=0.5) as client,
+        pytest.raises(RegistryError) as caught,
+    ):
+        client.get_document(url + "/doc")
     assert re.fullmatch(gave_up(url + "/doc"), caught.value.message)
     assert caught.value.hint == OFFLINE_HINT
 
@@ -767,21 +794,6 @@ def test_a_body_without_a_length_cut_at_the_time_limit_is_no_answer() -> None:
     assert re.fullmatch(gave_up(url + "/doc"), caught.value.message)
 
 
-class Unwatched:
-    """A :class:`~mcpctl.registry.timing.Cutoff` that never cuts."""
-
-    fired = False
-
-    def __init__(self, sockets: object, end: float) -> None:
-        pass
-
-    def __enter__(self) -> Unwatched:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
 def test_a_silent_registry_is_given_up_on_by_the_request_timeout_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -806,12 +818,13 @@ class Clock:
         return self.now
 
 
+Answer = Callable[[BaseHTTPRequestHandler, Clock], None]
+
+
 @contextlib.contextmanager
-def clocked_registry(
-    monkeypatch: pytest.MonkeyPatch, status: int, retry_after: str, passes: float = 0.0
-) -> Iterator[str]:
-    """A registry answering ``status`` with ``retry_after``, to a client whose clock moves
-    on by ``passes`` seconds while each request is answered."""
+def clocked_registry(monkeypatch: pytest.MonkeyPatch, answer: Answer) -> Iterator[str]:
+    """A registry where ``answer`` answers each request, to a client whose clock is the
+    :class:`Clock` handed to it (which ``answer`` may move on)."""
     clock = Clock()
     monkeypatch.setattr(client_module, "time", SimpleNamespace(monotonic=clock.monotonic))
 
@@ -820,11 +833,20 @@ def clocked_registry(
             pass
 
         def do_GET(self) -> None:
-            clock.now += passes
-            reply(self, status, b"{}", {"Retry-After": retry_after})
+            answer(self, clock)
 
     with serving_http(Handler) as url:
         yield url
+
+
+def retry_after(status: int, seconds: str, passes: float = 0.0) -> Answer:
+    """``status`` with a ``Retry-After`` of ``seconds``, once the clock moved ``passes`` on."""
+
+    def answer(handler: BaseHTTPRequestHandler, clock: Clock) -> None:
+        clock.now += passes
+        reply(handler, status, b"{}", {"Retry-After": seconds})
+
+    return answer
 
 
 def test_a_retry_after_taking_all_the_time_left_is_not_waited_for(
@@ -832,7 +854,7 @@ def test_a_retry_after_taking_all_the_time_left_is_not_waited_for(
 ) -> None:
     # Waiting all the time left would leave none for the request.
     slept: list[float] = []
-    with clocked_registry(monkeypatch, 429, "60") as url:
+    with clocked_registry(monkeypatch, retry_after(429, "60")) as url:
         client = RegistryClient(url, timeout=60, retries=1, sleep=slept.append)
         with client, pytest.raises(RegistryError) as caught:
             client.get_document(url + "/doc")
@@ -847,7 +869,7 @@ def test_a_retry_after_when_the_time_is_already_up_says_none_is_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     slept: list[float] = []
-    with clocked_registry(monkeypatch, 503, "1", passes=90) as url:
+    with clocked_registry(monkeypatch, retry_after(503, "1", passes=90)) as url:
         client = RegistryClient(url, timeout=60, sleep=slept.append)
         with client, pytest.raises(RegistryError) as caught:
             client.get_document(url + "/doc")
@@ -856,3 +878,39 @@ def test_a_retry_after_when_the_time_is_already_up_says_none_is_left(
         f"{url}/doc: HTTP 503; it asks to retry in 1 s, more than the 0.0 s left; "
         "gave up after 90.0 s"
     )
+
+
+def test_a_body_that_comes_as_the_time_is_up_is_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    def late(handler: BaseHTTPRequestHandler, clock: Clock) -> None:
+        clock.now += 60  # the request's whole time, to the instant
+        reply(handler, 200, b"[1]", OK)
+
+    with (
+        clocked_registry(monkeypatch, late) as url,
+        RegistryClient(url, timeout=60) as client,
+        pytest.raises(RegistryError) as caught,
+    ):
+        client.get_document(url + "/doc")
+    assert caught.value.message == (
+        f"{url}/doc: timed out: no complete answer; gave up after 60.0 s"
+    )
+
+
+def test_a_connection_dropped_as_the_time_is_up_is_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Not "cannot reach": the registry was reached, and the time ran out.
+    def dropped(handler: BaseHTTPRequestHandler, clock: Clock) -> None:
+        clock.now += 60
+        handler.close_connection = True  # no answer at all
+
+    with (
+        clocked_registry(monkeypatch, dropped) as url,
+        RegistryClient(url, timeout=60) as client,
+        pytest.raises(RegistryError) as caught,
+    ):
+        client.get_document(url + "/doc")
+    assert caught.value.message == (
+        f"{url}/doc: timed out: no complete answer; gave up after 60.0 s"
+    )
+    assert caught.value.hint == OFFLINE_HINT
