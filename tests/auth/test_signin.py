@@ -9,21 +9,25 @@ callback (:class:`Person`). Tokens go to the in-memory test keyring. The end-to-
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import anyio
 import httpx2
+import mcp_types
 import pytest
 
+from mcpctl._version import __version__
 from mcpctl.auth.answer import ignored_note
 from mcpctl.auth.oauthtokens import load_record
 from mcpctl.auth.secrets import SecretStore
 from mcpctl.auth.signin import (
     DEFAULT_TIMEOUT,
+    PASTED_IGNORED,
     REQUEST_TIMEOUT,
     SignedIn,
     SignIn,
@@ -34,6 +38,7 @@ from mcpctl.auth.signin import (
 )
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import OutsideError, SignInError, UsageError
+from tests.auth.auththread import AuthServer, auth_server
 from tests.auth.conftest import TTL, OAuthServer
 from tests.conftest import MemoryKeyring, free_port
 
@@ -319,3 +324,465 @@ def test_has_display(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not has_display()
     monkeypatch.setattr("sys.platform", "darwin")
     assert has_display()
+
+
+# --- against a server in this process (tests/auth/auththread.py): what mcpctl sends --------
+
+
+@pytest.fixture
+def fast(memory_keyring: MemoryKeyring) -> Iterator[AuthServer]:
+    with auth_server() as server:
+        yield server
+
+
+def fast_request(server: AuthServer, **fields: Any) -> SignIn:
+    auth = fields.pop("auth", AuthConfig(type="oauth"))
+    fields.setdefault("timeout", TIMEOUT)
+    fields.setdefault("browser", False)
+    return SignIn("docs", server.url, auth, **fields)
+
+
+def test_the_request_that_starts_the_sign_in_is_an_mcp_initialize(fast: AuthServer) -> None:
+    signed = run(fast_request(fast), Person())
+    assert signed.record.access_token in fast.valid
+    posts = fast.requests("POST", "/mcp")
+    assert len(posts) == 2  # refused without a token, then sent again with the new one
+    for post in posts:
+        assert post.json == {
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": mcp_types.LATEST_PROTOCOL_VERSION, "capabilities": {},
+                "clientInfo": {"name": "mcpctl", "version": __version__},
+            },
+        }  # fmt: skip
+        assert post.headers["accept"] == "application/json, text/event-stream"
+    assert posts[1].headers["authorization"] == f"Bearer {signed.record.access_token}"
+    assert fast.requests("DELETE", "/mcp") == []  # no session was opened
+    assert fast.requests("GET", "/mcp") == []
+
+
+def redirect_port(person: Person) -> int:
+    assert person.address is not None
+    return int(urlsplit(query_of(person.address)["redirect_uri"]).port or 0)
+
+
+def test_what_is_said_and_where_the_answer_is_awaited(fast: AuthServer) -> None:
+    person = Person()
+    run(fast_request(fast), person)
+    port = redirect_port(person)
+    assert port >= 1024  # a free port the system picked
+    assert person.lines == [
+        "To sign in to docs, open this address in a browser:",
+        person.address,
+        f"Waiting for the answer at http://127.0.0.1:{port}/callback",
+    ]
+    sent = query_of(person.address or "")
+    assert sent["redirect_uri"] == f"http://127.0.0.1:{port}/callback"
+    assert sent["code_challenge_method"] == "S256" and sent["state"]
+    assert sent["resource"] == fast.url
+    assert "scope" not in sent  # none asked for, none advertised
+    [registration] = fast.requests("POST", "/register")
+    body = registration.json
+    assert body["redirect_uris"] == [f"http://127.0.0.1:{port}/callback"]
+    assert body["token_endpoint_auth_method"] == "none" and "scope" not in body
+    [token] = fast.requests("POST", "/token")
+    assert token.form["grant_type"] == "authorization_code"
+    assert token.form["redirect_uri"] == f"http://127.0.0.1:{port}/callback"
+
+
+def test_a_session_the_initialize_opened_is_ended(fast: AuthServer) -> None:
+    fast.session = "session-1"
+    run(fast_request(fast), Person())
+    [end] = fast.requests("DELETE", "/mcp")
+    assert end.headers["mcp-session-id"] == "session-1"
+    assert fast.seen[-1] is end  # after the initialize that opened it
+
+
+def test_a_failing_session_end_is_no_failure(fast: AuthServer) -> None:
+    fast.session = "session-1"
+    fast.delete_status = 500
+    signed = run(fast_request(fast), Person())
+    assert signed.record.access_token in fast.valid
+    assert len(fast.requests("DELETE", "/mcp")) == 1
+
+
+@pytest.mark.parametrize("status", [404, 405])
+def test_a_server_that_takes_no_post_is_asked_for_its_event_stream(
+    fast: AuthServer, status: int
+) -> None:
+    fast.post_status = status
+    signed = run(fast_request(fast), Person())
+    gets = fast.requests("GET", "/mcp")
+    assert len(gets) == 2 and all(g.headers["accept"] == "text/event-stream" for g in gets)
+    assert gets[1].headers["authorization"] == f"Bearer {signed.record.access_token}"
+    assert len(fast.requests("POST", "/mcp")) == 1  # the sign-in happens on the event stream
+
+
+def test_an_sse_server_named_so_gets_no_post(fast: AuthServer) -> None:
+    signed = run(fast_request(fast, transport="sse"), Person())
+    assert fast.requests("POST", "/mcp") == []
+    gets = fast.requests("GET", "/mcp")
+    assert [g.headers["accept"] for g in gets] == ["text/event-stream"] * 2
+    assert signed.record.access_token
+
+
+def test_a_streamable_http_server_s_404_is_not_taken_for_sse(fast: AuthServer) -> None:
+    fast.post_status = 404
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast, transport="streamable-http"), Person(act=False))
+    assert raised.value.message == (
+        "signing in to docs failed: the server answered HTTP 404 without asking for a "
+        "sign-in, so there is nothing to sign in to"
+    )
+    assert fast.requests("GET", "/mcp") == []
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_server_that_refuses_the_new_tokens(fast: AuthServer, status: int) -> None:
+    fast.mcp_status = status
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast), Person())
+    assert raised.value.message == (
+        f"signing in to docs failed: the server refused the new sign-in (HTTP {status})"
+    )
+    assert raised.value.hint is None
+
+
+def test_a_token_endpoint_that_refuses_the_code(fast: AuthServer) -> None:
+    fast.token_answer = (400, {"error": "invalid_grant", "error_description": "bad\x1b[31m"})
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast), Person())
+    message = raised.value.message
+    assert message.startswith("signing in to docs failed: "), message
+    assert "\x1b" not in message
+    assert load_record("docs", SecretStore()) is None
+
+
+def test_a_token_endpoint_that_trickles_is_given_up_on(fast: AuthServer) -> None:
+    fast.trickle = True
+    with pytest.raises(OutsideError) as raised:
+        run(fast_request(fast, timeout=1), Person())
+    assert raised.value.message == (f"POST {fast.base}/token did not answer in full within 1 s")
+    assert raised.value.hint == (
+        "try again later; a server that trickles its answer is given up on"
+    )
+
+
+def test_a_token_answer_too_large_is_refused(fast: AuthServer) -> None:
+    from mcpctl.httpclient import MAX_RESPONSE
+
+    fast.token_answer = (200, b" " * (MAX_RESPONSE + 1))
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast), Person())
+    assert raised.value.message == (
+        f"signing in to docs failed: POST {fast.base}/token answered with more than 4 MiB"
+    )
+
+
+def test_a_step_that_times_out_in_the_http_client_is_named(
+    fast: AuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def slow(client: Any, request: SignIn) -> int:
+        raise httpx2.ReadTimeout("timed out", request=httpx2.Request("POST", fast.url + "?x#y"))
+
+    monkeypatch.setattr("mcpctl.auth.signin._touch", slow)
+    with pytest.raises(OutsideError) as raised:
+        run(fast_request(fast, timeout=7), Person(act=False))
+    assert raised.value.message == f"POST {fast.url} did not answer within 7 s"
+    assert raised.value.hint is None
+
+
+def test_a_failure_s_target() -> None:
+    from mcpctl.auth.signin import _target
+
+    assert _target(httpx2.ReadTimeout("timed out")) == "the server"
+    request = httpx2.Request("GET", "http://127.0.0.1:9/.well-known/x?a=1#f")
+    assert _target(httpx2.ReadTimeout("t", request=request)) == (
+        "GET http://127.0.0.1:9/.well-known/x"
+    )
+    long = httpx2.Request("POST", "http://127.0.0.1:9/" + "p" * 400)  # shown cut short
+    assert _target(httpx2.ReadTimeout("t", request=long)) == (
+        "POST http://127.0.0.1:9/" + "p" * (300 - 25) + "…"
+    )
+
+
+# --- the browser, a pasted address, and no answer -------------------------------------------
+
+
+@pytest.mark.parametrize(("browser", "display", "opened"),
+                         [(True, True, True), (True, False, False), (False, True, False)])  # fmt: skip
+def test_the_browser_is_opened_when_asked_and_there_is_a_display(
+    fast: AuthServer, monkeypatch: pytest.MonkeyPatch, browser: bool, display: bool, opened: bool
+) -> None:
+    import webbrowser
+
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    if display:
+        monkeypatch.setenv("DISPLAY", ":0")
+    else:
+        monkeypatch.delenv("DISPLAY", raising=False)
+    seen: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: seen.append(url))
+    person = Person()
+    run(fast_request(fast, browser=browser), person)
+    assert seen == ([person.address] if opened else [])
+
+
+class Paster(Person):
+    """The person at the browser who pastes the answer into mcpctl's stdin (a pipe) instead
+    of letting the browser bring it to the callback; ``forged`` first pastes an answer
+    without the state sent, and waits for mcpctl to say it was ignored; ``real=False``:
+    never pastes the real one."""
+
+    def __init__(self, forged: bool = False, real: bool = True) -> None:
+        super().__init__()
+        self.forged = forged
+        self.real = real
+        self.ignored = threading.Event()
+        read, self.pipe = os.pipe()
+        self.stdin = os.fdopen(read)
+
+    def __call__(self, line: str) -> None:
+        if line == PASTED_IGNORED:
+            self.ignored.set()
+        super().__call__(line)
+
+    def _browse(self, address: str) -> None:
+        try:
+            answer = httpx2.get(address, follow_redirects=False, timeout=10).headers["location"]
+            if self.forged:
+                os.write(self.pipe, (forged_state(answer) + "\n").encode())
+                assert self.ignored.wait(TIMEOUT), "the forged answer was not ignored"
+            if self.real:
+                os.write(self.pipe, (answer + "\n").encode())
+        except BaseException as exc:  # the test sees it
+            self.errors.append(exc)
+
+    def done(self) -> None:
+        super().done()
+        os.close(self.pipe)
+        self.stdin.close()
+
+
+def test_a_pasted_answer_is_taken(fast: AuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    paster = Paster()
+    monkeypatch.setattr("sys.stdin", paster.stdin)
+    signed = run(fast_request(fast, paste=True), paster)
+    assert signed.record.access_token in fast.valid and signed.warnings == []
+    assert paster.lines[2] == (
+        f"Waiting for the answer at http://127.0.0.1:{redirect_port(paster)}/callback -- or "
+        "paste here the address it was sent to, then press Enter"
+    )
+
+
+def test_a_pasted_answer_without_the_state_is_said_counted_and_ignored(
+    fast: AuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paster = Paster(forged=True)
+    monkeypatch.setattr("sys.stdin", paster.stdin)
+    signed = run(fast_request(fast, paste=True), paster)
+    assert signed.warnings == [ignored_note(0, 1)]
+    assert paster.lines.count(PASTED_IGNORED) == 1
+    assert PASTED_IGNORED == (
+        "That address does not carry the state this sign-in sent, so it is not its answer: "
+        "ignored. Paste the address of this sign-in's browser tab."
+    )
+
+
+def test_no_answer_in_time_after_a_pasted_one_without_the_state(
+    fast: AuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paster = Paster(forged=True, real=False)
+    monkeypatch.setattr("sys.stdin", paster.stdin)
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast, paste=True, timeout=1.5), paster)
+    assert raised.value.message == (
+        f"signing in to docs failed: no answer within 1.5 s ({ignored_note(0, 1)})"
+    )
+    assert fast.requests("POST", "/token") == []
+
+
+def test_answers_to_the_callback_without_the_state_are_not_said(fast: AuthServer) -> None:
+    person = Person(before=(forged_state,))
+    signed = run(fast_request(fast), person)
+    assert signed.warnings == [ignored_note(1, 0)]
+    assert PASTED_IGNORED not in person.lines
+    assert len(fast.requests("POST", "/token")) == 1
+
+
+def test_no_answer_in_time_redeems_nothing(fast: AuthServer) -> None:
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast, timeout=1), Person(act=False))
+    assert raised.value.message == "signing in to docs failed: no answer within 1 s"
+    assert raised.value.hint == "run it again, and finish the sign-in in the browser in time"
+    assert fast.requests("POST", "/token") == []
+    assert load_record("docs", SecretStore()) is None
+
+
+# --- the client, the scopes, the issuer, the port -------------------------------------------
+
+
+def test_the_entry_s_own_client_is_used_without_a_registration(fast: AuthServer) -> None:
+    auth = AuthConfig(type="oauth", client_id="entry-client", client_secret="s3cret")
+    person = Person()
+    run(fast_request(fast, auth=auth), person)
+    assert fast.requests("POST", "/register") == []
+    assert query_of(person.address or "")["client_id"] == "entry-client"
+    [token] = fast.requests("POST", "/token")
+    assert token.form["client_id"] == "entry-client"
+    assert token.form["client_secret"] == "s3cret"  # client_secret_post
+    assert token.form["redirect_uri"] == f"http://127.0.0.1:{redirect_port(person)}/callback"
+
+
+def test_a_registration_with_the_entry_s_secret_says_so(fast: AuthServer) -> None:
+    auth = AuthConfig(type="oauth", client_secret="s3cret")
+    run(fast_request(fast, auth=auth), Person())
+    [registration] = fast.requests("POST", "/register")
+    assert registration.json["token_endpoint_auth_method"] == "client_secret_post"
+    assert fast.requests("POST", "/token")[0].form["client_secret"] == "registered-secret"
+
+
+CIMD = "https://client.example.com/mcpctl.json"
+
+
+@pytest.mark.parametrize(("asked", "entry"), [(CIMD, None), (None, CIMD), (CIMD, "https://x.example/other.json")])  # fmt: skip
+def test_a_client_metadata_document_is_the_client(
+    fast: AuthServer, asked: str | None, entry: str | None
+) -> None:
+    fast.metadata = {"client_id_metadata_document_supported": True}
+    auth = AuthConfig(type="oauth", client_metadata_url=entry)
+    person = Person()
+    signed = run(fast_request(fast, auth=auth, client_metadata_url=asked), person)
+    assert query_of(person.address or "")["client_id"] == CIMD  # the command line's first
+    assert fast.requests("POST", "/register") == []
+    assert signed.record.client_metadata_url == CIMD
+
+
+def test_a_client_metadata_url_that_is_not_https_is_refused(fast: AuthServer) -> None:
+    with pytest.raises(UsageError) as raised:
+        run(fast_request(fast, client_metadata_url="http://client.example.com/c.json"),
+            Person(act=False))  # fmt: skip
+    assert "client.example.com" in raised.value.message or "https" in raised.value.message
+    assert fast.seen == []
+
+
+@pytest.mark.parametrize(("asked", "entry", "sent"), [
+    ((), ("mcp:read",), "mcp:read"),
+    (("mcp:read", "mcp:write"), ("mcp:read",), "mcp:read mcp:write"),
+])  # fmt: skip
+def test_the_scopes_asked_for(
+    fast: AuthServer, asked: tuple[str, ...], entry: tuple[str, ...], sent: str
+) -> None:
+    person = Person()
+    auth = AuthConfig(type="oauth", scopes=entry)
+    signed = run(fast_request(fast, auth=auth, scopes=asked), person)
+    assert query_of(person.address or "")["scope"] == sent
+    assert fast.requests("POST", "/register")[0].json["scope"] == sent
+    assert signed.record.scope == sent
+
+
+def test_an_answer_must_name_the_server_that_promised_to(fast: AuthServer) -> None:
+    fast.metadata = {"authorization_response_iss_parameter_supported": True}
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast), Person())
+    assert "(no iss)" in raised.value.message
+    assert fast.requests("POST", "/token") == []
+    fast.iss = fast.base
+    signed = run(fast_request(fast), Person())
+    assert signed.record.access_token in fast.valid
+
+
+def test_an_answer_from_another_server_is_refused(fast: AuthServer) -> None:
+    fast.iss = "https://login.evil.example"
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast), Person())
+    assert f"(iss 'https://login.evil.example', expected '{fast.base}')" in raised.value.message, (
+        raised.value.message
+    )
+    assert fast.requests("POST", "/token") == []
+
+
+def test_a_taken_callback_port_is_said_before_anything_is_asked(fast: AuthServer) -> None:
+    import errno
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        auth = AuthConfig(type="oauth", callback_port=port)
+        with pytest.raises(UsageError) as raised:
+            run(fast_request(fast, auth=auth), Person())
+    assert raised.value.message == (
+        f"cannot listen for the sign-in's answer on 127.0.0.1:{port}: "
+        f"{os.strerror(errno.EADDRINUSE)}"
+    )
+    assert fast.seen == []
+
+
+def test_the_entry_s_callback_port(fast: AuthServer, callback_port: int) -> None:
+    person = Person()
+    run(fast_request(fast, auth=AuthConfig(type="oauth", callback_port=callback_port)), person)
+    assert redirect_port(person) == callback_port
+
+
+def test_a_new_sign_in_replaces_the_stored_one(fast: AuthServer) -> None:
+    first = run(fast_request(fast), Person())
+    second = run(fast_request(fast), Person())  # its tokens still valid: signed in anew
+    assert second.record.access_token != first.record.access_token
+    assert len(fast.requests("POST", "/token")) == 2
+    stored = load_record("docs", SecretStore())
+    assert stored is not None and stored.access_token == second.record.access_token
+
+
+def test_client_credentials_at_a_server_in_this_process(fast: AuthServer) -> None:
+    auth = AuthConfig(type="oauth", client_id="bot", client_secret="s3cret", scopes=("a",))
+    person = Person(act=False)
+    signed = run(fast_request(fast, auth=auth, grant="client_credentials", scopes=("b", "c")),
+                 person)  # fmt: skip
+    assert person.lines == [] and signed.warnings == []
+    [token] = fast.requests("POST", "/token")
+    assert token.form["grant_type"] == "client_credentials" and token.form["scope"] == "b c"
+    assert signed.record.grant == "client_credentials" and signed.record.scope == "b c"
+    run(fast_request(fast, auth=auth, grant="client_credentials"), person)
+    assert fast.requests("POST", "/token")[1].form["scope"] == "a"
+    auth = AuthConfig(type="oauth", client_id="bot", client_secret="s3cret")
+    run(fast_request(fast, auth=auth, grant="client_credentials"), person)
+    assert "scope" not in fast.requests("POST", "/token")[2].form
+
+
+@pytest.mark.parametrize("missing", ["client_id", "client_secret"])
+def test_client_credentials_without_the_entry_s_client_ask_nothing(
+    fast: AuthServer, missing: str
+) -> None:
+    fields = {"client_id": "bot", "client_secret": "s3cret", missing: None}
+    with pytest.raises(UsageError) as raised:
+        run(fast_request(fast, auth=AuthConfig(type="oauth", **fields),
+                         grant="client_credentials"), Person(act=False))  # fmt: skip
+    assert raised.value.message == (
+        "the client-credentials grant needs the client_id and client_secret of docs's auth"
+    )
+    assert fast.seen == []
+
+
+def test_the_entry_s_headers_go_with_the_mcp_request(fast: AuthServer) -> None:
+    run(fast_request(fast, headers={"X-Team": "docs-team"}), Person())
+    assert [p.headers.get("x-team") for p in fast.requests("POST", "/mcp")] == ["docs-team"] * 2
+
+
+@pytest.mark.parametrize("grant", ["authorization_code", "client_credentials"])
+def test_the_tokens_go_to_the_secret_store_given(fast: AuthServer, grant: str) -> None:
+    own = SecretStore(MemoryKeyring())
+    auth = AuthConfig(type="oauth", client_id="bot", client_secret="s3cret")
+    signed = run(fast_request(fast, auth=auth, grant=grant, secrets=own), Person())
+    stored = load_record("docs", own)
+    assert stored is not None and stored.access_token == signed.record.access_token
+    assert load_record("docs", SecretStore()) is None
+
+
+def test_client_credentials_refused_by_the_token_endpoint(fast: AuthServer) -> None:
+    fast.token_answer = (401, {"error": "invalid_client"})
+    auth = AuthConfig(type="oauth", client_id="bot", client_secret="s3cret")
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast, auth=auth, grant="client_credentials"), Person(act=False))
+    assert raised.value.message.startswith("signing in to docs failed: "), raised.value.message
