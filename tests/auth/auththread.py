@@ -58,7 +58,8 @@ class AuthServer:
     token_answer: tuple[int, Any] | None = None
     trickle: bool = False
     post_status: int | None = None  # what a POST to /mcp answers, whatever the token
-    delete_status: int = 200
+    delete_status: int | None = 200  # None: the connection is dropped without an answer
+    scopes_supported: list[str] | None = None  # in the protected-resource metadata
     metadata: dict[str, Any] = field(default_factory=dict)
     iss: str | None = None
     seen: list[Seen] = field(default_factory=list)
@@ -125,7 +126,10 @@ def _handler(server: AuthServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             seen = self._seen()
             if seen.path.startswith("/.well-known/oauth-protected-resource"):
-                meta = {"resource": server.url, "authorization_servers": [server.base]}
+                meta: dict[str, Any] = {"resource": server.url,
+                                        "authorization_servers": [server.base]}  # fmt: skip
+                if server.scopes_supported is not None:
+                    meta["scopes_supported"] = server.scopes_supported
                 reply(self, 200, json.dumps(meta).encode(), JSON)
             elif seen.path.startswith("/.well-known/oauth-authorization-server"):
                 reply(self, 200, json.dumps(server.authorization_server()).encode(), JSON)
@@ -143,6 +147,9 @@ def _handler(server: AuthServer) -> type[BaseHTTPRequestHandler]:
 
         def do_DELETE(self) -> None:
             self._seen()
+            if server.delete_status is None:
+                self.close_connection = True
+                return
             reply(self, server.delete_status, b"", {})
 
         def do_POST(self) -> None:
