@@ -60,6 +60,7 @@ class AuthServer:
     post_status: int | None = None  # what a POST to /mcp answers, whatever the token
     delete_status: int | None = 200  # None: the connection is dropped without an answer
     scopes_supported: list[str] | None = None  # in the protected-resource metadata
+    published: bool = True  # whether the authorization server's metadata is served
     metadata: dict[str, Any] = field(default_factory=dict)
     iss: str | None = None
     seen: list[Seen] = field(default_factory=list)
@@ -131,6 +132,8 @@ def _handler(server: AuthServer) -> type[BaseHTTPRequestHandler]:
                 if server.scopes_supported is not None:
                     meta["scopes_supported"] = server.scopes_supported
                 reply(self, 200, json.dumps(meta).encode(), JSON)
+            elif seen.path.startswith("/.well-known/") and not server.published:
+                reply(self, 404, b"{}", JSON)
             elif seen.path.startswith("/.well-known/oauth-authorization-server"):
                 reply(self, 200, json.dumps(server.authorization_server()).encode(), JSON)
             elif seen.path == "/authorize":

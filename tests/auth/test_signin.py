@@ -532,8 +532,9 @@ def test_the_browser_is_opened_when_asked_and_there_is_a_display(
 
 class Paster(Person):
     """The person at the browser who pastes the answer into mcpctl's stdin (a pipe) instead
-    of letting the browser bring it to the callback; ``forged`` first pastes an answer
-    without the state sent, and waits for mcpctl to say it was ignored; ``real=False``:
+    of letting the browser bring it to the callback; ``forged`` first pastes a line that is
+    no address and an answer without the state sent, and waits for mcpctl to say it was
+    ignored; ``real=False``:
     never pastes the real one."""
 
     def __init__(self, forged: bool = False, real: bool = True) -> None:
@@ -553,6 +554,7 @@ class Paster(Person):
         try:
             answer = httpx2.get(address, follow_redirects=False, timeout=10).headers["location"]
             if self.forged:
+                os.write(self.pipe, b"not an address\n")  # read (and said) in order
                 os.write(self.pipe, (forged_state(answer) + "\n").encode())
                 assert self.ignored.wait(TIMEOUT), "the forged answer was not ignored"
             if self.real:
@@ -585,6 +587,10 @@ def test_a_pasted_answer_without_the_state_is_said_counted_and_ignored(
     signed = run(fast_request(fast, paste=True), paster)
     assert signed.warnings == [ignored_note(0, 1)]
     assert paster.lines.count(PASTED_IGNORED) == 1
+    assert paster.lines[3:] == [
+        "That is not the address the browser was sent to (it has no code=); paste it again.",
+        PASTED_IGNORED,
+    ]
     assert PASTED_IGNORED == (
         "That address does not carry the state this sign-in sent, so it is not its answer: "
         "ignored. Paste the address of this sign-in's browser tab."
@@ -911,3 +917,17 @@ def test_client_credentials_store_the_entry_s_client_without_its_secret(fast: Au
     assert signed.record.client_source == "configured"
     assert signed.record.client is not None and signed.record.client["client_id"] == "bot"
     assert "s3cret" not in json.dumps(signed.record.client)
+
+
+def test_without_the_authorization_server_s_metadata(fast: AuthServer) -> None:
+    fast.published = False  # the flow falls back to the endpoints at the server's root
+    signed = run(fast_request(fast), Person())
+    assert signed.record.access_token in fast.valid
+    fast.iss = fast.base  # an answer that names a server, when none published its metadata
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast), Person())
+    assert raised.value.message == (
+        "signing in to docs failed: the answer comes from another authorization server than "
+        f"the one this sign-in went to (iss '{fast.base}', expected 'none (it published no "
+        "metadata)'); nothing was stored"
+    )
