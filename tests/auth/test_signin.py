@@ -1,10 +1,13 @@
-"""``sign_in`` in this process, against the OAuth test server: what mcpctl says, what it
-stores, and each way a sign-in fails.
+"""``sign_in`` in this process: what mcpctl says, sends and stores, and each way a sign-in
+fails -- first against the OAuth test server (the SDK's own server side, a subprocess), then
+against a server in a thread of the test (tests/auth/auththread.py), which starts at once,
+keeps every request it gets, and misbehaves on demand.
 
 The person at the browser is a thread: it reads the address mcpctl says, opens it without
 following the authorization server's redirect, and delivers the answer to the loopback
-callback (:class:`Person`). Tokens go to the in-memory test keyring. The end-to-end tests
-(mcpctl as a subprocess) are in ``test_signin_flow.py``; mutation testing sees only these.
+callback (:class:`Person`), or pastes it into mcpctl's stdin (:class:`Paster`). Tokens go to
+the in-memory test keyring. The end-to-end tests (mcpctl as a subprocess) are in
+``test_signin_flow.py``; mutation testing sees only these.
 """
 
 from __future__ import annotations
