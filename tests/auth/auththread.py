@@ -1,4 +1,4 @@
-"""An OAuth-protected MCP server in a thread of the test (tests/httpthread.py): the MCP
+"""An OAuth-protected MCP server in a thread of the test: the MCP
 endpoint ``/mcp``, its protected-resource metadata, and an authorization server on the same
 origin (metadata, registration, an authorize endpoint that approves at once, a token endpoint
 for both grants). Fast to start, and every request it gets is kept for the test to read.
@@ -20,11 +20,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from tests.httpthread import reply, serving_http
+from tests.httpthread import reply
 
 JSON = {"Content-Type": "application/json"}
 
@@ -60,6 +60,7 @@ class AuthServer:
     post_status: int | None = None  # what a POST to /mcp answers, whatever the token
     delete_status: int | None = 200  # None: the connection is dropped without an answer
     scopes_supported: list[str] | None = None  # in the protected-resource metadata
+    deny: bool = False  # the authorize endpoint answers access_denied
     published: bool = True  # whether the authorization server's metadata is served
     metadata: dict[str, Any] = field(default_factory=dict)
     iss: str | None = None
@@ -101,6 +102,7 @@ class AuthServer:
 def _handler(server: AuthServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # a body sent after its headers is not held back
 
         def _seen(self) -> Seen:
             length = int(self.headers.get("Content-Length") or 0)
@@ -139,6 +141,9 @@ def _handler(server: AuthServer) -> type[BaseHTTPRequestHandler]:
             elif seen.path == "/authorize":
                 query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
                 answer = {"code": "code-" + secrets.token_hex(4), "state": query["state"]}
+                if server.deny:
+                    answer = {"error": "access_denied", "error_description": "no",
+                              "state": query["state"]}  # fmt: skip
                 if server.iss is not None:
                     answer["iss"] = server.iss
                 location = f"{query['redirect_uri']}?{urlencode(answer)}"
@@ -197,11 +202,18 @@ def _handler(server: AuthServer) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def auth_server() -> Iterator[AuthServer]:
-    """An :class:`AuthServer` served for the block."""
+    """An :class:`AuthServer` served for the block (on a free port of 127.0.0.1), shut down
+    and joined when the block ends, however it ends."""
     server = AuthServer()
-    with serving_http(_handler(server)) as base:
-        server.base = base
-        try:
-            yield server
-        finally:
-            server.hang_up.set()  # before the server waits for its handlers
+    http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
+    # Polled often: shutting down waits for the next poll (half a second by default).
+    thread = threading.Thread(target=http.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    server.base = f"http://127.0.0.1:{http.server_address[1]}"
+    try:
+        yield server
+    finally:
+        server.hang_up.set()  # before the server waits for its handlers
+        http.shutdown()
+        http.server_close()
+        thread.join(10)
