@@ -43,7 +43,6 @@ from mcpctl.auth.signin import (
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import OutsideError, SignInError, UsageError
 from tests.auth.auththread import AuthServer, auth_server
-from tests.auth.conftest import OAuthServer
 from tests.conftest import MemoryKeyring, free_port
 
 TIMEOUT = 30.0
@@ -84,12 +83,6 @@ class Person:
         if self.thread is not None:
             self.thread.join(TIMEOUT)
         assert not self.errors, self.errors
-
-
-def request(server: OAuthServer, **fields: Any) -> SignIn:
-    auth = fields.pop("auth", AuthConfig(type="oauth"))
-    fields.setdefault("timeout", TIMEOUT)
-    return SignIn("docs", server.url, auth, browser=False, **fields)
 
 
 def run(req: SignIn, person: Person) -> SignedIn:

@@ -23,9 +23,15 @@ from mcpctl.auth.secrets import SecretStore
 from mcpctl.auth.signin import SignIn, sign_in
 from mcpctl.config.model import AuthConfig
 from mcpctl.errors import SignInError, UsageError
-from tests.auth.conftest import TTL
-from tests.auth.test_signin import TIMEOUT, Person, forged_state, query_of, request, run
+from tests.auth.conftest import TTL, OAuthServer
+from tests.auth.test_signin import TIMEOUT, Person, forged_state, query_of, run
 from tests.conftest import MemoryKeyring
+
+
+def request(server: OAuthServer, **fields: Any) -> SignIn:
+    auth = fields.pop("auth", AuthConfig(type="oauth"))
+    fields.setdefault("timeout", TIMEOUT)
+    return SignIn("docs", server.url, auth, browser=False, **fields)
 
 
 def test_a_sign_in_through_the_callback_stores_the_tokens(
