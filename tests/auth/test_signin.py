@@ -571,6 +571,7 @@ def test_client_credentials_at_a_server_in_this_process(fast: AuthServer) -> Non
     assert person.lines == [] and signed.warnings == []
     [token] = fast.requests("POST", "/token")
     assert token.form["grant_type"] == "client_credentials" and token.form["scope"] == "b c"
+    assert token.form["client_id"] == "bot" and token.form["client_secret"] == "s3cret"
     assert signed.record.grant == "client_credentials" and signed.record.scope == "b c"
     run(fast_request(fast, auth=auth, grant="client_credentials"), person)
     assert fast.requests("POST", "/token")[1].form["scope"] == "a"
@@ -590,6 +591,7 @@ def test_client_credentials_without_the_entry_s_client_ask_nothing(
     assert raised.value.message == (
         "the client-credentials grant needs the client_id and client_secret of docs's auth"
     )
+    assert raised.value.hint == 'set "client_id" and "client_secret": "${VAR}" in its "auth"'
     assert fast.seen == []
 
 
