@@ -46,6 +46,9 @@ from tests.auth.auththread import AuthServer, auth_server
 from tests.conftest import MemoryKeyring, free_port
 
 TIMEOUT = 30.0
+#: The sign-in's own time limit against the server in a thread, which answers in
+#: milliseconds: a broken sign-in that waits for an answer that never comes fails sooner.
+WAIT = 10.0
 
 
 class Person:
@@ -148,7 +151,7 @@ def fast(memory_keyring: MemoryKeyring) -> Iterator[AuthServer]:
 
 def fast_request(server: AuthServer, **fields: Any) -> SignIn:
     auth = fields.pop("auth", AuthConfig(type="oauth"))
-    fields.setdefault("timeout", TIMEOUT)
+    fields.setdefault("timeout", WAIT)
     fields.setdefault("browser", False)
     return SignIn("docs", server.url, auth, **fields)
 
@@ -366,7 +369,7 @@ class Paster(Person):
             if self.forged:
                 os.write(self.pipe, b"not an address\n")  # read (and said) in order
                 os.write(self.pipe, (forged_state(answer) + "\n").encode())
-                assert self.ignored.wait(TIMEOUT), "the forged answer was not ignored"
+                assert self.ignored.wait(WAIT), "the forged answer was not ignored"
             if self.real:
                 os.write(self.pipe, (answer + "\n").encode())
         except BaseException as exc:  # the test sees it
@@ -653,7 +656,7 @@ def test_a_browser_that_does_not_return_does_not_hold_a_cancelled_sign_in(
 
     def stuck(url: str, *args: Any, **kwargs: Any) -> bool:
         opened.set()
-        release.wait(TIMEOUT)
+        release.wait(WAIT)
         returned.set()
         return True
 
