@@ -775,3 +775,19 @@ def test_a_server_that_asks_for_no_sign_in(fast: AuthServer) -> None:
         "check the entry's url; a server that needs no sign-in needs no auth"
     )
     assert [s.path for s in fast.seen] == ["/mcp"]
+
+
+def test_no_answer_in_time_after_a_callback_without_the_state(fast: AuthServer) -> None:
+    class Forger(Person):  # brings the callback an answer to another sign-in, and no other
+        def _browse(self, address: str) -> None:
+            try:
+                answer = httpx2.get(address, follow_redirects=False, timeout=10)
+                httpx2.get(forged_state(answer.headers["location"]), timeout=10)
+            except BaseException as exc:  # the test sees it
+                self.errors.append(exc)
+
+    with pytest.raises(SignInError) as raised:
+        run(fast_request(fast, timeout=1.5), Forger())
+    assert raised.value.message == (
+        f"signing in to docs failed: no answer within 1.5 s ({ignored_note(1, 0)})"
+    )
