@@ -601,6 +601,8 @@ def test_client_credentials_without_the_entry_s_client_ask_nothing(
 def test_the_entry_s_headers_go_with_the_mcp_request(fast: AuthServer) -> None:
     run(fast_request(fast, headers={"X-Team": "docs-team"}), Person())
     assert [p.headers.get("x-team") for p in fast.requests("POST", "/mcp")] == ["docs-team"] * 2
+    # Not to the authorization server (metadata, registration, token): they are the MCP server's.
+    assert all("x-team" not in s.headers for s in fast.seen if s.path != "/mcp")
 
 
 @pytest.mark.parametrize("grant", ["authorization_code", "client_credentials"])
