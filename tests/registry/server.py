@@ -84,7 +84,7 @@ class Registry:
         self.first_retry_after = "0"  # the Retry-After of the fail_first answers
         self.delay = 0.0
         self.barrier: threading.Barrier | None = None
-        self.answered = 0  # requests answered in full
+        self.answered = 0  # pages answered (counted as sent; a dripped one once its last byte is)
         self.cursor_key = "nextCursor"  # older registries spell it next_cursor
         self._memo: dict[Any, list[dict[str, Any]]] = {}
 
@@ -213,8 +213,10 @@ def serve(registry: Registry) -> tuple[ThreadingHTTPServer, str]:
             query = parse_qs(parts.query)
             path = parts.path
             if path == "/v0.1/servers":
-                self.send(200, json.dumps(registry.page(query)).encode())
+                page = json.dumps(registry.page(query)).encode()
+                # Counted before it is sent: a client that has read it may look at once.
                 registry.answered += 1
+                self.send(200, page)
                 return
             if path.startswith("/v0.1/servers/"):
                 rest = path[len("/v0.1/servers/") :]
