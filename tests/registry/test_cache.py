@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from pathlib import Path
 
@@ -579,3 +580,66 @@ def test_each_in_memory_cache_is_its_own_and_writes_no_file(
     other = DiscoveryCache.memory()
     assert one.count() == 1 and other.count() == 0
     assert one.path is None and list(here.iterdir()) == []
+
+
+# --- the switch to WAL while another connection holds the file ---------------------------
+
+
+class _Clock:
+    """The cache module's ``time``: a clock that moves only when it is slept on, the waits
+    recorded, and ``on_sleep`` run at each (a lock given up, say)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+        self.on_sleep = lambda: None
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += 1.0
+        self.on_sleep()
+
+
+def _locked(path: Path) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+    """A connection holding ``path`` exclusively, and one that wants WAL (no busy handler
+    of its own, as for the journal switch)."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    return holder, sqlite3.connect(path, timeout=0)
+
+
+def test_the_switch_to_wal_waits_for_a_connection_holding_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.registry import cache as cache_module
+
+    holder, conn = _locked(tmp_path / "c.db")
+    clock = _Clock()
+    clock.on_sleep = holder.rollback  # the other's switch done: the file is free
+    monkeypatch.setattr(cache_module, "time", clock)
+    cache_module._use_wal(conn)
+    assert clock.slept == [0.02]  # once busy, then switched
+    assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    conn.close()
+    holder.close()
+
+
+def test_the_switch_to_wal_is_given_up_after_its_patience(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.registry import cache as cache_module
+
+    holder, conn = _locked(tmp_path / "c.db")
+    clock = _Clock()
+    monkeypatch.setattr(cache_module, "time", clock)
+    cache_module._use_wal(conn, patience=5.0)  # no error: the default journal is kept
+    # Tried at 0, 1, ... 5 s (one wait each) and once more past the deadline.
+    assert clock.slept == [0.02] * 6
+    holder.rollback()
+    assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    conn.close()
+    holder.close()
