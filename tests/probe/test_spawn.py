@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -348,6 +348,23 @@ def end_by_pid(*pids: int) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def stopped_with_killpg(
+    monkeypatch: pytest.MonkeyPatch, killpg: Callable[[int, signal.Signals], None]
+) -> StdioDiagnostics:
+    """A server that exits at the end of its stdin, stopped with ``os.killpg`` stood in for."""
+    diag = StdioDiagnostics()
+
+    async def go() -> None:
+        async with running(stand_in("quit")) as process:
+            await first_line(process)
+            with anyio.fail_after(60), monkeypatch.context() as patch:
+                patch.setattr(os, "killpg", killpg)
+                await stop_server(process, diag)
+
+    anyio.run(go)
+    return diag
+
+
 def test_a_server_hears_its_stdin_end_before_any_signal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A server that exits cleanly at the end of its input is given that end first."""
     killpg = os.killpg
@@ -362,16 +379,7 @@ def test_a_server_hears_its_stdin_end_before_any_signal(monkeypatch: pytest.Monk
             time.sleep(0.01)
         killpg(pid, sig)
 
-    diag = StdioDiagnostics()
-
-    async def go() -> None:
-        async with running(stand_in("quit")) as process:
-            await first_line(process)
-            with anyio.fail_after(60), monkeypatch.context() as patch:
-                patch.setattr(os, "killpg", hold_sigterm_until_it_exits)
-                await stop_server(process, diag)
-
-    anyio.run(go)
+    diag = stopped_with_killpg(monkeypatch, hold_sigterm_until_it_exits)
     assert diag.returncode == 4  # its own exit, not SIGTERM's
 
 
@@ -410,16 +418,7 @@ def test_a_group_that_may_not_be_signalled_does_not_fail_the_stop(
         refused.append(sig)
         raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
 
-    diag = StdioDiagnostics()
-
-    async def go() -> None:
-        async with running(stand_in("quit")) as process:
-            await first_line(process)
-            with anyio.fail_after(30), monkeypatch.context() as patch:
-                patch.setattr(os, "killpg", not_permitted)
-                await stop_server(process, diag)
-
-    anyio.run(go)
+    diag = stopped_with_killpg(monkeypatch, not_permitted)
     assert refused == [signal.SIGTERM, signal.SIGKILL]
     assert diag.returncode == 4
 
@@ -581,7 +580,7 @@ def test_what_a_family_starts_while_it_is_stopped_is_stopped_and_reaped(
 
     try:
         anyio.run(go)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while (left := [p for p in family if lingering(p)]) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert left == []
@@ -651,7 +650,7 @@ def test_a_server_that_exits_as_its_stdin_ends_leaves_no_child_behind(
 
     try:
         anyio.run(go)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while (left := [p for p in family if lingering(p)]) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert left == []
