@@ -7,6 +7,7 @@ import functools
 import json
 import re
 import string
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -778,3 +779,197 @@ def test_a_template_name_that_is_no_label_says_what_a_label_is() -> None:
     assert caught.value.hint == (
         "lowercase letters, digits and '-', starting and ending with a letter or digit"
     )
+
+
+# --- the words and corners each field is pinned by ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        (
+            {"apiVersion": "v2"},
+            "toolhive template: apiVersion must be one of toolhive.stacklok.dev/v1alpha1, "
+            "toolhive.stacklok.dev/v1beta1",
+        ),
+        ({"group": "Team"}, "toolhive template: group must be a DNS-1123 label"),
+        (
+            {"virtualServer": {"name": "GW"}},
+            "toolhive template: virtualServer.name must be a DNS-1123 label",
+        ),
+        (
+            {"virtualServer": {"name": "gw", "incomingAuth": {"issuer": "x"}}},
+            "toolhive template: virtualServer.incomingAuth needs a type",
+        ),
+        (
+            {"virtualServer": {"name": "gw", "incomingAuth": "open"}},
+            "toolhive template: virtualServer.incomingAuth needs a type",
+        ),
+        (
+            {"images": {"a": ""}},
+            "toolhive template: images must map server names to image references",
+        ),
+    ],
+)
+def test_a_bad_template_is_refused_in_words_naming_its_key(
+    template: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(UsageError) as caught:
+        run({"a": ServerEntry(command="npx", args=("p",))}, template)
+    assert caught.value.message == message
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "image"),
+    [
+        ("npx.cmd", ("-y", "pkg"), "npx://pkg"),
+        ("NPX.EXE", ("--yes", "pkg"), "npx://pkg"),
+        ("npx", ("--yes", "-y", "pkg"), "npx://pkg"),
+        ("C:\\Program Files\\nodejs\\npx.cmd", ("pkg",), "npx://pkg"),
+        ("/usr/local/bin/uvx", ("srv==1.0",), "uvx://srv@1.0"),
+    ],
+)
+def test_npx_and_uvx_are_known_by_their_file_name(
+    command: str, args: tuple[str, ...], image: str
+) -> None:
+    rendered = run({"srv": ServerEntry(command=command, args=args)})
+    spec = check_manifests(rendered.text)[0]["spec"]
+    assert spec["image"] == image and "args" not in spec
+    assert rendered.warnings == [
+        f"srv: command runs as {image}, which the operator does not build: build and push it "
+        "with 'thv build', name it in images"
+    ]
+
+
+def test_an_image_with_placeholders_is_written_as_it_is_with_a_warning() -> None:
+    rendered = run({"srv": ServerEntry(command="npx", args=("-y", "pkg@${VERSION}"))})
+    assert check_manifests(rendered.text)[0]["spec"]["image"] == "npx://pkg@${VERSION}"
+    assert rendered.warnings[1:] == [
+        "srv: image has placeholders, which the operator does not expand"
+    ]
+
+
+def test_docker_passes_the_container_only_its_env_options() -> None:
+    entry = ServerEntry(
+        command="docker",
+        args=("run", "--name", "MODE", "--env", "A=1", "--env=B=2", "-i", "img:1"),
+        env={"MODE": "for the docker client"},
+    )
+    rendered = run({"d": entry})
+    spec = check_manifests(rendered.text)[0]["spec"]
+    assert spec == {
+        "image": "img:1",
+        "transport": "stdio",
+        "proxyPort": 8080,
+        "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+    }
+    assert rendered.warnings == []
+
+
+def test_remote_credentials_each_go_where_they_belong() -> None:
+    entries = {
+        "unnamed": ServerEntry(
+            url="https://a.example.com/mcp", auth=AuthConfig(type="header", value="${KEY}")
+        ),
+        "lit": ServerEntry(
+            url="https://b.example.com/mcp",
+            auth=AuthConfig(type="header", name="X-Api-Key", value="literal"),
+        ),
+        "raw": ServerEntry(
+            url="https://c.example.com/mcp", headers={"Authorization": "Token public-demo"}
+        ),
+        "basic": ServerEntry(
+            url="https://d.example.com/mcp",
+            auth=AuthConfig(type="basic", username="u", password="${PW}"),
+        ),
+        "signin": ServerEntry(
+            url="https://e.example.com/mcp", auth=AuthConfig(type="oauth"), timeout=5000
+        ),
+        "bearer": ServerEntry(
+            url="https://f.example.com/mcp", auth=AuthConfig(type="bearer", token="${TOKEN}")
+        ),
+    }
+    rendered = run(entries, {"group": "team"})
+    docs = check_manifests(rendered.text)
+    specs = {d["metadata"]["name"]: d["spec"] for d in docs}
+    assert specs["unnamed"]["headerForward"] == {
+        "addHeadersFromSecret": [
+            {"headerName": "Authorization", "valueSecretRef": {"name": "key", "key": "key"}}
+        ]
+    }
+    assert specs["lit"]["headerForward"] == {
+        "addHeadersFromSecret": [
+            {
+                "headerName": "X-Api-Key",
+                "valueSecretRef": {"name": "lit-headers-x-api-key", "key": "headers.x-api-key"},
+            }
+        ]
+    }
+    # The documented rule: a header without a placeholder is forwarded as written.
+    assert specs["raw"]["headerForward"] == {
+        "addPlaintextHeaders": {"Authorization": "Token public-demo"}
+    }
+    assert "headerForward" not in specs["basic"] and "headerForward" not in specs["signin"]
+    # Only the servers join the group, not the bearer token's MCPExternalAuthConfig.
+    assert specs["bearer-bearer"] == {
+        "type": "bearerToken",
+        "bearerToken": {"tokenSecretRef": {"name": "token", "key": "token"}},
+    }
+    assert specs["bearer"]["groupRef"] == {"name": "team"}
+    assert rendered.warnings == [
+        "lit: headers.X-Api-Key is not one ${VAR}: Secret lit-headers-x-api-key "
+        "(key headers.x-api-key) must hold it",
+        "basic: auth basic cannot be expressed: forward it from a Secret",
+        "signin: auth oauth sign-in cannot happen here: set it up on the cluster "
+        "(externalAuthConfigRef)",
+        "signin: timeout cannot be expressed: ToolHive has no timeout",
+    ]
+
+
+def test_a_stdio_server_keeps_its_name_beside_its_dns_name() -> None:
+    rendered = run(
+        {"My_Server": ServerEntry(command="uvx", args=("srv",))}, {"images": {"My_Server": "img:1"}}
+    )
+    doc = check_manifests(rendered.text)[0]
+    assert doc["metadata"]["name"] == "my-server"
+    assert doc["metadata"]["annotations"] == {"mcpctl/server": "My_Server"}
+    assert list(TARGET.parse(rendered.text).entries) == ["My_Server"]
+
+
+def test_a_secret_shared_by_a_long_variable_gets_a_name_of_at_most_253_characters() -> None:
+    entry = ServerEntry(command="uvx", args=("db",), env={"A": "${SAME}", "K" * 300: "${SAME}"})
+    spec = check_manifests(run({"db": entry}).text)[0]["spec"]
+    assert spec["secrets"][1]["name"] == "db-env-" + "k" * 246
+
+
+def test_the_virtual_server_prefixes_and_filters_by_exact_names() -> None:
+    entries = {
+        "sheets": ServerEntry(command="uvx", args=("s",), tools=ToolFilter(allow=("export_XLSX",))),
+        "globbed": ServerEntry(command="uvx", args=("g",), tools=ToolFilter(allow=("get_?",))),
+    }
+    rendered = run(entries, {"virtualServer": {"name": "gw", "incomingAuth": {"type": "oidc"}}})
+    aggregation = check_manifests(rendered.text)[-1]["spec"]["config"]["aggregation"]
+    assert aggregation == {
+        "conflictResolution": "prefix",
+        "tools": [{"workload": "sheets", "filter": ["export_XLSX"]}],
+    }
+    assert rendered.warnings[-1] == (
+        "globbed: tools.allow cannot be expressed: ToolHive allows a list of exact names"
+    )
+
+
+def test_nothing_to_render_is_said_in_a_comment() -> None:
+    assert run({}).text == "# no servers to render\n"
+
+
+def test_the_yaml_writer_writes_each_scalar_as_kubernetes_reads_it() -> None:
+    value = {
+        "none": None, "on": True, "off": False, "list": [], "map": {}, "int": 3,
+        "float": 1.5, "word": "plain", "bool-word": "yes", "day": date(2025, 1, 2),
+    }  # fmt: skip
+    lines = _yaml(value)
+    assert lines == [
+        "none: null", '"on": true', '"off": false', "list: []", "map: {}", "int: 3",
+        "float: 1.5", "word: plain", 'bool-word: "yes"', 'day: "2025-01-02"',
+    ]  # fmt: skip
+    assert yaml.safe_load("\n".join(lines)) == value | {"day": "2025-01-02"}
