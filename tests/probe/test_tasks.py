@@ -877,3 +877,42 @@ def test_a_guarded_call_waits_for_a_slow_answer_to_its_cancel() -> None:
     assert cancelled and answered[-1][0] == "tasks/cancel"
     assert len(asked) == 1 and answered[-1][1] == pytest.approx(asked[0] + 1.5)
     assert ended == pytest.approx(answered[-1][1])  # the connection closed only then
+
+
+def test_a_guarded_block_cancelled_once_its_task_has_ended_is_cancelled_as_any() -> None:
+    """The polling over, the guard has nothing left to stop: a cancellation from outside
+    then just cancels the block."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tasks/get":
+            return state("completed", result=done("deployed"))
+        return {"tools": []}
+
+    async def main() -> tuple[bool, list[str], list[bool]]:
+        handle = TaskHandle.model_validate(state("working"), by_name=False)
+        finished, fired = anyio.Event(), []
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_once_finished() -> None:
+                await finished.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(cancel_once_finished)
+            async with session_with(reply) as (session, peer), guarded() as guard:
+                try:
+                    options = TaskOptions(guard=guard)
+                    got = await await_task(session, handle, "deploy", None, InputLog(), options)
+                    assert got.content[0].text == "deployed"
+                    finished.set()
+                    with anyio.move_on_after(5):  # the block runs shielded: a bound
+                        await anyio.sleep_forever()
+                finally:
+                    fired.append(guard.fired)
+        return tg.cancel_scope.cancelled_caught, peer.after("initialize"), fired
+
+    cancelled, sent, fired = run(main)
+    assert cancelled and fired == [True]
+    assert sent == ["tasks/get", "tools/list"]  # over: nothing to cancel
