@@ -697,3 +697,222 @@ def test_a_long_error_message_is_cut_at_300_characters() -> None:
     failed = state("failed", error={"message": "x" * 400})
     err, _ = polled([state("working"), failed])
     assert str(err) == f"srv: deploy failed as task task-1: {'x' * 299}…"
+
+
+def resolved(states: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The handle claimed by declaration()'s claim, resolved as the SDK's Client would (a
+    ClaimContext naming ``deploy``), against a peer whose tasks/get finds each state in turn:
+    what it returns or raises, and the peer."""
+    from mcpctl.probe.tasks import EXTENSION, TaskHandle, declaration
+    from mcpctl.sdk import ClaimContext
+    from tests.probe.peer import session_with
+
+    left = list(states)
+    outcome: list[Any] = []
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tasks/get":
+            return left.pop(0) if len(left) > 1 else left[0]
+        return {"tools": []} if method == "tools/list" else {}
+
+    async def main() -> Any:
+        (claim,) = declaration()[1][EXTENSION]
+        handle = TaskHandle.model_validate(state("working"), by_name=False)
+        async with session_with(reply) as (session, peer):
+            ctx = ClaimContext(session=session, tool_name="deploy", read_timeout_seconds=None)
+            try:
+                outcome.append(await claim.resolve(handle, ctx))
+            except Exception as exc:  # the test reads it
+                outcome.append(exc)
+            return peer
+
+    peer = run(main)
+    return outcome[0], peer
+
+
+def test_a_claimed_handle_is_resolved_by_polling_its_task_with_nobody_to_answer() -> None:
+    got, peer = resolved([state("working"), state("completed", result=done("deployed"))])
+    assert got.content[0].text == "deployed" and not got.is_error
+    assert peer.after("initialize") == ["tasks/get", "tasks/get", "tools/list"]
+    # Its failure names the tool the context names, and the server as any call's default.
+    got, _ = resolved([state("failed", error={"message": "no disk"})])
+    assert isinstance(got, ProbeFailed)
+    assert str(got) == "server: deploy failed as task task-1: no disk"
+    # A question: nobody is there to answer it; the task is told cancel, then cancelled.
+    asking = state("input_required", "waiting", inputRequests={"env": ASK_ENV})
+    got, peer = resolved([asking])
+    assert isinstance(got, InputRequiredError) and str(got).startswith("deploy ")
+    assert peer.after("initialize") == ["tasks/get", "tasks/update", "tasks/cancel"]
+
+
+def test_a_guarded_call_with_its_connection_inside_cancels_its_task_first() -> None:
+    """As connect() has it: the transport inside the guarded block. Cancelled from outside
+    while polling, the polling alone stops first, the cancel is sent and answered over the
+    connection still open, and only then does the block end."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    peers: list[Any] = []
+    answered: list[str] = []
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        answered.append(method)
+        return state("working") if method == "tasks/get" else {}
+
+    async def main() -> bool:
+        handle = TaskHandle.model_validate(state("working"), by_name=False)
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_once_polling() -> None:
+                while not peers or "tasks/get" not in peers[0].methods:
+                    await anyio.sleep(0.02)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(cancel_once_polling)
+            async with guarded() as guard, session_with(reply) as (session, peer):
+                peers.append(peer)
+                options = TaskOptions(guard=guard)
+                await await_task(session, handle, "deploy", None, InputLog(), options)
+        return tg.cancel_scope.cancelled_caught
+
+    assert run(main) is True
+    assert peers[0].after("initialize")[-1] == "tasks/cancel" and answered[-1] == "tasks/cancel"
+
+
+def virtual_loop() -> Any:
+    """An asyncio loop on a clock of its own that jumps to the next timer whenever every
+    task waits (none of these tests waits for anything outside its process): the times code
+    asks for are kept exactly, at once, however busy the machine."""
+    import asyncio
+
+    loop = asyncio.SelectorEventLoop()
+    now = [0.0]
+    select = loop._selector.select  # type: ignore[attr-defined]
+
+    def jump(timeout: float | None = None) -> Any:
+        events = select(0)
+        if events or timeout is None:
+            return events or select(timeout)
+        now[0] += timeout  # idle until the next timer: it is due now
+        return events
+
+    loop._selector.select = jump  # type: ignore[attr-defined]
+    loop.time = lambda: now[0]  # type: ignore[method-assign]
+    return loop
+
+
+def run_virtual(test: Callable[[], Any]) -> Any:
+    async def bounded() -> Any:
+        with anyio.fail_after(DEADLINE):
+            return await test()
+
+    return anyio.run(bounded, backend_options={"loop_factory": virtual_loop})
+
+
+@pytest.mark.parametrize(("deadline", "cancelled_at"), [(0.5, 0.375), (4.0, 3.0), (20.0, 18.0)])
+def test_the_polling_stops_a_quarter_of_the_time_left_before_the_deadline(
+    deadline: float, cancelled_at: float
+) -> None:
+    """At most CANCEL_DEADLINE (2 s) before it: time to cancel the task in."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    sent: list[tuple[str, float]] = []
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        sent.append((method, anyio.current_time()))
+        return state("working") if method == "tasks/get" else {}
+
+    async def main() -> tuple[float, float, bool]:
+        async with session_with(reply) as (session, _):
+            handle = TaskHandle.model_validate(state("working"), by_name=False)
+            start = anyio.current_time()
+            with anyio.move_on_after(deadline) as scope:
+                await await_task(session, handle, "deploy", None, InputLog(), TaskOptions())
+            return start, anyio.current_time() - start, scope.cancelled_caught
+
+    start, took, cancelled = run_virtual(main)
+    assert cancelled and took == pytest.approx(deadline)  # the call's own deadline ends it
+    assert [m for m, _ in sent[-2:]] == ["tasks/get", "tasks/cancel"]
+    assert sent[-1][1] - start == pytest.approx(cancelled_at)
+
+
+def test_a_guarded_call_waits_for_a_slow_answer_to_its_cancel() -> None:
+    """The cancel answered 1.5 s after it is sent (within CANCEL_DEADLINE): the connection
+    stays open until then."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    peers: list[Any] = []
+    asked: list[float] = []
+    answered: list[tuple[str, float]] = []
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tasks/cancel":
+            asked.append(anyio.current_time())
+            await anyio.sleep(1.5)
+        answered.append((method, anyio.current_time()))
+        return state("working") if method == "tasks/get" else {}
+
+    async def main() -> tuple[bool, float]:
+        handle = TaskHandle.model_validate(state("working"), by_name=False)
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_once_polling() -> None:
+                while not peers or "tasks/get" not in peers[0].methods:
+                    await anyio.sleep(0.02)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(cancel_once_polling)
+            async with guarded() as guard, session_with(reply) as (session, peer):
+                peers.append(peer)
+                options = TaskOptions(guard=guard)
+                await await_task(session, handle, "deploy", None, InputLog(), options)
+        return tg.cancel_scope.cancelled_caught, anyio.current_time()
+
+    cancelled, ended = run_virtual(main)
+    assert cancelled and answered[-1][0] == "tasks/cancel"
+    assert len(asked) == 1 and answered[-1][1] == pytest.approx(asked[0] + 1.5)
+    assert ended == pytest.approx(answered[-1][1])  # the connection closed only then
+
+
+def test_a_guarded_block_cancelled_once_its_task_has_ended_is_cancelled_as_any() -> None:
+    """The polling over, the guard has nothing left to stop: a cancellation from outside
+    then just cancels the block."""
+    from mcpctl.probe.inputlog import InputLog
+    from mcpctl.probe.tasks import TaskHandle, TaskOptions, await_task
+    from tests.probe.peer import session_with
+
+    async def reply(method: str, params: dict[str, Any], peer: Any) -> dict[str, Any]:
+        if method == "tasks/get":
+            return state("completed", result=done("deployed"))
+        return {"tools": []}
+
+    async def main() -> tuple[bool, list[str], list[bool]]:
+        handle = TaskHandle.model_validate(state("working"), by_name=False)
+        finished, fired = anyio.Event(), []
+        async with anyio.create_task_group() as tg:
+
+            async def cancel_once_finished() -> None:
+                await finished.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(cancel_once_finished)
+            async with session_with(reply) as (session, peer), guarded() as guard:
+                try:
+                    options = TaskOptions(guard=guard)
+                    got = await await_task(session, handle, "deploy", None, InputLog(), options)
+                    assert got.content[0].text == "deployed"
+                    finished.set()
+                    with anyio.move_on_after(5):  # the block runs shielded: a bound
+                        await anyio.sleep_forever()
+                finally:
+                    fired.append(guard.fired)
+        return tg.cancel_scope.cancelled_caught, peer.after("initialize"), fired
+
+    cancelled, sent, fired = run(main)
+    assert cancelled and fired == [True]
+    assert sent == ["tasks/get", "tools/list"]  # over: nothing to cancel

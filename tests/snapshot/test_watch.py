@@ -725,3 +725,332 @@ def test_an_unreadable_file_after_a_good_state_is_said(config_path: Path) -> Non
     assert change is not None and change.problem is not None
     assert change.problem.endswith("; keeping the last good state (1 server)")
     assert state.check(REMOVED) is None  # said once
+
+
+# --- the watch loop, in-process: watchfiles and the loop's sleeps stood in for ------------
+
+
+class Scripted:
+    """``watchfiles.awatch`` and ``anyio.sleep`` stood in for, so the loop runs at once: each
+    watch the loop starts records its directories and options and takes the batches the test
+    feeds it, one at a time; each sleep is recorded and returns at once (after ``on_sleep``,
+    when set, has seen it)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import watchfiles
+
+        self.watches: list[tuple[tuple[Path, ...], dict[str, Any]]] = []
+        self.closed = 0
+        self.sleeps: list[float] = []
+        self.on_sleep: Callable[[float], None] | None = None
+        self.send, self.receive = anyio.create_memory_object_stream[Any](0)
+        self.idle: anyio.Event | None = None
+        real_sleep = anyio.sleep
+
+        async def sleep(seconds: float) -> None:
+            self.sleeps.append(seconds)
+            if self.on_sleep is not None:
+                self.on_sleep(seconds)
+            await real_sleep(0)
+
+        monkeypatch.setattr(watchfiles, "awatch", self.awatch)
+        monkeypatch.setattr(anyio, "sleep", sleep)
+
+    def awatch(self, *dirs: Path, **options: Any) -> Any:
+        self.watches.append((dirs, options))
+
+        async def batches() -> Any:
+            try:
+                while True:
+                    self.asks()
+                    item = await self.receive.receive()
+                    if isinstance(item, BaseException):
+                        raise item
+                    yield item
+            finally:
+                self.closed += 1
+
+        return batches()
+
+    def asks(self) -> None:
+        """The loop waits for the next batch, or has ended."""
+        if self.idle is not None:
+            self.idle.set()
+
+    async def feed(self, item: set[Any] | BaseException) -> None:
+        """Hand the loop ``item`` (a batch of changes, or what its watch raises) and wait
+        until it has dealt with it: it asks for the next batch, or it has ended."""
+        self.idle = anyio.Event()
+        await self.send.send(item)
+        await self.idle.wait()
+
+
+class Loop:
+    """What one watch_config driven by :class:`Scripted` gave."""
+
+    def __init__(self) -> None:
+        self.ready: list[ConfigChange] = []
+        self.got: list[ConfigChange] = []
+        self.error: BaseException | None = None
+        self.ended = False
+
+
+def scripted(
+    monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    body: Callable[[Scripted, Loop], Awaitable[None]],
+    **options: Any,
+) -> tuple[Scripted, Loop]:
+    """Run ``body`` against a watch of ``path`` whose events are the ones it feeds."""
+    fake = Scripted(monkeypatch)
+    loop = Loop()
+
+    async def main() -> None:
+        async def consume() -> None:
+            changes = watch_config(path, on_ready=loop.ready.append, **options)
+            try:
+                async with contextlib.aclosing(changes):
+                    async for change in changes:
+                        loop.got.append(change)
+            except Exception as exc:  # the test reads it
+                loop.error = exc
+            finally:
+                loop.ended = True
+                fake.asks()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(consume)
+                await body(fake, loop)
+                tg.cancel_scope.cancel()
+
+    anyio.run(main)
+    return fake, loop
+
+
+def event(path: Path) -> set[Any]:
+    from watchfiles import Change
+
+    return {(Change.modified, str(path))}
+
+
+@pytest.mark.parametrize(("debounce", "wait"), [(None, 0.45), (0.3, 0.25), (0, 0.0)])
+def test_the_loop_loads_after_a_burst_and_only_then(
+    monkeypatch: pytest.MonkeyPatch, config_path: Path, debounce: float | None, wait: float
+) -> None:
+    config_path.write_text(dump({"a": A}))
+    options = {} if debounce is None else {"debounce": debounce}
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        await fake.feed(set())  # watchfiles' first timeout: the watch is in place
+        assert [sorted(c.snapshot.mcps) for c in loop.ready] == [["a"]] and loop.ready[0].ok
+        assert not loop.got and not fake.sleeps
+        config_path.write_text(dump({"a": A, "b": B}))
+        await fake.feed(event(config_path))
+        # The rest of the burst waited for (the debounce less watchfiles' 50 ms step), then
+        # the file loaded once.
+        assert fake.sleeps == [pytest.approx(wait)]
+        assert [c.diff.added for c in loop.got] == [["b"]]
+        # A timeout with nothing seen: the file is not looked at, even changed.
+        config_path.write_text(dump({"a": A, "b": B, "c": A}))
+        await fake.feed(set())
+        assert len(loop.got) == 1 and len(fake.sleeps) == 1
+        await fake.feed(event(config_path))
+        assert [c.diff.added for c in loop.got] == [["b"], ["c"]]
+        assert len(fake.sleeps) == 2 and len(fake.watches) == 1  # the same watch all along
+
+    fake, loop = scripted(monkeypatch, config_path, body, **options)
+    assert len(loop.ready) == 1 and loop.error is None
+    [(dirs, watch)] = fake.watches
+    assert dirs == (config_path.parent.resolve(),)
+    keep = watch.pop("watch_filter")
+    assert keep(None, str(config_path.resolve())) and not keep(None, str(config_path) + "~")
+    halt = watch.pop("stop_event")
+    assert watch == {"step": 50, "rust_timeout": 500, "yield_on_timeout": True, "recursive": False}
+    assert fake.closed == 1 and halt.is_set()  # closed, and its thread told to stop
+
+
+def test_a_stop_set_during_a_burst_ends_the_watch_without_loading(
+    monkeypatch: pytest.MonkeyPatch, config_path: Path
+) -> None:
+    config_path.write_text(dump({"a": A}))
+    stop = threading.Event()
+
+    def meanwhile(_: float) -> None:
+        config_path.write_text(dump({"a": A, "b": B}))
+        stop.set()
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        await fake.feed(set())
+        fake.on_sleep = meanwhile
+        await fake.feed(event(config_path))
+        assert loop.ended and not loop.got
+
+    fake, loop = scripted(monkeypatch, config_path, body, stop=stop)
+    assert loop.error is None and len(fake.sleeps) == 1 and fake.closed == 1
+
+
+def test_a_moved_link_is_watched_anew_and_looked_at_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    here, there, elsewhere = tmp_path / "here", tmp_path / "there", tmp_path / "elsewhere"
+    for folder in (here, there, elsewhere):
+        folder.mkdir()
+    (there / "real.json").write_text(dump({"a": A}))
+    (elsewhere / "other.json").write_text(dump({"c": A}))
+    link = here / "external-mcps.json"
+    link.symlink_to(there / "real.json")
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        await fake.feed(set())
+        link.unlink()
+        link.symlink_to(elsewhere / "other.json")
+        await fake.feed(event(link))
+        assert [(c.diff.added, c.diff.removed) for c in loop.got] == [(["c"], ["a"])]
+        assert [dirs for dirs, _ in fake.watches] == [
+            (here.resolve(), there.resolve()), (here.resolve(), elsewhere.resolve()),
+        ]  # fmt: skip
+        assert fake.closed == 1  # the old watch is closed
+        # What happened between the two watches is looked at on the new one's first
+        # timeout, with no event of its own.
+        (elsewhere / "other.json").write_text(dump({"c": A, "d": B}))
+        await fake.feed(set())
+        assert [c.diff.added for c in loop.got] == [["c"], ["d"]]
+        await fake.feed(set())  # and only then
+        assert len(loop.got) == 2 and len(fake.sleeps) == 2
+
+    fake, loop = scripted(monkeypatch, link, body)
+    assert loop.error is None and len(loop.ready) == 1 and len(fake.watches) == 2
+
+
+def test_a_directory_gone_as_its_watch_starts_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "conf"
+    folder.mkdir()
+    path = folder / "external-mcps.json"
+    path.write_text(dump({"a": A}))
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        def back_on_the_second_look(_: float) -> None:
+            if len(fake.sleeps) == 2:
+                folder.mkdir()
+                path.write_text(dump({"a": A, "b": B}))
+
+        await fake.feed(set())
+        shutil.rmtree(folder)
+        fake.on_sleep = back_on_the_second_look
+        await fake.feed(FileNotFoundError(2, "No such file or directory"))
+        removed = f"{path} was removed; waiting for it to come back"
+        assert [c.problem for c in loop.got] == [removed]
+        assert fake.sleeps == [0.5, 0.5] and len(fake.watches) == 2
+        fake.on_sleep = None
+        await fake.feed(set())  # the new watch's first timeout: the file is looked at
+        assert len(loop.got) == 2 and loop.got[1].ok and loop.got[1].diff.added == ["b"]
+
+    _, loop = scripted(monkeypatch, path, body)
+    assert loop.error is None and [c.problem for c in loop.ready] == [None]
+
+
+@pytest.mark.parametrize(
+    ("error", "says"),
+    [
+        (OSError(28, "No space left on device"), "No space left on device"),
+        (OSError("inotify said no"), "inotify said no"),
+    ],
+)
+def test_a_directory_that_cannot_be_watched_is_a_storage_error(
+    monkeypatch: pytest.MonkeyPatch, config_path: Path, error: OSError, says: str
+) -> None:
+    from mcpctl.errors import StorageError
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        await fake.feed(error)
+        assert loop.ended
+
+    fake, loop = scripted(monkeypatch, config_path, body)
+    assert isinstance(loop.error, StorageError)
+    assert loop.error.message == f"cannot watch {config_path.parent.resolve()}: {says}"
+    assert loop.error.hint == "on Linux, raise fs.inotify.max_user_watches/max_user_instances"
+    assert fake.closed == 1 and fake.watches[0][1]["stop_event"].is_set()
+    assert not loop.ready  # the watch never was in place
+
+
+def test_an_initial_config_is_current_while_the_file_is_missing(config_path: Path) -> None:
+    from mcpctl.snapshot.watch import ABSENT
+
+    config_path.write_text(dump({"a": A, "b": B}))
+    initial = read_config(config_path).config
+    config_path.unlink()
+    state = state_of(config_path, initial)
+    change = state.check(ABSENT)
+    assert change is not None and change.problem is not None
+    assert change.config is initial and sorted(change.snapshot.mcps) == ["a", "b"]
+    assert state.current().config is initial
+
+
+def test_the_callback_wrapper_hands_on_its_arguments(
+    monkeypatch: pytest.MonkeyPatch, config_path: Path
+) -> None:
+    from mcpctl.config.model import Config
+    from mcpctl.snapshot import watch
+
+    calls: list[tuple[Any, dict[str, Any]]] = []
+    change = state_of(config_path).current("a problem")
+
+    async def recorded(path: Any, **options: Any) -> Any:
+        calls.append((path, options))
+        yield change
+        yield change
+
+    monkeypatch.setattr(watch, "watch_config", recorded)
+    seen: list[ConfigChange] = []
+    stop, initial = threading.Event(), Config()
+
+    def on_ready(_: ConfigChange) -> None:
+        pass
+
+    watch_config_callback(
+        config_path, seen.append, debounce=0.2, stop=stop, initial=initial, on_ready=on_ready
+    )
+    watch_config_callback(config_path, seen.append)
+    assert seen == [change] * 4
+    assert calls == [
+        (config_path, {"debounce": 0.2, "stop": stop, "initial": initial, "on_ready": on_ready}),
+        (config_path, {"debounce": 0.5, "stop": None, "initial": None, "on_ready": None}),
+    ]
+
+
+def test_the_loop_diffs_the_first_load_against_an_initial_config(
+    monkeypatch: pytest.MonkeyPatch, config_path: Path
+) -> None:
+    config_path.write_text(dump({"a": A, "gone": B}))
+    initial = read_config(config_path).config
+    config_path.write_text(dump({"a": A}))
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        await fake.feed(set())
+        assert [sorted(c.snapshot.mcps) for c in loop.ready] == [["a"]]
+        assert [c.diff.removed for c in loop.got] == [["gone"]]
+
+    scripted(monkeypatch, config_path, body, initial=initial)
+
+
+def test_the_loop_says_a_file_missing_at_start_and_one_removed_later(
+    monkeypatch: pytest.MonkeyPatch, config_path: Path
+) -> None:
+    absent = f"{config_path} does not exist yet; waiting for it"
+
+    async def body(fake: Scripted, loop: Loop) -> None:
+        await fake.feed(set())
+        assert [c.problem for c in loop.ready] == [absent]
+        assert [c.problem for c in loop.got] == [absent]
+        config_path.write_text(dump({"a": A}))
+        await fake.feed(event(config_path))
+        assert loop.got[-1].ok and loop.got[-1].diff.added == ["a"]
+        config_path.unlink()
+        await fake.feed(event(config_path))
+        assert loop.got[-1].problem == f"{config_path} was removed; waiting for it to come back"
+        assert sorted(loop.got[-1].snapshot.mcps) == ["a"] and len(loop.got) == 3
+
+    scripted(monkeypatch, config_path, body)
