@@ -216,3 +216,10 @@ def test_a_secret_source_that_cannot_be_asked_is_not_a_variable_not_set() -> Non
     assert resolve_entry("s", entry, policy="skip", environ={}, secrets=unreachable) is None
     resolved = resolve_entry("s", entry, environ={"TOKEN": "t", "OTHER": "o"}, secrets=unreachable)
     assert resolved is not None and dict(resolved.entry.env) == {"A": "t", "B": "o"}
+
+
+def test_a_near_miss_glued_to_a_placeholder_is_reported_as_written() -> None:
+    # `$HOME` is not expanded, `${SUFFIX}` is: the warning names `$HOME`, nothing of the
+    # placeholder after it.
+    assert near_misses("$HOME${SUFFIX}") == ["$HOME"]
+    assert near_misses("${lower}${UPPER}/x") == ["${lower}"]

@@ -317,3 +317,79 @@ def test_a_disabled_internal_server_is_not_recorded() -> None:
     snap = snapshot_of_config({}, internal=internal)
     assert list(snap.mcps) == ["on"] and snap.mcps["on"].type == "internal"
     assert all(len(v) == 23 for v in snap.mcps["on"].fields.values())
+
+
+def test_the_packages_are_written_sorted_and_read_back() -> None:
+    from mcpctl.snapshot.packagepins import PackagePin
+
+    pins = {
+        "b": PackagePin("pypi", "demo-time", "demo-time==1.0", True, "1.0", "sha256:ab", "d.whl"),
+        "a": PackagePin("npm", "plain", "plain", False, status="unresolved", reason="offline"),
+    }
+    snap = Snapshot("t", {"a": McpRecord("a")}, packages=pins)
+    data = snap.to_data()
+    assert list(data) == ["timestamp", "format", "mcps", "packages"]
+    assert data["packages"] == {
+        "a": {"ecosystem": "npm", "name": "plain", "spec": "plain", "pinned": False,
+              "status": "unresolved", "reason": "offline"},
+        "b": {"ecosystem": "pypi", "name": "demo-time", "spec": "demo-time==1.0", "pinned": True,
+              "version": "1.0", "integrity": "sha256:ab", "file": "d.whl", "status": "resolved"},
+    }  # fmt: skip
+    assert list(data["packages"]) == ["a", "b"]
+    assert Snapshot.from_data(json.loads(json.dumps(data))) == snap
+    no_pins = Snapshot("t", packages={}).to_data()
+    assert no_pins["packages"] == {}  # recorded, none: not the same as not recorded
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        # A newline in a refused package's name is shown escaped, on one line.
+        ({"mcps": [], "packages": {"s\n": {"name": "x", "version": 1}}},
+         "not a valid snapshot: packages.s\\n.version: expected a string"),
+        ({"mcps": [{"name": "a", "probe": {"error": 1}}]},
+         "not a valid snapshot: mcps[0].probe.error (server 'a'): expected a string, got a number"),
+        ({"mcps": [{"name": "a", "probe": {"tools": [{"name": 7}]}}]},
+         "not a valid snapshot: mcps[0].probe.tools[0].name (server 'a'): expected a string, "
+         "got a number"),
+        ([], 'not a snapshot: expected {"timestamp": ..., "mcps": [...]}'),
+        ({"mcps": {}}, 'not a snapshot: expected {"timestamp": ..., "mcps": [...]}'),
+    ],
+)  # fmt: skip
+def test_more_refusals_in_their_exact_words(data: Any, says: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        Snapshot.from_data(data)
+    assert caught.value.message == says
+
+
+def test_a_definition_recorded_without_its_fingerprint_has_none() -> None:
+    snap = Snapshot.from_data({"mcps": [{"name": "a", "probe": {"tools": [{"name": "t"}]}}]})
+    state = snap.mcps["a"].probe
+    assert state is not None and state.tools["t"] == Definition("t", "", {})
+
+
+def test_a_lone_surrogate_in_an_enabled_entry_is_refused_naming_the_snapshot() -> None:
+    with pytest.raises(UsageError) as caught:
+        snapshot_of_config({"a": ServerEntry(command="x", args=("\ud800",))})
+    assert caught.value.message == (
+        "a.args[0] holds a lone surrogate (\\ud800), which is not text: a snapshot cannot hold it"
+    )
+
+
+def test_each_server_is_recorded_with_the_fingerprints_of_its_own_fields() -> None:
+    from mcpctl.snapshot.fingerprints import entry_fields, fingerprint
+
+    entries = {
+        "off": ServerEntry(command="z", enabled=False),  # a disabled one first: the rest stay
+        "a": ServerEntry(command="a", args=("-v",)),
+        "b": ServerEntry(command="b"),
+    }
+    snap = snapshot_of_config(entries)
+    assert list(snap.mcps) == ["a", "b"]
+    a, b = snap.mcps["a"], snap.mcps["b"]
+    assert a.fingerprint == fingerprint(entry_fields(entries["a"])) != b.fingerprint
+    assert a.fields == {
+        "command": fingerprint("a")[:23],
+        "args": fingerprint(["-v"])[:23],
+    }
+    assert b.fields["command"] == fingerprint("b")[:23] != a.fields["command"]

@@ -174,3 +174,12 @@ def test_specs_of_takes_the_enabled_stdio_servers_that_run_a_package() -> None:
     assert sorted(found) == ["npm", "py"]
     assert (found["npm"].name, found["npm"].requested) == ("pkg", "1.0.0")
     assert (found["py"].name, found["py"].requested) == ("tool", "==2")
+
+
+def test_a_scoped_npm_name_ends_at_the_first_at_sign_after_its_scope() -> None:
+    # As npm reads it (npm-package-arg): the rest, `1@2`, is what is asked for (no version
+    # nor tag npm accepts, so it resolves to nothing), never a name `@org/pkg@1`.
+    spec = parse_spec("npx", ["-y", "@org/pkg@1@2"])
+    assert spec is not None and (spec.name, spec.requested) == ("@org/pkg", "1@2")
+    plain = parse_spec("npx", ["-y", "pkg@1@2"])
+    assert plain is not None and (plain.name, plain.requested) == ("pkg", "1@2")

@@ -465,3 +465,23 @@ def test_take_snapshot_remembers_the_era_each_server_spoke(
     anyio.run(lambda: take_snapshot_async({"s": SHIFTY}, probe=True, eras=memory, timeout=30))
     remembered = memory.recall(SHIFTY)
     assert remembered is not None and remembered.name in ("legacy", "modern")
+
+
+def test_take_snapshot_hands_the_concurrency_asked_to_the_catalogs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--concurrency`` bounds how many servers start at once: it reaches ``catalog_all``
+    (sync and async alike). What ``catalog_all`` does with it is tested with the probes."""
+    import mcpctl.probe.catalog
+
+    asked: list[int | None] = []
+
+    async def recording(targets: Any, **options: Any) -> dict[str, Catalog]:
+        asked.append(options.get("concurrency"))
+        return {}
+
+    monkeypatch.setattr(mcpctl.probe.catalog, "catalog_all", recording)
+    take_snapshot({"s": SHIFTY}, probe=True, concurrency=3)
+    anyio.run(lambda: take_snapshot_async({"s": SHIFTY}, probe=True, concurrency=2))
+    take_snapshot({"s": SHIFTY}, probe=True)
+    assert asked == [3, 2, None]

@@ -357,3 +357,72 @@ def test_diff_sarif_of_reads_both_files_for_positions(
         "mcp-lock.json",
         {"startLine": records["f"][0], "startColumn": records["f"][1]},
     )
+
+
+def test_diff_sarif_of_keeps_the_notes_and_a_config_it_could_not_read_has_no_positions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.config.loader import load_config, read_config
+    from mcpctl.snapshot.sarif import diff_sarif_of
+
+    monkeypatch.chdir(tmp_path)
+    old, new = every_change()
+    diff = diff_snapshots(old, new)
+    lock = tmp_path / "mcp-lock.json"
+    save_snapshot(old, lock)
+    config = tmp_path / "external-mcps.json"
+    config.write_text('{"s": {"command": "a"},')  # not JSON: read without a document
+    loaded = load_config(config)
+    assert loaded.document is None and loaded.exists
+    run = check_sarif(diff_sarif_of(diff, loaded, lock, read=False, notes=["no earlier"]))
+    [note] = run["invocations"][0]["toolExecutionNotifications"]
+    assert note == {"level": "note", "message": {"text": "no earlier"}}
+    for result in run["results"]:  # the config, without a line: nothing in it was read
+        assert result["locations"] == [
+            {"physicalLocation": {"artifactLocation": {"uri": "external-mcps.json"}}}
+        ]
+    # No config and no earlier snapshot read: nothing to point at.
+    missing = read_config(tmp_path / "none.json")
+    nowhere = check_sarif(diff_sarif_of(diff, missing, lock, read=False, notes=[]))
+    assert nowhere["results"] and all("locations" not in r for r in nowhere["results"])
+    assert "toolExecutionNotifications" not in nowhere["invocations"][0]
+
+
+def test_a_change_of_several_fields_names_each() -> None:
+    from mcpctl.snapshot.diff import DefinitionChange, ServerChange, SnapshotDiff
+
+    change = ServerChange(
+        "s",
+        fields=["args", "env"],
+        changed=[DefinitionChange("tools", "t", {"description": (1, 2), "inputSchema": (3, 4)})],
+    )
+    run = check_sarif(diff_sarif(SnapshotDiff(changed=[change])))
+    assert [r["message"]["text"] for r in run["results"]] == [
+        "server s: configuration changed (args, env)",
+        "server s: tool t changed (description, inputSchema)",
+    ]
+
+
+def test_positions_of_json_that_is_no_snapshot_are_only_those_of_named_records() -> None:
+    assert snapshot_positions("[1]") == {} and snapshot_positions("{}") == {}
+    text = '{"mcps": [1, "x", {"name": 7}, {"no": "name"},\n {"name": "ok"}]}'
+    assert snapshot_positions(text) == {"ok": (2, 2)}
+
+
+def test_a_disabled_entry_counts_as_removed_and_points_at_its_place_in_the_config() -> None:
+    old = snapshot_of_config({"s": ServerEntry(command="a"), "off": ServerEntry(command="b")})
+    new = snapshot_of_config(
+        {"s": ServerEntry(command="a"), "off": ServerEntry(command="b", enabled=False)}
+    )
+    text = json.dumps({"s": {"command": "a"}, "off": {"command": "b", "enabled": False}}, indent=2)
+    positions = config_positions(text)
+    assert positions["off"] == (5, 3)
+    run = check_sarif(
+        diff_sarif(diff_snapshots(old, new), config_uri="c.json", config_positions=positions)
+    )
+    [removed] = run["results"]
+    assert removed["ruleId"] == "server-removed"
+    assert removed["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "c.json"},
+        "region": {"startLine": 5, "startColumn": 3},
+    }
