@@ -76,6 +76,7 @@ def test_the_runner_is_the_commands_program_name(command: str | None, runner: st
         (["-c", "echo", "pkg"], None),  # a command, not a package
         (["--call", "echo", "pkg"], None),
         (["--", "-pkg"], ["-pkg"]),  # after "--": the package, whatever it looks like
+        (["-y", "--", "pkg@1"], ["pkg@1"]),  # the argument after "--", not before it
         (["-p", "a"], ["a"]),
         (["-y", "--cache", "/c", "pkg"], ["pkg"]),
     ],
@@ -319,3 +320,103 @@ def test_the_folder_listing_the_packages_is_found_past_others(tmp_path: Path) ->
 def test_an_error_other_than_a_timeout_is_returned_as_it_is(tmp_path: Path) -> None:
     exited = ProbeError("server_exited", "the server exited with code 1", None)
     assert cold_start("srv", npx(tmp_path), exited, ["Downloading pkg"]) == exited
+
+
+# --- the limits and odd spellings of the files read ----------------------------------------
+
+
+def npmrc_of_size(home: Path, size: int, cache: str = "/from-npmrc") -> None:
+    """A ``.npmrc`` naming ``cache``, padded with a comment to exactly ``size`` bytes."""
+    line = f"cache={cache}\n#"
+    (home / ".npmrc").write_bytes((line + "#" * (size - len(line) - 1) + "\n").encode())
+    assert (home / ".npmrc").stat().st_size == size
+
+
+def test_an_npmrc_just_under_its_limit_is_read_and_one_at_it_is_not(home: Path) -> None:
+    npmrc_of_size(home, 256_000 - 1)
+    assert npm_cache_dir() == Path("/from-npmrc")
+    npmrc_of_size(home, 256_000)
+    assert npm_cache_dir() == home / ".npm"
+
+
+def test_an_npmrc_that_is_not_utf8_is_still_read(home: Path) -> None:
+    (home / ".npmrc").write_bytes(b"; caf\xe9 in latin-1\ncache=/latin\n")
+    assert npm_cache_dir() == Path("/latin")
+
+
+@pytest.mark.parametrize(
+    ("line", "cache"),
+    [
+        ("cache=/a=b", "/a=b"),  # split at the first "=" only
+        ('cache="/npmX"', "/npmX"),  # only the quotes are taken off
+        ("cache = /npmX ", "/npmX"),
+    ],
+)
+def test_an_npmrc_cache_value_is_kept_whole(home: Path, line: str, cache: str) -> None:
+    (home / ".npmrc").write_text(line + "\n")
+    assert npm_cache_dir() == Path(cache)
+
+
+def manifest_of_size(folder: Path, packages: list[str], size: int) -> None:
+    """``folder``'s ``package.json`` listing ``packages``, padded to exactly ``size`` bytes."""
+    head = json.dumps({"_npx": {"packages": packages}, "pad": ""})
+    text = head[:-2] + "x" * (size - len(head)) + head[-2:]
+    (folder / "package.json").write_text(text)
+    assert (folder / "package.json").stat().st_size == size
+
+
+def test_a_manifest_at_its_limit_is_read_and_one_past_it_is_not(tmp_path: Path) -> None:
+    folder = installed(tmp_path, ["pkg@1"])
+    manifest_of_size(folder, ["pkg@1"], 1_000_000)
+    assert npx_installed(tmp_path, ["pkg@1"]) == folder
+    manifest_of_size(folder, ["pkg@1"], 1_000_001)
+    assert npx_installed(tmp_path, ["pkg@1"]) is None
+
+
+def test_a_manifest_without_npxs_list_is_not_the_folder(tmp_path: Path) -> None:
+    folder = installed(tmp_path, ["pkg@1"])
+    (folder / "package.json").write_text('{"name": "x"}')
+    assert npx_installed(tmp_path, ["pkg@1"]) is None
+    (folder / "package.json").write_text('{"_npx": {}}')
+    assert npx_installed(tmp_path, ["pkg@1"]) is None
+
+
+def test_a_package_without_a_version_in_the_entrys_folder_is_run_from_there(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / "node_modules" / "pkg").mkdir(parents=True)
+    (project / "node_modules" / "pkg" / "package.json").write_text("{}")
+    assert cold_start("srv", npx(tmp_path, "-y", "pkg", cwd=str(project)), TIMEOUT, []) == TIMEOUT
+    (project / "node_modules" / "@s" / "p").mkdir(parents=True)
+    (project / "node_modules" / "@s" / "p" / "package.json").write_text("{}")
+    assert cold_start("srv", npx(tmp_path, "-y", "@s/p", cwd=str(project)), TIMEOUT, []) == TIMEOUT
+
+
+def test_without_a_cwd_the_folder_mcpctl_runs_in_is_the_entrys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / "node_modules" / "pkg").mkdir(parents=True)
+    (project / "node_modules" / "pkg" / "package.json").write_text("{}")
+    monkeypatch.chdir(project)
+    assert cold_start("srv", npx(tmp_path, "-y", "pkg@1"), TIMEOUT, []) == TIMEOUT
+
+
+@pytest.mark.parametrize(
+    ("args", "downloading"),
+    [
+        (("--from",), False),  # no value and nothing else: no package named, not known
+        (("mcp-server-time", "--from"), False),  # the last --from names nothing
+        (("--from=mcp-server-time==1.0", "x"), False),  # split at the first "=" only
+        (("--from=other==1.0", "mcp-server-time"), True),
+    ],
+)
+def test_uvxs_from_at_the_end_or_with_a_version(
+    tmp_path: Path, args: tuple[str, ...], downloading: bool
+) -> None:
+    cache = uv_cache(tmp_path / "uv", "mcp_server_time-1.0.0")
+    entry = ServerEntry(command="uvx", args=args, env={"UV_CACHE_DIR": str(cache)})
+    found = cold_start("srv", entry, TIMEOUT, [])
+    assert found == (TIMEOUT._replace(message=f"{TIMEOUT.message}, still downloading its package",
+                                      hint=HINT) if downloading else TIMEOUT)  # fmt: skip

@@ -234,6 +234,28 @@ def test_an_endpoint_that_never_answers(site: Site) -> None:
     assert caught.value.fix == "the server accepted the connection but did not answer"
 
 
+def test_the_request_is_given_the_checks_whole_time(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not httpx's own 5 s: an endpoint slower than that is waited for as long as the check
+    allows (the client's timeouts are read, not waited out)."""
+    import httpx2
+
+    made: list[Any] = []
+
+    class Recording(httpx2.AsyncClient):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self.timeout)
+
+    monkeypatch.setattr(httpx2, "AsyncClient", Recording)
+    site.routes["/mcp"] = (200, {"Content-Type": "application/json"}, b"{}")
+    assert http(ServerEntry(url=f"{site.url}/mcp"), timeout=30).status == 200
+    [timeouts] = made
+    for limit in (timeouts.connect, timeouts.read, timeouts.write, timeouts.pool):
+        assert limit is None or limit >= 30
+
+
 def test_a_refused_connection_is_no_http_answer() -> None:
     with reserved_port() as port, pytest.raises(LayerFailed) as caught:
         http(ServerEntry(url=f"http://127.0.0.1:{port}/mcp"))

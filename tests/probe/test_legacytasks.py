@@ -218,6 +218,17 @@ def test_a_task_is_polled_to_its_result_and_each_new_status_shown_once() -> None
     assert peer.after("tools/call") == ["tasks/get"] * 5 + ["tasks/result", "tools/list"]
 
 
+def test_the_first_poll_waits_the_interval_the_task_started_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not the default second: the handle's pollInterval, then each status's own."""
+    waits = skip_waits(monkeypatch)
+    statuses = [task("working", pollInterval=250), task("working", pollInterval=400)]
+    got, _ = call(scripted([*statuses, task("completed")]))
+    assert got.content[0].text == "done"
+    assert waits == [0.25, 0.4]
+
+
 def test_a_task_already_completed_is_fetched_without_polling() -> None:
     seen: list[str] = []
     got, peer = call(scripted([task("completed")]), TaskOptions(on_status=seen.append))

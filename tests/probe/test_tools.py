@@ -6,7 +6,7 @@ import base64
 import contextlib
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from mcpctl.errors import (
 from mcpctl.probe import ToolInfo, call_tool, check_arguments
 from mcpctl.probe.inputrequests import InputAnswer
 from mcpctl.probe.legacytasks import REQUIRED_HINT
+from mcpctl.probe.spawn import StdioDiagnostics
 from mcpctl.probe.tools import content_marker, list_tools
 from tests.conftest import SERVERS
 from tests.probe.peer import TASKS, Failure, Peer
@@ -408,9 +409,12 @@ def in_process(
     monkeypatch: pytest.MonkeyPatch,
     answers: dict[str, Any],
     capabilities: dict[str, Any] | None = None,
+    on_open: Callable[[StdioDiagnostics], None] | None = None,
 ) -> Peer:
     """A peer answering each method from ``answers`` (a result, a :class:`Failure`, or an
-    async function of the params and the peer); any other method is not found."""
+    async function of the params and the peer); any other method is not found. ``on_open``
+    is given the stdio diagnostics the opener is handed, to write what a process would
+    (stderr lines, lines that are not JSON-RPC, its exit)."""
     from mcpctl.probe import streams
 
     async def answer(method: str, params: dict[str, Any], peer: Peer) -> dict[str, Any]:
@@ -424,7 +428,11 @@ def in_process(
     peer = Peer(answer, capabilities if capabilities is not None else {"tools": {}})
 
     @contextlib.asynccontextmanager
-    async def opener(*_: Any) -> AsyncIterator[tuple[Any, Any]]:
+    async def opener(
+        resolved: Any, timeout: float, diag: StdioDiagnostics | None = None, process: Any = None
+    ) -> AsyncIterator[tuple[Any, Any]]:
+        if on_open is not None and diag is not None:
+            on_open(diag)
         to_client, client_reads = anyio.create_memory_object_stream[Any](32)
         client_writes, from_client = anyio.create_memory_object_stream[Any](32)
         async with anyio.create_task_group() as tg:
@@ -1010,3 +1018,114 @@ def test_a_warning_before_a_task_handle_is_kept(monkeypatch: pytest.MonkeyPatch)
     in_process(monkeypatch, {"tools/list": {"tools": [OPTIONAL]}, "tools/call": asks}, TASK_CAPS)
     res = call_peer("long", wait=False)
     assert res.task is not None and len(res.warnings) == 1
+
+
+# --- what a stdio server's process said, beside its failure --------------------------------
+# The opener writes into the diagnostics it is handed what the process would have: stderr
+# lines, lines on stdout that are not JSON-RPC, its exit.
+
+STDERR = ["npm WARN config", "Error: EACCES /srv/data"]
+
+
+def says(*lines: str, garbage: str | None = None) -> Callable[[StdioDiagnostics], None]:
+    def on_open(diag: StdioDiagnostics) -> None:
+        diag.stderr.extend(lines)
+        if garbage is not None:
+            diag.garbage_lines, diag.first_garbage = 1, garbage
+
+    return on_open
+
+
+def test_a_failed_calls_error_carries_the_servers_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {"tools/list": {"tools": [ECHO]}, "tools/call": Failure(-32603, "boom")}
+    in_process(monkeypatch, answers, on_open=says(*STDERR))
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.reason == "mcp_error" and info.value.stderr == STDERR
+
+
+def test_a_call_timed_out_carries_the_servers_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    in_process(
+        monkeypatch, {"tools/list": {"tools": [ECHO]}, "tools/call": never}, on_open=says(*STDERR)
+    )
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", timeout=0.5)
+    assert info.value.reason == "timeout" and info.value.stderr == STDERR
+
+
+def test_a_call_timed_out_names_what_the_server_wrote_instead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def never(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    answers = {"tools/list": {"tools": [ECHO]}, "tools/call": never}
+    in_process(monkeypatch, answers, on_open=says(garbage="Listening on port 3000"))
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", timeout=0.5)
+    assert info.value.reason == "protocol_error"
+    assert info.value.message == (
+        "peer: no valid answer within 0.5 s; the server wrote 1 line(s) that are not JSON-RPC "
+        "on stdout, first: 'Listening on port 3000'"
+    )
+
+
+def test_a_server_that_exits_during_the_call_is_said_to_have_exited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[StdioDiagnostics] = []
+
+    async def exits(params: dict[str, Any], _: Peer) -> dict[str, Any]:
+        opened[0].exited_by_itself, opened[0].returncode = True, 3
+        raise Failure(-32000, "Connection closed")
+
+    answers = {"tools/list": {"tools": [ECHO]}, "tools/call": exits}
+    in_process(monkeypatch, answers, on_open=opened.append)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.reason == "server_exited"
+    assert info.value.message.startswith("peer: the server exited with code 3")
+
+
+def test_a_call_refused_unauthorized_names_the_server_in_its_hint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    answers = {"tools/list": {"tools": [ECHO]}, "tools/call": Failure(-32001, "401 Unauthorized")}
+    in_process(monkeypatch, answers)
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo")
+    assert info.value.reason == "unauthorized"
+    assert info.value.hint is not None and "'peer'" in info.value.hint
+    assert "mcpctl auth peer" in info.value.hint
+
+
+def test_a_remote_server_that_refuses_the_connection_is_named_by_its_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx2
+
+    from mcpctl.probe import streams
+
+    @contextlib.asynccontextmanager
+    async def refused(*_: Any) -> AsyncIterator[tuple[Any, Any]]:
+        raise httpx2.ConnectError("All connection attempts failed")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(streams, "open_streamable_http", refused)
+    entry = ServerEntry(url="https://peer.invalid/mcp", transport="streamable-http")
+    with pytest.raises(ProbeFailed) as info:
+        call_peer("echo", entry=entry)
+    assert info.value.reason == "connection_refused" and info.value.stderr == []
+    assert "https://peer.invalid/mcp" in info.value.message
+
+
+def test_a_listing_that_fails_carries_the_servers_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process(monkeypatch, {"tools/list": Failure(-32603, "listing broke")}, on_open=says(*STDERR))
+    with pytest.raises(ProbeFailed) as info:
+        list_peer()
+    assert "listing broke" in info.value.message and info.value.stderr == STDERR
