@@ -190,6 +190,8 @@ async def _session(
                 remembered=options.remembered, pinned_by=options.pinned_by,
             )  # fmt: skip
             listing.protocol_version = era.version
+            if diag is not None:
+                diag.handshake_done = True
             done = anyio.current_time()
             conn = Connection(
                 name=name,

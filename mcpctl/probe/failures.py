@@ -138,9 +138,10 @@ def classify(
                 if code is not None and code >= 0
                 else f"on signal {-(code or 0)}"
             )
+            when = "after the handshake" if diag.handshake_done else "before the handshake finished"
             return ProbeError(
                 "server_exited",
-                f"the server exited {how} before the handshake finished",
+                f"the server exited {how} {when}",
                 "its last lines of stderr are shown; run the command by hand to see more",
             )
         if diag.garbage_lines:

@@ -82,6 +82,8 @@ class StdioDiagnostics:
     pid: int | None = None
     stdout_closed: bool = False
     exited_by_itself: bool = False
+    #: Whether the MCP handshake had finished: a server may also exit later, during a call.
+    handshake_done: bool = False
     #: ``time.perf_counter()`` when the process was started: where a probe's latency starts.
     started_at: float | None = None
 

@@ -257,6 +257,15 @@ def test_a_server_that_exited_by_itself(returncode: int | None, how: str) -> Non
     )
 
 
+def test_a_server_that_exited_after_the_handshake_says_so() -> None:
+    diag = StdioDiagnostics(exited_by_itself=True, returncode=2, handshake_done=True)
+    error = classify(RuntimeError("closed"), STDIO, diag, "s")
+    assert (error.code, error.message) == (
+        "server_exited",
+        "the server exited with code 2 after the handshake",
+    )
+
+
 def test_a_server_that_was_stopped_is_not_one_that_exited() -> None:
     diag = StdioDiagnostics(returncode=-15)
     assert classify(TimeoutError(), STDIO, diag, "s").code == "timeout"

@@ -1089,7 +1089,8 @@ def test_a_server_that_exits_during_the_call_is_said_to_have_exited(
     with pytest.raises(ProbeFailed) as info:
         call_peer("echo")
     assert info.value.reason == "server_exited"
-    assert info.value.message.startswith("peer: the server exited with code 3")
+    # The handshake had finished: the message does not say it had not.
+    assert info.value.message == "peer: the server exited with code 3 after the handshake"
 
 
 def test_a_call_refused_unauthorized_names_the_server_in_its_hint(
