@@ -299,10 +299,12 @@ class StoredOAuthProvider(OAuthClientProvider):
         context = self.context
         if record is None:
             return
-        if context.oauth_metadata is None and record.auth_server:
+        # The stored metadata is that of the stored tokens, so it wins over what the context
+        # holds: another process may have signed in anew meanwhile, at another server.
+        if record.auth_server:
             with contextlib.suppress(ValueError):
                 context.oauth_metadata = OAuthMetadata.model_validate(record.auth_server)
-        if context.protected_resource_metadata is None and record.resource:
+        if record.resource:
             with contextlib.suppress(ValueError):
                 resource = ProtectedResourceMetadata.model_validate(record.resource)
                 context.protected_resource_metadata = resource

@@ -4,14 +4,21 @@ addresses pasted on stdin."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import anyio
 import httpx2
 import pytest
 
+from mcpctl.auth import answer as answer_module
 from mcpctl.auth.answer import (
+    MAX_REQUEST,
     MAX_SHOWN,
     Answer,
     Expected,
@@ -219,3 +226,151 @@ def test_pasted_addresses_are_read_until_the_end_of_input(monkeypatch: pytest.Mo
     assert said == [
         "That is not the address the browser was sent to (it has no code=); paste it again."
     ]
+
+
+# --- what mutation testing found unpinned ----------------------------------------------------
+
+
+class ClockedAnyio:
+    """Stands in for ``anyio`` in the module: records the time limits and sleeps asked for,
+    and gives each limit ``limit`` seconds instead (``None``: none)."""
+
+    def __init__(self, limit: float | None) -> None:
+        self.limit = limit
+        self.limits: list[float] = []
+        self.sleeps: list[float] = []
+
+    def move_on_after(self, delay: float) -> anyio.CancelScope:
+        self.limits.append(delay)
+        return anyio.move_on_after(self.limit)
+
+    async def sleep(self, delay: float) -> None:
+        self.sleeps.append(delay)
+        await anyio.sleep(delay)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(anyio, name)
+
+
+def raw_callback(
+    client: Callable[[int], Awaitable[bytes]], expected: Expected
+) -> tuple[bytes, list[Answer]]:
+    """``client(port)`` run against a real loopback callback: what it returns (the page it
+    read), and what the callback passed on."""
+
+    async def run() -> tuple[bytes, list[Answer]]:
+        send, receive = anyio.create_memory_object_stream[Answer](10)
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)  # noqa: S610 -- anyio's
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(serve_callback, listener, send, expected)
+                page = await client(port)
+                tg.cancel_scope.cancel()
+        send.close()
+        return page, [answer async for answer in receive]
+
+    return anyio.run(run)
+
+
+async def read_all(stream: anyio.abc.SocketStream) -> bytes:
+    page = b""
+    with contextlib.suppress(anyio.EndOfStream):
+        while True:
+            page += await stream.receive()
+    return page
+
+
+def test_a_request_arriving_in_pieces_is_read_whole() -> None:
+    # Longer than one read (4096 bytes): its end comes in a later piece than its start.
+    pages, answers = callback([f"/callback?code=c&state=s&pad={'x' * 6000}"], Expected("s"))
+    assert "you can close this tab" in pages[0].text
+    assert answers == [Answer(code="c", state="s")]
+
+
+def test_a_request_is_read_up_to_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At ``MAX_REQUEST`` bytes the callback reads no more: it answers, though the request has
+    not ended (its time limit made endless: only the size stops the reading)."""
+    monkeypatch.setattr(answer_module, "anyio", ClockedAnyio(None))
+    start = b"GET /callback?code=c&state=s&pad="
+    request = start + b"x" * (MAX_REQUEST - len(start))
+
+    async def client(port: int) -> bytes:
+        async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+            await stream.send(request)
+            return await read_all(stream)
+
+    page, answers = raw_callback(client, Expected("s"))
+    assert page.startswith(b"HTTP/1.1 200 OK\r\n") and b"Signed in" in page
+    assert answers == [Answer(code="c", state="s")]
+
+
+def test_a_request_that_never_ends_is_answered_when_its_time_is_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The callback gives a request 10 s (shortened here) and answers what it has by then."""
+    clock = ClockedAnyio(0.05)
+    monkeypatch.setattr(answer_module, "anyio", clock)
+
+    async def client(port: int) -> bytes:
+        async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+            await stream.send(b"GET /callback?code=c&state=s HTTP/1.1\r\n")
+            return await read_all(stream)
+
+    page, answers = raw_callback(client, Expected("s"))
+    assert page.startswith(b"HTTP/1.1 200 OK\r\n") and b"Signed in" in page
+    assert answers == [Answer(code="c", state="s")]
+    assert clock.limits == [10]
+
+
+def test_a_connection_that_fails_does_not_stop_the_callback() -> None:
+    async def client(port: int) -> bytes:
+        # Hung up before sending anything: reading the request fails, the callback goes on.
+        stream = await anyio.connect_tcp("127.0.0.1", port)
+        await stream.aclose()
+        async with httpx2.AsyncClient(timeout=10) as http:
+            page = await http.get(f"http://127.0.0.1:{port}/callback?code=c&state=s")
+        return page.content
+
+    page, answers = raw_callback(client, Expected("s"))
+    assert b"you can close this tab" in page
+    assert answers == [Answer(code="c", state="s")]
+
+
+def test_a_pasted_address_is_awaited_by_a_daemon_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stdin is read by a daemon thread (a read blocked on it never holds mcpctl at exit), and
+    a line pasted later is taken within a tenth of a second of its coming."""
+    clock = ClockedAnyio(None)
+    monkeypatch.setattr(answer_module, "anyio", clock)
+    read_end, write_end = os.pipe()
+    stdin = open(read_end, encoding="utf-8")  # noqa: SIM115 -- closed below
+    monkeypatch.setattr(sys, "stdin", stdin)
+    before = set(threading.enumerate())
+    said: list[str] = []
+
+    async def run() -> tuple[threading.Thread, list[Answer]]:
+        send, receive = anyio.create_memory_object_stream[Answer](10)
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(read_pasted, send, said.append)
+                while not (new := set(threading.enumerate()) - before):
+                    await anyio.sleep(0.01)
+                [reader] = new
+                # Nothing pasted yet: it waits.
+                os.write(write_end, b"http://127.0.0.1:5/callback?code=c&state=s\n")
+                first = await receive.receive()
+                os.close(write_end)  # the end of input ends the reading
+        send.close()
+        return reader, [first, *[answer async for answer in receive]]
+
+    try:
+        reader, answers = anyio.run(run)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(write_end)
+        stdin.close()
+    assert reader.daemon
+    reader.join(10)
+    assert not reader.is_alive()
+    assert answers == [Answer(code="c", state="s", pasted=True)]
+    assert said == [] and clock.sleeps and set(clock.sleeps) == {0.1}

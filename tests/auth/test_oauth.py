@@ -60,6 +60,7 @@ class Server:
         self.answers: list[tuple[int, Any]] = []
         self.sent: list[str | None] = []  # the Authorization header of each /mcp request
         self.forms: list[dict[str, list[str]]] = []
+        self.posted: list[str] = []  # the path of each token request
         self.url = ""
         self.accept_new = True  # whether a token the endpoint hands out is taken at /mcp
         self.on_refusal: Callable[[], None] | None = None  # run before /mcp refuses a request
@@ -91,6 +92,7 @@ class Server:
                 reply(self, status, b"", {"WWW-Authenticate": challenge} if challenge else {})
 
             def do_POST(self) -> None:
+                server.posted.append(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
                 server.forms.append(parse_qs(self.rfile.read(length).decode()))
                 status, body = server.answers.pop(0) if server.answers else (500, {})
@@ -494,3 +496,36 @@ def test_an_unusable_token_ends_a_sign_in_with_nothing_stored(
         "it is empty; nothing was stored"
     )
     assert load_record("docs") is None
+
+
+def test_a_sign_in_another_process_made_elsewhere_meanwhile_is_renewed_where_it_came_from(
+    server: Server,
+) -> None:
+    """Another process signs in anew, at an authorization server of other metadata, while a
+    provider runs: the new sign-in is renewed at its own token endpoint, and its metadata is
+    kept in the store (not the one the running provider read first)."""
+    record = signed_in(server)
+    server.valid.add("AT-old")
+    base = server.url.removesuffix("/mcp")
+
+    async def main() -> tuple[int, int]:
+        auth = connecting_auth("docs", server.url, AuthConfig(type="oauth"))
+        async with httpx2.AsyncClient(auth=auth, timeout=10) as client:
+            with anyio.fail_after(30):
+                first = (await client.get(server.url)).status_code
+                record.auth_server = {**authorization_server(base),
+                                      "token_endpoint": f"{base}/elsewhere/token"}  # fmt: skip
+                record.access_token, record.refresh_token = "AT-elsewhere", "RT-elsewhere"
+                record.expires_at = time.time() - 10
+                save_record("docs", record)  # the other process
+                server.valid.discard("AT-old")
+                server.answers = [(200, TOKENS)]
+                return first, (await client.get(server.url)).status_code
+
+    assert anyio.run(main) == (200, 200)
+    assert server.posted == ["/elsewhere/token"]
+    assert server.forms[0]["refresh_token"] == ["RT-elsewhere"]
+    stored = load_record("docs")
+    assert stored is not None and stored.access_token == "AT-new"
+    assert stored.auth_server is not None
+    assert stored.auth_server["token_endpoint"] == f"{base}/elsewhere/token"

@@ -793,3 +793,15 @@ def test_no_answer_in_time_after_a_callback_without_the_state(fast: AuthServer) 
     assert raised.value.message == (
         f"signing in to docs failed: no answer within 1.5 s ({ignored_note(1, 0)})"
     )
+
+
+def test_a_sign_in_stores_the_metadata_it_discovered(fast: AuthServer) -> None:
+    """The authorization server's and the resource's metadata found by this sign-in go to the
+    store with its tokens (a connecting command later needs no discovery)."""
+    run(fast_request(fast), Person())
+    stored = load_record("docs", SecretStore())
+    assert stored is not None and stored.auth_server is not None and stored.resource is not None
+    assert stored.auth_server["issuer"] == fast.base
+    assert stored.auth_server["token_endpoint"] == f"{fast.base}/token"
+    assert stored.resource["resource"] == fast.url
+    assert stored.resource["authorization_servers"] == [fast.base]

@@ -282,6 +282,17 @@ def test_a_required_argument_without_a_value() -> None:
     assert given.entry.args[2:] == ("--repo", "acme/demo", "/srv") and given.missing == []
 
 
+def test_a_required_argument_named_only_by_dashes_is_asked_for_as_value() -> None:
+    """``--`` names nothing once its dashes are stripped: its value is asked for as ``VALUE``,
+    like a positional argument without a hint, and put after it."""
+    conv = convert(npm(packageArguments=[{"type": "named", "name": "--", "isRequired": True}]))
+    assert conv.entry.args[2:] == ("--", "${VALUE}")
+    assert [(m.name, m.flag) for m in conv.missing] == [("VALUE", "--env VALUE=...")]
+    given = convert(npm(packageArguments=[{"type": "named", "name": "--", "isRequired": True}]),
+                    env={"VALUE": "serve"})  # fmt: skip
+    assert given.entry.args[2:] == ("--", "serve") and given.missing == []
+
+
 def test_argument_values_fill_their_templates() -> None:
     assert args_of({"type": "named", "name": "--url", "value": "https://{host}/x",
                     "variables": {"host": {"default": "h.example"}}}) == (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcpctl.config.loader import read_config
-from mcpctl.config.model import ServerEntry
+from mcpctl.config.model import ServerEntry, Source
 from mcpctl.config.store import ConfigStore
 from mcpctl.errors import (
     MissingInputError,
@@ -31,7 +31,7 @@ from mcpctl.registry.install import (
 from mcpctl.registry.sources import RegistrySource
 from mcpctl.registry.syncing import sync_source
 from tests.registry.conftest import Publish
-from tests.registry.server import make_record
+from tests.registry.server import Registry, make_record, running
 
 
 def tool(version: str = "1.0.0", *more: dict[str, Any]) -> dict[str, Any]:
@@ -406,3 +406,75 @@ def test_only_the_registries_of_the_servers_concerned_are_refreshed(world: World
     assert plan.warnings == ["registry 'dead' has never been synced (offline)"]
     plan = plan_upgrade(world.cache, both, {**entries, "gone": gone}, ["tool"], refresh_timeout=5)
     assert plan.warnings == []
+
+
+def both_kinds() -> dict[str, Any]:
+    """io.team/both: an npm and a pypi package, and a remote."""
+    packages = [{"registryType": "npm", "identifier": "@team/both", "version": "1.0.0"},
+                {"registryType": "pypi", "identifier": "both-mcp", "version": "1.0.0"}]  # fmt: skip
+    remotes = [{"type": "streamable-http", "url": "https://both.example.com/mcp"}]
+    return make_record("io.team/both", "1.0.0", packages=packages, remotes=remotes)
+
+
+def test_the_kind_asked_for_is_the_one_planned(world: World) -> None:
+    world.republish(tool(), needy(), tenant_remote(), both_kinds())
+    assert world.plan("io.team/both").entry.command == "npx"  # a package first, the first one
+    remote = world.plan("io.team/both", prefer="remote").entry
+    assert (remote.url, remote.command) == ("https://both.example.com/mcp", None)
+    pypi = world.plan("io.team/both", package_type="pypi").entry
+    assert (pypi.command, pypi.args) == ("uvx", ("both-mcp==1.0.0",))
+
+
+def test_a_server_missing_offline_says_only_the_cache_was_searched(world: World) -> None:
+    sync_source(world.cache, world.source)
+    with pytest.raises(UsageError) as caught:
+        world.plan("io.team/nothing", offline=True)
+    assert caught.value.message == (
+        "no server 'io.team/nothing' in the registries' cache (offline: the network was not used)"
+    )
+
+
+def test_the_refresh_warnings_are_the_plans(world: World) -> None:
+    dead = RegistrySource("dead", "http", "http://127.0.0.1:9")
+    world.cache.note_failure("dead")
+    plan = plan_add(world.cache, [world.source, dead], "io.team/tool", {})
+    [warning] = plan.warnings
+    assert warning.startswith("registry 'dead' was unreachable")
+
+
+def test_the_refresh_is_given_the_time_asked_for(world: World) -> None:
+    """A registry that never answers is waited for ``refresh_timeout`` seconds, as said in
+    its warning (the default, 15 s, would say so), when adding and when upgrading."""
+    reg = Registry([tool()])
+    reg.mode = "hang"
+    with running(reg) as url:
+        slow = RegistrySource("slow", "http", url)
+        plan = plan_add(world.cache, [world.source, slow], "io.team/tool", {},
+                        refresh_timeout=0.5)  # fmt: skip
+        assert len(plan.warnings) == 1 and "within 0.5 s" in plan.warnings[0], plan.warnings
+        fresh = DiscoveryCache.memory()  # the first cache remembers the failure
+        entries = {"x": ServerEntry(command="x", source=Source("slow", "io.team/tool", "0.9.0"))}
+        upgrade = plan_upgrade(fresh, [slow], entries, refresh_timeout=0.5)
+        assert len(upgrade.warnings) == 1 and "within 0.5 s" in upgrade.warnings[0]
+
+
+def test_an_upgrade_refreshes_the_registries_unless_offline(world: World) -> None:
+    """A registry never synced is read before upgrading (not when offline)."""
+    entries = {"x": ServerEntry(command="x", source=Source("team", "io.team/tool", "0.9.0"))}
+    offline = plan_upgrade(world.cache, [world.source], entries, offline=True)
+    assert offline.updates == [] and offline.warnings == [
+        "registry 'team' has never been synced (offline)"
+    ]
+    online = plan_upgrade(world.cache, [world.source], entries)
+    assert [(u.name, u.latest) for u in online.updates] == [("x", "1.0.0")]
+    assert online.warnings == []
+
+
+def test_the_values_given_for_an_upgrade_are_used(world: World) -> None:
+    apply_add(world.store, world.plan())
+    token = {"name": "REGION", "isRequired": True}
+    world.republish(tool("1.1.0", token), needy(), tenant_remote())
+    with pytest.raises(MissingInputError, match="REGION"):
+        plan_upgrade(world.cache, [world.source], world.entries)
+    plan = plan_upgrade(world.cache, [world.source], world.entries, env={"REGION": "eu"})
+    assert plan.entries["tool"].env == {"MODE": "fast", "REGION": "eu"}

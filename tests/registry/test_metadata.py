@@ -412,3 +412,38 @@ def test_a_document_that_cannot_be_read_still_says_where_it_came_from(
     moved = (f"127.0.0.1:{port}", f"localhost:{port}")
     assert out[url] == Fetched(None, 3.0, error=f"{url}: unexpected answer: no versions",
                                redirect=moved)  # fmt: skip
+
+
+def test_documents_are_fetched_eight_at_a_time() -> None:
+    """However many cores: eight requests at once, no fewer (each waits for the other seven
+    here) and no more."""
+    from mcpctl.registry.client import Document
+
+    lock = threading.Lock()
+    gate = threading.Barrier(metadata.MAX_THREADS, timeout=30)
+    active = [0, 0]  # now, most at once
+
+    class Gated:
+        def __init__(self, url: str, **_: object) -> None:
+            pass
+
+        def __enter__(self) -> Gated:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            pass
+
+        def get_document(self, url: str, **_: object) -> Document:
+            with lock:
+                active[0] += 1
+                active[1] = max(active)
+            gate.wait()
+            with lock:
+                active[0] -= 1
+            return Document({"url": url})
+
+    assert metadata.MAX_THREADS == 8
+    wanted = {f"http://127.0.0.1:9/p{i:02d}": same for i in range(16)}
+    out = fetch_all(wanted, MetadataCache.load(None), client_factory=Gated, now=clock(1.0))
+    assert [f.data for f in out.values()] == [{"url": u} for u in sorted(wanted)]
+    assert active == [0, 8]

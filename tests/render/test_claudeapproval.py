@@ -290,3 +290,24 @@ def test_settings_that_are_not_utf8_are_named_in_the_warning(tmp_path: Path, pro
     assert warnings == [
         f"{user}: {user}:1:3: not UTF-8 text (byte 0xff); its MCP approvals are not read"
     ]
+
+
+def test_git_is_given_two_seconds(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As Claude Code: a git that has not answered within 2 s (0.2 s here) is given up on."""
+    write(project / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["a"]})
+    fake = tmp_path / "bin" / "git"
+    write(fake, f"#!{sys.executable}\nimport sys, time\ntime.sleep(30)\nsys.exit(1)\n").chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    limits: list[object] = []
+    real_run = subprocess.run
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        limits.append(kwargs.get("timeout"))
+        return real_run(*args, **{**kwargs, "timeout": 0.2})
+
+    monkeypatch.setattr(subprocess, "run", run)
+    found = claude_approvals(project / ".mcp.json", ["a"], places(tmp_path))
+    assert found == {"a": Approval("pending")}
+    assert limits == [2]

@@ -303,3 +303,75 @@ def test_only_a_remote_server_has_a_headers_helper(tmp_path: Path) -> None:
     view = read_client("claude-code", file)
     assert view.entries["local"].headers_helper is None
     assert view.entries["remote"].headers_helper == "print-headers"
+
+
+def test_a_headers_helper_is_given_no_input(tmp_path: Path) -> None:
+    """The helper's stdin is empty, whatever this process's own stdin holds."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"this process's input")
+    os.close(write_end)
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    try:
+        got = run_helper(tmp_path, (
+            "import json, sys\nprint(json.dumps({'IN': sys.stdin.read()}))\n"
+        ))  # fmt: skip
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+    assert list(got.literals.values()) == [""]
+
+
+def test_a_headers_helper_is_given_10_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper that does not end is stopped after 10 s (0.2 s here), and that is said."""
+    import subprocess
+    from dataclasses import replace
+
+    from mcpctl.render.clientfile import helper_headers
+
+    limits: list[object] = []
+    real_run = subprocess.run
+
+    def run(*args: object, **kwargs: object) -> object:
+        limits.append(kwargs.get("timeout"))
+        return real_run(*args, **{**kwargs, "timeout": 0.2})  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", run)
+    script = tmp_path / "helper.py"
+    script.write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    item, literals = helper_item(tmp_path)
+    # exec: the program itself is the one stopped, no shell left waiting for it
+    slow = replace(item, headers_helper=f"exec {PY} {script}")
+    with pytest.raises(UsageError) as caught:
+        helper_headers(slow, literals)
+    assert caught.value.message == "r: its headers helper ran over 10 s"
+    assert limits == [10]
+
+
+def test_a_headers_helper_that_cannot_be_run_says_why(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from mcpctl.render.clientfile import helper_headers
+
+    item, literals = helper_item(tmp_path)
+    # Longer than one argument may be: the shell itself cannot be started with it.
+    huge = replace(item, headers_helper="echo " + "x" * 200_000)
+    with pytest.raises(UsageError) as caught:
+        helper_headers(huge, literals)
+    assert caught.value.message == "r: its headers helper cannot be run: Argument list too long"
+
+
+def test_an_entry_that_starts_this_mcpctl_is_the_launcher(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no other mcpctl here for ``-m`` to import
+    file = write(tmp_path / ".claude.json", {"mcpServers": {
+        "own": {"command": PY, "args": ["-m", "mcpctl", "run", "own"]},
+        "other": {"command": PY, "args": ["-m", "othertool", "run", "own"]},
+    }})  # fmt: skip
+    view = read_client("claude-code", file)
+    assert view.entries["own"].launcher is True
+    assert view.entries["other"].launcher is False

@@ -440,3 +440,27 @@ def test_a_new_toml_section_is_written_as_its_servers_only() -> None:
     shape = Shape(section=("mcp_servers",), file_format="toml")
     merged = merge_install(shape, None, '[mcp_servers.a]\ncommand = "x"\n', managed=set())
     assert merged.text == '[mcp_servers.a]\ncommand = "x"\n'
+
+
+def test_files_over_a_readers_limit_are_refused_in_its_words() -> None:
+    """Over a limit of the readers, a file is refused for that, not called invalid; what the
+    TOML editor cannot read (deeper than its own limit of 100) is."""
+    from mcpctl.render.targets import get_target
+
+    goose = get_target("goose")
+    with pytest.raises(UsageError) as caught:
+        merge_install(goose, "a: " + "[" * 250 + "]" * 250 + "\n", "extensions: {}\n",  # type: ignore[arg-type]
+                      managed=set(), where="f.yaml")  # fmt: skip
+    assert caught.value.message.startswith("f.yaml: nested deeper than 200 levels (line 1, ")
+    shape = Shape(section=("mcp_servers",), file_format="toml")
+    rendered = '[mcp_servers.a]\ncommand = "x"\n'
+    with pytest.raises(UsageError) as caught:
+        merge_install(shape, "a = " + "[" * 250 + "]" * 250 + "\n", rendered, managed=set(),
+                      where="f.toml")  # fmt: skip
+    assert caught.value.message == "f.toml: nested deeper than 200 levels"
+    with pytest.raises(UsageError) as caught:
+        merge_install(shape, "a = " + "[" * 150 + "]" * 150 + "\n", rendered, managed=set(),
+                      where="f.toml")  # fmt: skip
+    assert caught.value.message == (
+        "f.toml is not valid TOML: TOML value nested more than 100 levels deep at line 1 col 104"
+    )

@@ -209,3 +209,16 @@ def test_a_template_whose_servers_are_no_object_is_refused() -> None:
     with pytest.raises(UsageError) as caught:
         base_document({"mcpServers": ["a"]}, {"mcpProxy": {}})
     assert caught.value.message == 'the template\'s "mcpServers" must be a JSON object'
+
+
+def test_the_base_document_is_a_copy_of_the_targets_settings_to_any_depth() -> None:
+    """Changing the document rendered into, at any depth, leaves the target's own base
+    settings (and a template) as they were, for the next rendering."""
+    head = {"mcpProxy": {"options": {"panicIfInvalid": False}}}
+    template = {"extra": {"nested": {"x": 1}}, "mcpServers": {"kept": {"command": "a"}}}
+    doc, servers = base_document(template, head)
+    doc["mcpProxy"]["options"]["panicIfInvalid"] = True
+    doc["extra"]["nested"]["x"] = 2
+    servers["new"] = {"command": "b"}
+    assert head == {"mcpProxy": {"options": {"panicIfInvalid": False}}}
+    assert template == {"extra": {"nested": {"x": 1}}, "mcpServers": {"kept": {"command": "a"}}}
