@@ -594,7 +594,7 @@ def test_a_bare_command_starting_with_a_tilde_is_looked_for_on_path(
 ) -> None:
     # As the spawn looks for it: no shell expands it, and it names no folder.
     tool = fake_bin.add("~srv")
-    script(tmp_path / "~srv", "true")  # not there: a bare name is not a path
+    script(tmp_path / "~srv", "true")  # one in the config's folder is not it
     [finding] = check_runtimes({"s": stdio("~srv")}, tmp_path)
     assert (finding.code, finding.details["path"]) == ("command_found", str(tool))
     [finding] = check_runtimes({"s": stdio(NO_SUCH_USER)}, tmp_path)
