@@ -55,11 +55,20 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def _expanded(path: str) -> Path:
+    """``path`` with a leading ``~`` or ``~USER`` made that home folder; as written when there
+    is none (no such user)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return Path(path)
+
+
 def locate(command: str, base: Path) -> str | None:
-    """Where ``command`` is: on PATH, or a path (relative ones from ``base``); ``None`` when it
-    is not an executable file."""
-    if _is_path(command) or command.startswith("~"):
-        candidate = base / Path(command).expanduser()
+    """Where ``command`` is: on PATH (a bare name, even one starting with ``~``), or a path
+    (relative ones from ``base``); ``None`` when it is not an executable file."""
+    if _is_path(command):
+        candidate = base / _expanded(command)
         return str(candidate) if _executable(candidate) else None
     return shutil.which(command)
 
@@ -217,7 +226,7 @@ def _uses(entries: Mapping[str, ServerEntry], base: Path) -> tuple[list[_Use], l
             continue
         where = base
         if _is_path(command) and entry.cwd is not None and not find_placeholders(entry.cwd):
-            where = base / Path(entry.cwd).expanduser()
+            where = base / _expanded(entry.cwd)
         key = (str(where) if _is_path(command) else "", command, own_path)
         uses.setdefault(key, _Use(command, where, path=own_path)).servers.append(name)
     return list(uses.values()), unchecked
@@ -292,8 +301,7 @@ def _safe_to_ask(use: _Use, program: str, untrusted: Collection[str]) -> bool:
     run; a runtime found on PATH by an absolute folder is the user's own."""
     if not any(server in untrusted for server in use.servers):
         return True
-    bare = not _is_path(use.command) and not use.command.startswith("~")
-    return bare and Path(program).is_absolute()
+    return not _is_path(use.command) and Path(program).is_absolute()
 
 
 def _withheld(use: _Use, found: str | None) -> Finding:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import locale
+import os
 from pathlib import Path
 
 import pytest
@@ -433,3 +435,109 @@ def test_the_command_is_known_by_its_name_in_any_case(fake_bin: FakeBin, command
     docker = fake_docker(fake_bin, "echo 5")
     found = cached_package(command, ["run", "img"], str(docker))
     assert found is not None and found.tool == "docker" and found.size == 5
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def test_a_manifest_is_read_as_utf_8_whatever_the_locale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clear_npm_env(monkeypatch)
+    monkeypatch.setenv("npm_config_cache", str(tmp_path))
+    pkg = npx_package(tmp_path, "a", "server-v")
+    (pkg / "package.json").write_bytes('{"version": "3.1", "author": "Zoë"}'.encode())
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")  # ASCII: where no encoding is named
+    try:
+        found = cached_package("npx", ["server-v"], "/usr/bin/npx")
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+    assert found is not None and found.version == "3.1"
+
+
+def test_docker_reads_nothing_of_our_stdin(fake_bin: FakeBin) -> None:
+    docker = fake_docker(fake_bin, "if read line; then echo 1; else echo 2; fi")
+    saved = os.dup(0)
+    read, write = os.pipe()
+    try:
+        os.write(write, b"a line\n")
+        os.close(write)
+        os.dup2(read, 0)
+        found = cached_package("docker", ["run", "img"], str(docker))
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(read)
+    assert found is not None and found.size == 2
+
+
+def test_a_folder_that_cannot_be_listed_is_passed_over_by_the_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root, which the tests may run as, every folder can be listed: os.scandir refuses
+    # the first folder below the package's instead, whichever it is.
+    clear_npm_env(monkeypatch)
+    monkeypatch.setenv("npm_config_cache", str(tmp_path))
+    pkg = npx_package(tmp_path, "a", "server-w", "{}")
+    for folder in ("d1", "d2"):
+        (pkg / folder).mkdir()
+        (pkg / folder / "f.bin").write_bytes(b"x" * 100)
+    scandir, refused = os.scandir, []
+
+    def refusing(path: object) -> object:
+        if Path(str(path)).parent == pkg and not refused:
+            refused.append(path)
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    found = cached_package("npx", ["server-w"], "/usr/bin/npx")
+    assert refused and found is not None and found.size == 2 + 100
+
+
+def test_an_archive_that_cannot_be_listed_is_passed_over_by_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UV_TOOL_DIR", str(tmp_path / "tools"))
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv"))
+    archives = tmp_path / "uv" / "archive-v0"
+    for folder in ("h0", "h1"):
+        (archives / folder / "server_x-1.0.dist-info").mkdir(parents=True)
+    iterdir, refused = Path.iterdir, []
+
+    def refusing(path: Path) -> object:
+        if path.parent == archives and not refused:
+            refused.append(path)
+            raise PermissionError(13, "Permission denied", str(path))
+        return iterdir(path)
+
+    monkeypatch.setattr(Path, "iterdir", refusing)
+    found = cached_package("uvx", ["server-x"], "/usr/bin/uvx")
+    assert refused and found is not None and found.cached is True
+    assert found.where == str(archives / ({"h0", "h1"} - {refused[0].name}).pop())
+
+
+def test_a_cache_folder_that_cannot_be_listed_holds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clear_npm_env(monkeypatch)
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm"))
+    npx_package(tmp_path / "npm", "a", "server-y", "{}")
+    monkeypatch.setenv("UV_TOOL_DIR", str(tmp_path / "tools"))
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv"))
+    archives = tmp_path / "uv" / "archive-v0"
+    (archives / "h0" / "server_y-1.0.dist-info").mkdir(parents=True)
+    refused = {tmp_path / "npm" / "_npx", archives}
+    iterdir = Path.iterdir
+
+    def refusing(path: Path) -> object:
+        if path in refused:
+            raise PermissionError(13, "Permission denied", str(path))
+        return iterdir(path)
+
+    monkeypatch.setattr(Path, "iterdir", refusing)
+    found = cached_package("npx", ["server-y"], "/usr/bin/npx")
+    assert found == CachedPackage("npx", "server-y", False, where=str(tmp_path / "npm" / "_npx"))
+    found = cached_package("uvx", ["server-y"], "/usr/bin/uvx")
+    assert found == CachedPackage("uvx", "server-y", False, where=str(tmp_path / "uv"))

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from mcpctl.config.model import ServerEntry
+from mcpctl.doctor import runtimes
 from mcpctl.doctor.findings import Finding
 from mcpctl.doctor.runtimes import (
     OTHER_HINT,
@@ -525,3 +531,163 @@ def test_trusted_servers_are_asked_when_others_are_not(fake_bin: FakeBin, tmp_pa
     script(tmp_path / "node", "echo v3.0.0")
     [finding] = RuntimeCheck({"mine": stdio("./node")}, tmp_path, untrusted=("other",)).findings()
     assert finding.code == "runtime_found"
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def test_a_remote_entry_with_a_command_too_needs_no_runtime(
+    fake_bin: FakeBin, tmp_path: Path
+) -> None:
+    entry = ServerEntry(url="https://example.com/mcp", command="npx", transport="streamable-http")
+    [finding] = check_runtimes({"web": entry}, tmp_path)
+    assert finding.code == "runtimes_none"
+
+
+def test_a_lookup_is_given_no_more_than_its_timeout(fake_bin: FakeBin, tmp_path: Path) -> None:
+    node = script(fake_bin.path / "node", 'echo "v1.0.0"')
+    lookup = VersionLookup(timeout=0.0)
+    assert lookup.run(str(node)) == Version(error="'node --version' did not answer within 0 s")
+
+
+def test_a_lookup_reads_nothing_of_our_stdin(fake_bin: FakeBin, tmp_path: Path) -> None:
+    node = script(fake_bin.path / "node", 'if read line; then echo "v1.0"; else echo "v2.0"; fi')
+    saved = os.dup(0)
+    read, write = os.pipe()
+    try:
+        os.write(write, b"a line\n")
+        os.close(write)
+        os.dup2(read, 0)
+        assert VersionLookup().run(str(node)) == Version("2.0")
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(read)
+
+
+class Interrupted(BaseException):
+    pass
+
+
+def test_a_lookup_interrupted_while_waited_for_is_stopped(
+    fake_bin: FakeBin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node = script(fake_bin.path / "node", "exec /bin/sleep 30")
+    lookup = VersionLookup()
+    lookup.start([str(node)])
+    proc, _ = lookup._running[str(node)]
+
+    def interrupted(*_: object) -> Version:
+        raise Interrupted
+
+    monkeypatch.setattr(runtimes, "_collect", interrupted)
+    with pytest.raises(Interrupted):
+        lookup.run(str(node))
+    assert proc.returncode is not None  # stopped and reaped
+
+
+NO_SUCH_USER = "~mcpctl-no-such-user"
+
+
+def test_a_bare_command_starting_with_a_tilde_is_looked_for_on_path(
+    fake_bin: FakeBin, tmp_path: Path
+) -> None:
+    # As the spawn looks for it: no shell expands it, and it names no folder.
+    tool = fake_bin.add("~srv")
+    script(tmp_path / "~srv", "true")  # one in the config's folder is not it
+    [finding] = check_runtimes({"s": stdio("~srv")}, tmp_path)
+    assert (finding.code, finding.details["path"]) == ("command_found", str(tool))
+    [finding] = check_runtimes({"s": stdio(NO_SUCH_USER)}, tmp_path)
+    assert finding.message == f"{NO_SUCH_USER} is not on PATH; needed by s"
+
+
+def test_a_home_folder_of_nobody_is_taken_as_written(fake_bin: FakeBin, tmp_path: Path) -> None:
+    # Path.expanduser() raises for a user who does not exist: doctor never does.
+    (tmp_path / NO_SUCH_USER).mkdir()
+    tool = script(tmp_path / NO_SUCH_USER / "srv", "true")
+    entries = {"s": stdio(f"{NO_SUCH_USER}/srv"), "c": stdio("./srv", cwd=NO_SUCH_USER)}
+    findings = {f.servers[0]: f for f in check_runtimes(entries, tmp_path)}
+    assert findings["s"].details["path"] == findings["c"].details["path"] == str(tool)
+
+
+def test_stopping_a_lookup_whose_group_is_gone() -> None:
+    proc = subprocess.Popen(
+        ["/bin/true"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    proc.communicate(timeout=10)
+    runtimes._stop(proc)  # its group is no more: nothing to stop, nothing raised
+    assert proc.returncode == 0
+
+
+def test_a_lookup_whose_descendant_keeps_its_pipes_is_let_go_of(
+    fake_bin: FakeBin, tmp_path: Path
+) -> None:
+    # The descendant left its group: killing the lookup's group leaves it, and our pipes, open.
+    pids = tmp_path / "pids"
+    node = script(
+        fake_bin.path / "node",
+        f'/usr/bin/setsid /bin/sleep 60 &\necho $! > "{pids}"\nexec /bin/sleep 60',
+    )
+    lookup = VersionLookup(timeout=0.3)
+    results: list[object] = []
+
+    def look() -> None:
+        try:
+            results.append(lookup.run(str(node)))
+        except BaseException as exc:  # the test reports it
+            results.append(exc)
+
+    thread = threading.Thread(target=look, daemon=True)
+    thread.start()
+    try:
+        thread.join(timeout=20)
+        assert not thread.is_alive(), "the lookup waited for its descendant"
+    finally:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (pids.exists() and pids.read_text().strip()):
+            time.sleep(0.01)
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(pids.read_text()), signal.SIGKILL)
+        thread.join(timeout=20)
+    assert results == [Version(error="'node --version' did not answer within 0.3 s")]
+
+
+class Stopped:
+    """A lookup as ``_stop`` sees it: its pipes held open by a descendant (``communicate``
+    gives up), alive until waited for (a stuck kernel call) unless ``returncode`` says not."""
+
+    pid = 4242
+
+    def __init__(self, calls: list[object], returncode: int | None = None) -> None:
+        self.calls, self.returncode = calls, returncode
+
+    def kill(self) -> None:
+        self.calls.append("kill")
+
+    def communicate(self, timeout: float | None = None) -> tuple[bytes, bytes]:
+        self.calls.append(("communicate", timeout))
+        raise subprocess.TimeoutExpired("node", timeout or 0)
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self) -> int:
+        self.calls.append("wait")
+        self.returncode = -9
+        return -9
+
+
+def test_stopping_a_lookup_whose_group_cannot_be_signalled(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+
+    def killpg(pid: int, sig: int) -> None:
+        calls.append(("killpg", pid, sig))
+        raise PermissionError(1, "Operation not permitted")  # a descendant not ours to stop
+
+    monkeypatch.setattr(os, "killpg", killpg)
+    runtimes._stop(Stopped(calls))  # type: ignore[arg-type]
+    # The lookup itself killed all the same, its pipes given a second, then waited for.
+    assert calls == [("killpg", 4242, signal.SIGKILL), "kill", ("communicate", 1.0), "wait"]
+    calls.clear()
+    runtimes._stop(Stopped(calls, returncode=-9))  # type: ignore[arg-type]
+    assert calls == [("killpg", 4242, signal.SIGKILL), "kill", ("communicate", 1.0)]

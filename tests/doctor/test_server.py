@@ -578,3 +578,22 @@ def test_only_an_approved_server_is_diagnosed(
     assert_stopped_at(d, "command", "spawn")
     with pytest.raises(UntrustedConfigError):
         diagnose_server("new", timeout=TIMEOUT)
+
+
+def test_a_step_failing_without_a_fix_says_none(config_path: Path) -> None:
+    # A server that answers every request with a plain JSON-RPC error, and writes nothing
+    # to stderr (no variable to suggest): nothing to advise.
+    code = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if 'id' in m:\n"
+        "        error = {'code': -32603, 'message': 'no session for you'}\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': error}), flush=True)\n"
+    )
+    entry = {"command": PY, "args": ["-c", code], "protocol": "legacy"}
+    d = diagnose("refuses", {"refuses": entry}, config_path, timeout=10.0)
+    step = d.step("protocol")
+    assert step is not None and step.status == "failed", d.to_dict()
+    assert step.detail == "mcp_error: no session for you"
+    assert step.fix is None

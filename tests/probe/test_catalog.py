@@ -418,3 +418,43 @@ def test_secrets_reach_servers_started_late_too() -> None:
     found = run(lambda: catalog_all({"a": entry, "b": entry}, secrets=secrets.get,
                                     concurrency=1, protocol="legacy"))  # fmt: skip
     assert found["a"].ok and found["b"].ok, found
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def test_catalog_all_hands_the_fan_out_its_slots_and_secrets(monkeypatch: Any) -> None:
+    # How many servers start at once, and which start before their catalog (those whose
+    # placeholders the secrets fill), is the fan-out's (tests/probe/test_fanout.py).
+    from mcpctl.probe import health
+
+    told: dict[str, Any] = {}
+    fan_out = health.run_all
+
+    async def spy(entries: Any, work: Any, **options: Any) -> Any:
+        told.update(options)
+        return await fan_out(entries, work, **options)
+
+    monkeypatch.setattr(health, "run_all", spy)
+    secrets: dict[str, str] = {}
+    found = run(lambda: catalog_all({"gone": ServerEntry(command="/nonexistent/g")},
+                                    concurrency=3, secrets=secrets.get))  # fmt: skip
+    assert found["gone"].error == "command_not_found"
+    assert (told["concurrency"], told["secrets"]) == (3, secrets.get)
+
+
+def test_a_catalog_frees_its_start_up_slot_and_keeps_the_spawns_stderr() -> None:
+    from mcpctl.probe.catalog import _catalog
+    from mcpctl.probe.health import Speaking
+    from mcpctl.probe.spawn import StdioDiagnostics
+
+    freed: list[str] = []
+    found = run(lambda: _catalog("raw", raw(), "external", 20, None, Speaking(protocol="legacy"),
+                                 None, lambda: freed.append("freed")))  # fmt: skip
+    assert found.ok and freed == ["freed"], found
+    # The diagnostics of a server started before its catalog: its stderr is the catalog's.
+    diag = StdioDiagnostics()
+    diag.stderr.append("booting")
+    gone = ServerEntry(command="/nonexistent/g")
+    found = run(lambda: _catalog("gone", gone, "external", 20, None, Speaking(), None, None, diag))
+    assert found.error == "command_not_found" and found.stderr == ["booting"]

@@ -12,6 +12,7 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -19,6 +20,7 @@ import pytest
 
 from mcpctl.config.model import ServerEntry
 from mcpctl.config.placeholders import resolve_entry
+from mcpctl.probe import health
 from mcpctl.probe.connect import Connection
 from mcpctl.probe.eras import Era, EraMemory
 from mcpctl.probe.health import Speaking, _list_and_ping, on_connection, probe, probe_all
@@ -302,6 +304,8 @@ for line in sys.stdin:
     if "id" not in m:
         continue
     method, i = m["method"], m["id"]
+    if method == os.environ.get("RAW_SILENT_ON"):
+        continue
     if method == "initialize":
         caps = {"tools": {}, "prompts": {}}
         send({"id": i, "result": {"protocolVersion": "2025-06-18", "capabilities": caps,
@@ -444,3 +448,48 @@ def test_a_server_that_exits_at_once_is_told_apart_by_what_its_process_did() -> 
     result = run(lambda: probe("quits", entry, timeout=20))
     assert result.error is not None and result.error.code == "server_exited"
     assert "cannot start: no config" in result.stderr
+
+
+# --- what mutation testing found unpinned ---------------------------------------------------
+
+
+def ticking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe's clock made one that moves a second each time it is read."""
+    ticks = iter(range(1000))
+    monkeypatch.setattr(health, "time", SimpleNamespace(perf_counter=lambda: float(next(ticks))))
+
+
+def test_each_latency_is_in_milliseconds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ticking(monkeypatch)
+    result, _ = probed(server([TOOL], [], []), ALL)
+    steps = ("list_tools", "list_prompts", "list_resources", "ping")
+    assert {k: result.latency_ms[k] for k in steps} == dict.fromkeys(steps, 1000.0)
+    result = run(lambda: probe("gone", ServerEntry(command=str(tmp_path / "nope"))))
+    assert result.latency_ms == {"total": 1000.0}
+
+
+def test_the_total_counts_from_the_servers_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A server started before its probe (run_all's): its diagnostics say when, and keep its
+    # stderr, whatever the probe then finds.
+    ticking(monkeypatch)
+    diag = StdioDiagnostics()
+    diag.started_at = -4.0
+    diag.stderr.append("booting")
+    entry = ServerEntry(command=str(tmp_path / "nope"))
+    result = run(lambda: health._probe(
+        "gone", entry, "external", 5, "error", None, Speaking(), None, None, diag
+    ))  # fmt: skip
+    assert result.latency_ms == {"total": 5000.0}
+    assert result.stderr == ["booting"]
+
+
+def test_the_probes_timeout_bounds_each_request_not_the_entrys(tmp_path: Path) -> None:
+    # Silent on server/discover: auto waits a third of the probe's 4.5 s for it, then shakes
+    # hands; a third of the entry's minute would outlast the probe.
+    entry = raw(tmp_path, RAW_SILENT_ON="server/discover")
+    entry = ServerEntry(command=entry.command, args=entry.args, env=entry.env, timeout=60_000)
+    result = run(lambda: probe("raw", entry, timeout=4.5, slow=None))
+    assert result.healthy, result.error
+    assert result.era is not None and result.era.name == "legacy"

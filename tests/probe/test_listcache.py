@@ -390,3 +390,39 @@ def test_a_stale_listing_kept_keeps_the_servers_kind(tmp_path: Path) -> None:
 
     (kept,) = anyio.run(served)
     assert kept.from_cache is not None and kept.type == "internal"
+
+
+def test_the_probes_options_reach_the_probes(tmp_path: Path) -> None:
+    cache = ListingCache.in_dir(tmp_path)
+    gone = ServerEntry(command="mcpctl-no-such-program")
+    told: list[str] = []
+
+    async def served() -> list[ProbeResult]:
+        with anyio.fail_after(30):
+            chosen = [("gone", gone, "external")]
+            return await cached_or_probed(chosen, cache, on_result=lambda r: told.append(r.name))  # type: ignore[arg-type]
+
+    (only,) = anyio.run(served)
+    assert only.error is not None and told == ["gone"]
+
+
+def test_a_listing_put_again_is_the_newest_when_servers_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpctl.probe import listcache
+
+    monkeypatch.setattr(listcache, "MAX_SERVERS", 2)
+    a, b, c = (ServerEntry(command="srv", args=(n,)) for n in "abc")
+    cache = ListingCache.in_dir(tmp_path)
+    for entry in (a, b, a, c):
+        cache.put_results([(entry, result())])
+    fresh = ListingCache.in_dir(tmp_path)
+    assert [fresh.get(e) is not None for e in (a, b, c)] == [True, False, True]
+
+
+def test_the_cache_is_read_within_its_own_size_limit_not_the_config_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ListingCache.in_dir(tmp_path).put_results([(ENTRY, result())])
+    monkeypatch.setenv("MCPCTL_MAX_FILE_BYTES", "100")  # files a user hands over, not ours
+    assert ListingCache.in_dir(tmp_path).get(ENTRY) is not None

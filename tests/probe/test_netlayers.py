@@ -269,3 +269,58 @@ def test_a_port_that_refuses() -> None:
         failed = failure(lambda: check_tls("127.0.0.1", port, "127.0.0.1", 10))
     assert failed.message == "the TLS connection failed: Connection refused"
     assert failed.fix is None
+
+
+# --- what mutation testing found unpinned: connections that time out or fail otherwise --------
+# 127.0.0.1 only refuses or accepts: anyio.connect_tcp is stood in for by one that hangs or
+# fails as a port that drops SYNs or an unreachable network would (TEST-NET addresses).
+
+HANGS, UNREACHABLE, WORDLESS = "192.0.2.1", "192.0.2.2", "192.0.2.3"
+
+
+class Accepted:
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.fixture
+def network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    tried: list[str] = []
+
+    async def connect(address: str, port: int) -> Accepted:
+        tried.append(address)
+        if address == HANGS:
+            await anyio.sleep_forever()
+        if address == UNREACHABLE:  # as anyio says it: its own words, the system's as the cause
+            raise OSError("All connection attempts failed") from OSError(113, "No route to host")
+        if address == WORDLESS:
+            raise OSError("the network said nothing")
+        return Accepted()
+
+    monkeypatch.setattr(anyio, "connect_tcp", connect)
+    return tried
+
+
+def test_an_address_that_does_not_answer_or_cannot_be_reached_is_passed_over(
+    network: list[str],
+) -> None:
+    addresses = [HANGS, UNREACHABLE, WORDLESS, "198.51.100.1"]
+    assert run(lambda: connect_tcp(addresses, 443, 0.2)) == "198.51.100.1"
+    assert network == addresses
+
+
+@pytest.mark.parametrize(
+    ("addresses", "said"),
+    [
+        ([HANGS], f"{HANGS} port 443: no answer within 0.2 s"),
+        ([UNREACHABLE], f"{UNREACHABLE} port 443: No route to host"),
+        ([WORDLESS], f"{WORDLESS} port 443: the network said nothing"),
+        ([UNREACHABLE, HANGS], f"{HANGS} port 443: no answer within 0.2 s"),
+        ([HANGS, WORDLESS], f"{WORDLESS} port 443: the network said nothing"),
+    ],
+)
+def test_a_connection_that_times_out_or_fails_says_why(
+    network: list[str], addresses: list[str], said: str
+) -> None:
+    refused = failure(lambda: connect_tcp(addresses, 443, 0.2))
+    assert refused.message == f"cannot connect: {said}"
