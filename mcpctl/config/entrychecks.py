@@ -173,13 +173,14 @@ class EntryChecks:
     def command(self, name: str, entry: dict[str, Any], command: str) -> None:
         cwd = entry.get("cwd")
         relative = os.sep in command
+        # Taken as written, ``~`` too: no shell expands it when the server starts.
         if relative and isinstance(cwd, str) and not find_placeholders(cwd):
-            key = (str(self.base / Path(cwd).expanduser()), command)
+            key = (str(self.base / cwd), command)
         else:
             key = (str(self.base) if relative else "", command)
         if key not in self.found:
             if relative:
-                candidate = Path(key[0]) / Path(command).expanduser()
+                candidate = Path(key[0]) / command
                 self.found[key] = candidate.is_file() and os.access(candidate, os.X_OK)
             else:
                 self.found[key] = shutil.which(command) is not None

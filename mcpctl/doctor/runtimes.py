@@ -55,20 +55,12 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def _expanded(path: str) -> Path:
-    """``path`` with a leading ``~`` or ``~USER`` made that home folder; as written when there
-    is none (no such user)."""
-    try:
-        return Path(path).expanduser()
-    except RuntimeError:
-        return Path(path)
-
-
 def locate(command: str, base: Path) -> str | None:
     """Where ``command`` is: on PATH (a bare name, even one starting with ``~``), or a path
-    (relative ones from ``base``); ``None`` when it is not an executable file."""
+    (relative ones from ``base``, ``~`` as written: the server's exec expands none, as
+    ``find_program`` says); ``None`` when it is not an executable file."""
     if _is_path(command):
-        candidate = base / _expanded(command)
+        candidate = base / command
         return str(candidate) if _executable(candidate) else None
     return shutil.which(command)
 
@@ -226,7 +218,7 @@ def _uses(entries: Mapping[str, ServerEntry], base: Path) -> tuple[list[_Use], l
             continue
         where = base
         if _is_path(command) and entry.cwd is not None and not find_placeholders(entry.cwd):
-            where = base / _expanded(entry.cwd)
+            where = base / entry.cwd
         key = (str(where) if _is_path(command) else "", command, own_path)
         uses.setdefault(key, _Use(command, where, path=own_path)).servers.append(name)
     return list(uses.values()), unchecked

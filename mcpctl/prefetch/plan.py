@@ -126,7 +126,7 @@ def _options(args: tuple[str, ...], valued: frozenset[str], drop: frozenset[str]
 
 def _locate(command: str, env: Mapping[str, str], base: str | None) -> str | None:
     if "/" in command or "\\" in command:
-        path = Path(base or ".") / Path(command).expanduser()
+        path = Path(base or ".") / command
         return str(path) if path.is_file() else None
     return shutil.which(command, path=env.get("PATH"))
 

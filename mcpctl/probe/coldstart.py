@@ -101,6 +101,16 @@ def _plain(env: Mapping[str, str], name: str) -> str | None:
     return value if value and "${" not in value else None
 
 
+def _home_expanded(value: str) -> Path:
+    """A folder of npm's settings, its ``~`` made the home folder as npm does; as written for
+    a user who does not exist (``Path.expanduser`` raises)."""
+    path = Path(value)
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path
+
+
 def npm_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """npm's cache folder as npm finds it without being asked: ``npm_config_cache`` (in
     ``env``, else this process's environment), the user's ``.npmrc``, else ``~/.npm``."""
@@ -109,7 +119,7 @@ def npm_cache_dir(env: Mapping[str, str] | None = None) -> Path:
         for name in ("npm_config_cache", "NPM_CONFIG_CACHE"):
             value = _plain(source, name)
             if value:
-                return Path(value).expanduser()
+                return _home_expanded(value)
     home = _plain(env or {}, "HOME") or str(Path.home())
     rc = Path(home) / ".npmrc"
     try:
@@ -117,7 +127,7 @@ def npm_cache_dir(env: Mapping[str, str] | None = None) -> Path:
             for line in rc.read_text(encoding="utf-8", errors="replace").splitlines():
                 key, eq, value = line.partition("=")
                 if eq and key.strip() == "cache" and value.strip():
-                    return Path(value.strip().strip('"')).expanduser()
+                    return _home_expanded(value.strip().strip('"'))
     except OSError:
         pass
     return Path(home) / ".npm"
@@ -203,7 +213,7 @@ def _not_cached(entry: ServerEntry, runner: str) -> bool:
         packages = npx_packages(entry.args)
         if packages is None:
             return False
-        here = Path(entry.cwd or ".").expanduser() / "node_modules"
+        here = Path(entry.cwd or ".") / "node_modules"
         if all((here / _package_name(p) / "package.json").is_file() for p in packages):
             return False  # npx runs the folder's own copy
         return npx_installed(npm_cache_dir(env), packages) is None

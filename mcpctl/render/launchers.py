@@ -65,7 +65,7 @@ def _resolve(entry: ServerEntry, environ: Mapping[str, str]) -> Path | None:
         cwd = entry.cwd
         if cwd is not None and find_placeholders(cwd):
             return None
-        found = Path(cwd or ".").expanduser() / Path(command).expanduser()
+        found = Path(cwd or ".") / command
         return found.absolute() if found.is_file() else None
     which = shutil.which(command, path=path)
     return Path(which).absolute() if which is not None else None
@@ -130,7 +130,7 @@ def _shadowed(entry: ServerEntry) -> bool:
     cwd = entry.cwd
     if cwd is not None and find_placeholders(cwd):
         return True
-    folder = Path(cwd or ".").expanduser()
+    folder = Path(cwd or ".")
     here = Path(__file__).resolve().parent.parent
     for candidate in (folder / "mcpctl", folder / "mcpctl.py"):
         if candidate.exists() and candidate.resolve() != here:

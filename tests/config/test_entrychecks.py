@@ -24,6 +24,30 @@ def test_a_relative_command_is_looked_for_from_the_base_folder(tmp_path: Path) -
     assert entry_warnings("s", {"command": "./run.sh"}, base=tmp_path / "elsewhere") != []
 
 
+NO_SUCH_USER = "~mcpctl-no-such-user"
+
+
+def test_a_tilde_is_taken_as_written_as_the_server_is_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No shell expands it when the server starts: a program in the home folder is not it.
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for folder in (tmp_path / "home", tmp_path / "~"):
+        folder.mkdir()
+        script = folder / "run.sh"
+        script.write_text("#!/bin/sh\n")
+        script.chmod(0o700)
+    assert entry_warnings("s", {"command": "~/run.sh"}, base=tmp_path) == []
+    (tmp_path / "~" / "run.sh").unlink()
+    assert entry_warnings("s", {"command": "~/run.sh"}, base=tmp_path) != []
+    assert entry_warnings("s", {"command": "./run.sh", "cwd": "~"}, base=tmp_path) != []
+    # A user who does not exist is a folder's name like any other (Path.expanduser raises).
+    (tmp_path / NO_SUCH_USER).mkdir()
+    (tmp_path / "home" / "run.sh").rename(tmp_path / NO_SUCH_USER / "run.sh")
+    assert entry_warnings("s", {"command": f"{NO_SUCH_USER}/run.sh"}, base=tmp_path) == []
+    assert entry_warnings("s", {"command": "./run.sh", "cwd": NO_SUCH_USER}, base=tmp_path) == []
+
+
 def test_a_placeholder_named_by_the_caller_as_a_secret_is_one_on_the_command_line(
     tmp_path: Path,
 ) -> None:

@@ -399,7 +399,7 @@ def test_a_missing_path_command_names_the_folder_and_the_fix(
     fake_bin: FakeBin, tmp_path: Path
 ) -> None:
     [finding] = check_runtimes({"s": stdio("bin/server", cwd="~/proj")}, tmp_path)
-    where = tmp_path / Path("~/proj").expanduser()
+    where = tmp_path / "~/proj"  # as written: no shell expands it
     assert finding == Finding(
         "runtimes", "command_missing", "error",
         f"bin/server is not an executable file in {where}; needed by s",
@@ -414,15 +414,20 @@ def test_a_missing_runtime_by_path_has_the_runtimes_hint(fake_bin: FakeBin, tmp_
     assert finding.details == {"command": "./venv/bin/python3", "runtime": "python", "path": None}
 
 
-def test_a_home_relative_command(
+def test_a_command_starting_with_a_tilde_is_a_path_as_written(
     fake_bin: FakeBin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # As health and mcpctl run start it: no shell expands it, so one in the home is not it.
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir()
-    tool = script(tmp_path / "home" / "srv", "true")
-    [finding] = check_runtimes({"s": stdio("~/srv")}, tmp_path / "elsewhere")
+    script(tmp_path / "home" / "srv", "true")
+    [finding] = check_runtimes({"s": stdio("~/srv")}, tmp_path)
+    assert finding.code == "command_missing"
+    (tmp_path / "~").mkdir()
+    tool = script(tmp_path / "~" / "srv", "true")
+    [finding] = check_runtimes({"s": stdio("~/srv")}, tmp_path)
     assert finding.code == "command_found" and finding.details["path"] == str(tool)
-    (tmp_path / "home" / "dir").mkdir()
+    (tmp_path / "~" / "dir").mkdir()
     [finding] = check_runtimes({"s": stdio("~/dir")}, tmp_path)
     assert finding.code == "command_missing"
 
@@ -507,9 +512,10 @@ def test_an_untrusted_servers_own_program_is_not_run(fake_bin: FakeBin, tmp_path
 
 @pytest.mark.parametrize("command", ["~/node", "node"])
 def test_an_untrusted_server_may_use_a_runtime_found_on_an_absolute_path(
-    fake_bin: FakeBin, tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch
+    fake_bin: FakeBin, tmp_path: Path, command: str
 ) -> None:
-    monkeypatch.setenv("HOME", str(fake_bin.path))
+    # "~/node" is a path (a folder named "~"), found from the config's folder: not run.
+    (tmp_path / "~").symlink_to(fake_bin.path)
     fake_bin.add("node", "v20.0.0")
     [finding] = RuntimeCheck({"repo": stdio(command)}, tmp_path, untrusted=("repo",)).findings()
     expected = "runtime_found" if command == "node" else "runtime_not_run"

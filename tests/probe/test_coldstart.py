@@ -114,6 +114,32 @@ def test_npms_cache_is_found_where_npm_looks(
     assert npm_cache_dir({"npm_config_cache": "${CACHE}"}) == Path("/lower")
 
 
+def test_npms_cache_of_a_user_who_does_not_exist_is_taken_as_written(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nobody = "~mcpctl-no-such-user/cache"  # Path.expanduser raises for it
+    (home / ".npmrc").write_text(f"cache={nobody}\n")
+    assert npm_cache_dir() == Path(nobody)
+    monkeypatch.setenv("NPM_CONFIG_CACHE", nobody)
+    assert npm_cache_dir() == Path(nobody)
+
+
+def test_a_folder_starting_with_a_tilde_is_where_npx_looks_as_written(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # npx starts in the entry's folder as written (no shell expands it): its node_modules.
+    monkeypatch.chdir(tmp_path)
+    for folder in (home, tmp_path / "~"):
+        (folder / "node_modules" / "pkg").mkdir(parents=True)
+        (folder / "node_modules" / "pkg" / "package.json").write_text("{}")
+    entry = ServerEntry(command="npx", args=("-y", "pkg@1"), cwd="~")
+    assert cold_start("srv", entry, TIMEOUT, []) == TIMEOUT  # its own copy: no download
+    (tmp_path / "~" / "node_modules" / "pkg" / "package.json").unlink()
+    assert cold_start("srv", entry, TIMEOUT, []).hint == HINT  # the home's copy is not it
+    entry = ServerEntry(command="npx", args=("-y", "pkg@1"), cwd="~mcpctl-no-such-user")
+    assert cold_start("srv", entry, TIMEOUT, []).hint == HINT  # and no error
+
+
 def installed(cache: Path, packages: list[str], folder: str | None = None) -> Path:
     """``packages`` installed the way npx does, in ``_npx/<key>`` (or ``folder``)."""
     where = cache / "_npx" / (folder or npx_key(packages))

@@ -135,6 +135,30 @@ def test_a_relative_command_is_found_from_the_entrys_folder(
     assert not is_own_launcher(ServerEntry(command="bin", args=RUN), {})  # a folder
 
 
+def test_a_tilde_in_its_command_or_folder_is_taken_as_written(
+    program: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As the server is started: no shell expands it, and a user who does not exist raises
+    # nothing.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert not is_own_launcher(ServerEntry(command="~/bin/mcpctl", args=RUN), {})
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "~").symlink_to(tmp_path)
+    assert is_own_launcher(ServerEntry(command="~/bin/mcpctl", args=RUN), {})
+    nobody = "~mcpctl-no-such-user"
+    assert not is_own_launcher(ServerEntry(command=f"{nobody}/bin/mcpctl", args=RUN), {})
+    assert not is_own_launcher(ServerEntry(command="bin/mcpctl", args=RUN, cwd=nobody), {})
+    (tmp_path / nobody).symlink_to(tmp_path)
+    assert is_own_launcher(ServerEntry(command="bin/mcpctl", args=RUN, cwd=nobody), {})
+    # python -m mcpctl looks for another mcpctl in the folder as written, not in the home.
+    (tmp_path / "mcpctl.py").write_text("")
+    entry = ServerEntry(command=PY, args=("-m", "mcpctl", *RUN), cwd="~")
+    assert not is_own_launcher(entry, {})
+    (tmp_path / "~").unlink()
+    (tmp_path / "~").mkdir()
+    assert is_own_launcher(entry, {})
+
+
 def test_what_is_not_known_without_running_it_is_no_launcher(program: Path) -> None:
     on = {"PATH": str(program.parent)}
     folder = str(program.parent.parent)
