@@ -149,14 +149,15 @@ def _vars(item: dict[str, Any]) -> dict[str, Any]:
 def _arguments(items: list[dict[str, Any]], inputs: _Inputs) -> list[str]:
     out: list[str] = []
     for arg in items:
-        kind = arg.get("type") or ("named" if (_str(arg.get("name")) or "").startswith("-") else "")
+        name = _str(arg.get("name")) or ""
+        kind = arg.get("type") or ("named" if name.startswith("-") else "")
+        if kind == "named" and not name:
+            continue  # no name to put its value after: nothing to pass, nothing to ask for
         raw = _str(arg.get("value"))
         if raw is None:
             raw = _str(arg.get("default"))
         label = (
-            (_str(arg.get("name")) or "").lstrip("-")
-            if kind == "named"
-            else _str(arg.get("valueHint")) or _str(arg.get("name")) or "value"
+            name.lstrip("-") if kind == "named" else _str(arg.get("valueHint")) or name or "value"
         )
         if raw is None and arg.get("isRequired") is True:
             key = var_name(label or "value")
@@ -171,9 +172,6 @@ def _arguments(items: list[dict[str, Any]], inputs: _Inputs) -> list[str]:
         if raw is not None:
             raw = inputs.template(raw, _vars(arg))
         if kind == "named":
-            name = _str(arg.get("name"))
-            if not name:
-                continue
             if raw is None:
                 continue  # optional, no value: leave it out
             out += [name] if raw == "" and arg.get("format") == "boolean" else [name, raw]

@@ -293,6 +293,17 @@ def test_a_required_argument_named_only_by_dashes_is_asked_for_as_value() -> Non
     assert given.entry.args[2:] == ("--", "serve") and given.missing == []
 
 
+def test_a_required_named_argument_without_a_name_is_left_out_unasked() -> None:
+    # It has no name to put its value after, so its value is not asked for either: an
+    # add without a terminal would otherwise fail for want of a value that is never used.
+    for nameless in ({"type": "named", "isRequired": True}, {"type": "named", "name": "",
+                     "isRequired": True, "valueHint": "port"}, {"type": "named", "name": 7,
+                     "isRequired": True, "isSecret": True}):  # fmt: skip
+        conv = convert(npm(packageArguments=[nameless, {"type": "positional", "value": "x"}]))
+        assert conv.entry.args[2:] == ("x",) and conv.missing == []
+        assert not conv.entry.env  # no secret asked for it either
+
+
 def test_argument_values_fill_their_templates() -> None:
     assert args_of({"type": "named", "name": "--url", "value": "https://{host}/x",
                     "variables": {"host": {"default": "h.example"}}}) == (
