@@ -12,6 +12,7 @@ import pytest
 from mcpctl.doctor import packages
 from mcpctl.doctor.packages import CachedPackage, cached_package, package_of
 from tests.doctor.fakes import FakeBin
+from tests.stdinpipe import stdin_holding
 
 
 @pytest.mark.parametrize(
@@ -458,17 +459,8 @@ def test_a_manifest_is_read_as_utf_8_whatever_the_locale(
 
 def test_docker_reads_nothing_of_our_stdin(fake_bin: FakeBin) -> None:
     docker = fake_docker(fake_bin, "if read line; then echo 1; else echo 2; fi")
-    saved = os.dup(0)
-    read, write = os.pipe()
-    try:
-        os.write(write, b"a line\n")
-        os.close(write)
-        os.dup2(read, 0)
+    with stdin_holding(b"a line\n"):
         found = cached_package("docker", ["run", "img"], str(docker))
-    finally:
-        os.dup2(saved, 0)
-        os.close(saved)
-        os.close(read)
     assert found is not None and found.size == 2
 
 

@@ -26,6 +26,7 @@ from mcpctl.doctor.runtimes import (
     runtime_of,
 )
 from tests.doctor.fakes import FakeBin
+from tests.stdinpipe import stdin_holding
 
 
 def stdio(command: str, **more: object) -> ServerEntry:
@@ -558,17 +559,8 @@ def test_a_lookup_is_given_no_more_than_its_timeout(fake_bin: FakeBin, tmp_path:
 
 def test_a_lookup_reads_nothing_of_our_stdin(fake_bin: FakeBin, tmp_path: Path) -> None:
     node = script(fake_bin.path / "node", 'if read line; then echo "v1.0"; else echo "v2.0"; fi')
-    saved = os.dup(0)
-    read, write = os.pipe()
-    try:
-        os.write(write, b"a line\n")
-        os.close(write)
-        os.dup2(read, 0)
+    with stdin_holding(b"a line\n"):
         assert VersionLookup().run(str(node)) == Version("2.0")
-    finally:
-        os.dup2(saved, 0)
-        os.close(saved)
-        os.close(read)
 
 
 class Interrupted(BaseException):

@@ -54,6 +54,13 @@ def run(test: Callable[[], Any]) -> Any:
     return anyio.run(bounded)
 
 
+async def cancel_once_polled(scope: anyio.CancelScope, methods: Callable[[], Any]) -> None:
+    """Cancel ``scope`` once the server has been asked ``tasks/get`` (looked at every 20 ms)."""
+    while "tasks/get" not in methods():
+        await anyio.sleep(0.02)
+    scope.cancel()
+
+
 def test_a_task_is_polled_to_its_result_with_its_status_reported(server: Server) -> None:
     seen: list[str] = []
     res = run(lambda: call_tool("t", server.entry, "slow_job", {"polls": 3}, on_status=seen.append))
@@ -122,13 +129,7 @@ def test_a_task_that_outlasts_the_timeout_is_cancelled(server: Server) -> None:
 def test_a_cancelled_call_cancels_its_task_before_it_closes(server: Server) -> None:
     async def go() -> bool:
         async with anyio.create_task_group() as tg:
-
-            async def cancel_once_polling() -> None:
-                while "tasks/get" not in server.methods():
-                    await anyio.sleep(0.02)
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(cancel_once_polling)
+            tg.start_soon(cancel_once_polled, tg.cancel_scope, server.methods)
             await call_tool("t", server.entry, "slow_job", {"seconds": 60})
         return tg.cancel_scope.cancelled_caught
 
@@ -601,13 +602,7 @@ def cancelled_while_polling(*, with_guard: bool) -> tuple[bool, list[str], bool 
             handle = TaskHandle.model_validate(state("working"), by_name=False)
             fired: list[bool] = []
             async with anyio.create_task_group() as tg:
-
-                async def cancel_once_polling() -> None:
-                    while "tasks/get" not in peer.methods:
-                        await anyio.sleep(0.02)
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(cancel_once_polling)
+                tg.start_soon(cancel_once_polled, tg.cancel_scope, lambda: peer.methods)
                 if not with_guard:
                     await await_task(session, handle, "deploy", None, InputLog(), TaskOptions())
                 async with guarded() as guard:
@@ -763,13 +758,9 @@ def test_a_guarded_call_with_its_connection_inside_cancels_its_task_first() -> N
     async def main() -> bool:
         handle = TaskHandle.model_validate(state("working"), by_name=False)
         async with anyio.create_task_group() as tg:
-
-            async def cancel_once_polling() -> None:
-                while not peers or "tasks/get" not in peers[0].methods:
-                    await anyio.sleep(0.02)
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(cancel_once_polling)
+            tg.start_soon(
+                cancel_once_polled, tg.cancel_scope, lambda: peers[0].methods if peers else ()
+            )
             async with guarded() as guard, session_with(reply) as (session, peer):
                 peers.append(peer)
                 options = TaskOptions(guard=guard)
@@ -860,13 +851,9 @@ def test_a_guarded_call_waits_for_a_slow_answer_to_its_cancel() -> None:
     async def main() -> tuple[bool, float]:
         handle = TaskHandle.model_validate(state("working"), by_name=False)
         async with anyio.create_task_group() as tg:
-
-            async def cancel_once_polling() -> None:
-                while not peers or "tasks/get" not in peers[0].methods:
-                    await anyio.sleep(0.02)
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(cancel_once_polling)
+            tg.start_soon(
+                cancel_once_polled, tg.cancel_scope, lambda: peers[0].methods if peers else ()
+            )
             async with guarded() as guard, session_with(reply) as (session, peer):
                 peers.append(peer)
                 options = TaskOptions(guard=guard)

@@ -12,6 +12,7 @@ from mcpctl.config.model import ServerEntry
 from mcpctl.errors import UsageError
 from mcpctl.render.clientcheck import check_as_client, check_entry
 from mcpctl.render.clientfile import ClientEntry, read_client
+from tests.stdinpipe import stdin_holding
 
 PY = sys.executable
 KEYRING = {"IN_KEYRING": "kept"}
@@ -307,21 +308,10 @@ def test_only_a_remote_server_has_a_headers_helper(tmp_path: Path) -> None:
 
 def test_a_headers_helper_is_given_no_input(tmp_path: Path) -> None:
     """The helper's stdin is empty, whatever this process's own stdin holds."""
-    import os
-
-    read_end, write_end = os.pipe()
-    os.write(write_end, b"this process's input")
-    os.close(write_end)
-    saved = os.dup(0)
-    os.dup2(read_end, 0)
-    os.close(read_end)
-    try:
+    with stdin_holding(b"this process's input"):
         got = run_helper(tmp_path, (
             "import json, sys\nprint(json.dumps({'IN': sys.stdin.read()}))\n"
         ))  # fmt: skip
-    finally:
-        os.dup2(saved, 0)
-        os.close(saved)
     assert list(got.literals.values()) == [""]
 
 

@@ -26,6 +26,7 @@ from mcpctl.snapshot.packageresolve import Resolution, resolve_packages
 from mcpctl.snapshot.packagespec import PackageSpec, parse_spec
 from tests.conftest import reserved_port
 from tests.httpthread import reply, serving_http
+from tests.stdinpipe import stdin_holding
 
 
 class Docs:
@@ -616,12 +617,5 @@ def test_docker_does_not_read_the_caller_s_input(
     """A ``docker`` that reads its input gets none, not the caller's (a pipe that never ends)."""
     monkeypatch.setattr(packageresolve, "DOCKER_TIMEOUT", 3.0)
     script(fake_docker, "read line\necho '[\"mine@sha256:666\"]'")
-    read_end, write_end = os.pipe()
-    saved = os.dup(0)
-    try:
-        os.dup2(read_end, 0)
+    with stdin_holding(None):
         assert inspect("mine:latest") == ("sha256:666", None)
-    finally:
-        os.dup2(saved, 0)
-        for fd in (saved, read_end, write_end):
-            os.close(fd)
