@@ -391,3 +391,73 @@ def test_a_basic_credential_is_hidden_whatever_letters_it_has() -> None:
     redact = Redactor([])
     assert redact("Authorization: Basic dXNlcjpwYXNz") == "Authorization: Basic ****"
     assert redact("Basic authentication is used") == "Basic authentication is used"
+
+
+def test_data_redacts_every_string_keys_included_and_says_whether_it_did() -> None:
+    redact = Redactor(["s3cr3t-value-x"])
+    secret = "s3cr3t-value-x"
+    value = {secret: ["a " + secret + " b", 1, None, {"k": secret}], 2: "plain", "t": ("u", secret)}
+    assert redact.data(value) == (
+        {"****": ["a **** b", 1, None, {"k": "****"}], 2: "plain", "t": ["u", "****"]},
+        True,
+    )
+    assert redact.data({"k": ["plain", 3], 2: "x"}) == ({"k": ["plain", 3], 2: "x"}, False)
+    assert redact.data("plain") == ("plain", False) and redact.data(5) == (5, False)
+    assert redact.data({}) == ({}, False)
+    # A change in a key alone, in an item alone, or only before an unchanged one, is said.
+    assert redact.data({secret: 1}) == ({"****": 1}, True)
+    assert redact.data({"a": secret, "b": "plain"}) == ({"a": "****", "b": "plain"}, True)
+    assert redact.data([secret, "plain"]) == (["****", "plain"], True)
+
+
+def test_known_values_side_by_side_are_one_run_and_no_values_change_nothing() -> None:
+    redact = Redactor(["first-value-1", "second-value-2"])
+    assert redact.known("<first-value-1second-value-2>") == "<****>"
+    assert Redactor([]).known("first-value-1") == "first-value-1"
+
+
+def test_the_trie_matches_each_word_and_the_longest_at_a_position() -> None:
+    import re
+
+    from mcpctl.config.redaction import _trie_pattern
+
+    words = ["ab", "abc", "abd", "x.y"]
+    pattern = re.compile(_trie_pattern(words))
+    assert all(pattern.fullmatch(word) for word in words)
+    assert [m[0] for m in (pattern.match("abcz"), pattern.match("abz"))] == ["abc", "ab"]
+    assert not pattern.fullmatch("xzy") and not pattern.fullmatch("a")
+
+
+def test_the_base64_forms_of_a_value_whole_and_at_each_alignment() -> None:
+    from mcpctl.config.redaction import _b64_forms
+
+    # Bytes whose standard and URL-safe alphabets differ; the parts carried by its bits
+    # alone at each of the three alignments (from 8 bytes on), for "user:" + it in Basic.
+    assert _b64_forms(b"\xfb\xff\xbfsecret!") == {
+        "+/+/c2VjcmV0IQ==", "+/+/c2VjcmV0IQ", "+/+/c2VjcmV0I",
+        "-_-_c2VjcmV0IQ==", "-_-_c2VjcmV0IQ", "-_-_c2VjcmV0I",
+        "7/79zZWNyZXQh", "7_79zZWNyZXQh", "v/v3NlY3JldC", "v_v3NlY3JldC",
+    }  # fmt: skip
+    assert len(_b64_forms(b"\xfb\xff\xbfsecre")) == 10  # 8 bytes: the alignments too
+    assert _b64_forms(b"\xfb\xff\xbfsecre!") == {  # 9 bytes: none ends in a shared character
+        "+/+/c2VjcmUh", "-_-_c2VjcmUh", "7/79zZWNyZS", "7_79zZWNyZS", "v/v3NlY3JlI", "v_v3NlY3JlI",
+    }  # fmt: skip
+    assert _b64_forms(b"\xfb\xff\xbfse") == {"+/+/c2U=", "+/+/c2U", "-_-_c2U=", "-_-_c2U"}
+
+
+@pytest.mark.parametrize(
+    ("cred", "basic"),
+    [("dXNlcjpwYXNz", True), ("YWI6Y2Q", True), ("YWI6Y2Q=", True), ("YWI6Yw", True),
+     ("bm8gY29sb24", False), ("dXNl!cjpwYXNz", False), ("x", False)],
+)  # fmt: skip
+def test_a_basic_credential_is_base64_of_a_user_and_password(cred: str, basic: bool) -> None:
+    from mcpctl.config.redaction import _is_user_password
+
+    assert _is_user_password(cred) is basic
+
+
+def test_a_redactor_without_patterns_hides_known_values_only() -> None:
+    token = "ghp_" + "a1B2" * 9
+    assert redactor(environ={}, patterns=False)(token) == token
+    assert redactor(environ={}, extra=[token], patterns=False)(token) == "****"
+    assert redactor(environ={})(token) == "****"
